@@ -1,0 +1,57 @@
+// swift-tools-version:6.0
+//
+// ChatStream: streamed assistant replies and conversation history for Swift.
+// Layers (data flows one way): framing -> JSON (yajl) -> dialects -> assembly -> client.
+import Foundation
+import PackageDescription
+
+/// Set `CHATSTREAM_FUZZ=1` to add the libFuzzer targets (see Fuzz/README.md).
+let fuzzing = ProcessInfo.processInfo.environment["CHATSTREAM_FUZZ"] != nil
+
+var package = Package(
+    name: "ChatStream",
+    platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10), .visionOS(.v1)],
+    products: [
+        .library(name: "ChatStream", targets: ["ChatStream"]),
+        .library(name: "ChatStreamClient", targets: ["ChatStreamClient"]),
+        .library(name: "ChatStreamServer", targets: ["ChatStreamServer"]),
+        .executable(name: "chatstream", targets: ["chatstream"]),
+        .executable(name: "chatstream-bench", targets: ["chatstream-bench"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CYajl",
+            pkgConfig: "yajl",
+            providers: [.apt(["libyajl-dev"]), .brew(["yajl"])]
+        ),
+        .target(name: "ChatStreamJSON", dependencies: ["CYajl"], linkerSettings: [.linkedLibrary("m")]),
+        .target(name: "ChatStreamFraming"),
+        .target(name: "ChatStream", dependencies: ["ChatStreamJSON", "ChatStreamFraming"]),
+        .target(name: "ChatStreamClient", dependencies: ["ChatStream"]),
+        .target(name: "ChatStreamServer", dependencies: ["ChatStream"]),
+        .executableTarget(name: "chatstream", dependencies: ["ChatStreamClient", "ChatStreamServer"]),
+        .executableTarget(name: "chatstream-bench", dependencies: ["ChatStream", "CYajl"]),
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "ChatStreamJSONTests", dependencies: ["ChatStreamJSON", "TestSupport"]),
+        .testTarget(name: "ChatStreamFramingTests", dependencies: ["ChatStreamFraming", "TestSupport"]),
+        .testTarget(name: "ChatStreamTests", dependencies: ["ChatStream", "TestSupport"]),
+        .testTarget(
+            name: "ChatStreamClientTests",
+            dependencies: ["ChatStreamClient", "ChatStreamServer", "TestSupport"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
+
+if fuzzing {
+    for name in ["FuzzSSE", "FuzzFraming", "FuzzJSON", "FuzzDialects", "FuzzHistory"] {
+        package.targets.append(
+            .executableTarget(
+                name: name,
+                dependencies: ["ChatStream", "ChatStreamClient"],
+                path: "Fuzz/Targets/\(name)",
+                swiftSettings: [.unsafeFlags(["-parse-as-library"])]
+            )
+        )
+    }
+}

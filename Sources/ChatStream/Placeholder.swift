@@ -1,0 +1,1 @@
+// Placeholder: this target's sources arrive with its issue.

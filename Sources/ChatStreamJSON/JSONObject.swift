@@ -1,0 +1,90 @@
+/// A JSON object: members in the order they arrived, looked up by key.
+///
+/// Equality and hashing ignore member order (`{"a":1,"b":2}` equals `{"b":2,"a":1}`);
+/// iteration, ``keys`` and serialization keep it. A key appears at most once: setting an
+/// existing key replaces its value in place, and a parsed object with a repeated key keeps
+/// the last value at the position of the first.
+public struct JSONObject: Sendable, Hashable, Sequence {
+    public typealias Element = (key: String, value: JSONValue)
+
+    /// The keys, in order.
+    public private(set) var keys: [String]
+    /// The values, in the order of ``keys``.
+    public private(set) var values: [JSONValue]
+
+    /// An empty object.
+    public init() {
+        keys = []
+        values = []
+    }
+
+    /// An object with these members in this order; a repeated key keeps its last value.
+    public init(_ members: some Sequence<(String, JSONValue)>) {
+        self.init()
+        for (key, value) in members { self[key] = value }
+    }
+
+    /// The number of members.
+    public var count: Int { keys.count }
+
+    /// Whether the object has no members.
+    public var isEmpty: Bool { keys.isEmpty }
+
+    /// The value for `key`; setting `nil` removes the member.
+    public subscript(key: String) -> JSONValue? {
+        get {
+            guard let index = keys.firstIndex(of: key) else { return nil }
+            return values[index]
+        }
+        set {
+            if let index = keys.firstIndex(of: key) {
+                if let newValue {
+                    values[index] = newValue
+                } else {
+                    keys.remove(at: index)
+                    values.remove(at: index)
+                }
+            } else if let newValue {
+                keys.append(key)
+                values.append(newValue)
+            }
+        }
+    }
+
+    /// Appends a member without looking for an existing key: the caller guarantees the key is new.
+    @usableFromInline
+    mutating func appendUnchecked(key: String, value: JSONValue) {
+        keys.append(key)
+        values.append(value)
+    }
+
+    /// Replaces the value at a position.
+    @usableFromInline
+    mutating func replaceValue(at index: Int, with value: JSONValue) {
+        values[index] = value
+    }
+
+    public func makeIterator() -> some IteratorProtocol<Element> {
+        zip(keys, values).lazy.map { (key: $0.0, value: $0.1) }.makeIterator()
+    }
+
+    public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        if lhs.keys == rhs.keys { return lhs.values == rhs.values }
+        for (key, value) in zip(lhs.keys, lhs.values) where rhs[key] != value { return false }
+        return true
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        // Order-independent: combine each member's own hash commutatively.
+        var combined = 0
+        for (key, value) in zip(keys, values) {
+            var memberHasher = Hasher()
+            memberHasher.combine(key)
+            memberHasher.combine(value)
+            combined ^= memberHasher.finalize()
+        }
+        hasher.combine(count)
+        hasher.combine(combined)
+    }
+}
