@@ -1,0 +1,237 @@
+/// A read-only cursor on one value of a parsed payload, for reading a few fields without
+/// building a tree.
+///
+/// An element is valid only inside the closure passed to ``JSONParser/parse(_:streamOffset:_:)``;
+/// the next parse reuses its storage. Copy out what you keep (``string``, ``jsonValue``).
+///
+/// ```swift
+/// let parser = JSONParser()
+/// let delta = try parser.parse(Array(#"{"type":"text-delta","delta":"Hi"}"#.utf8)) { root in
+///     root["type"]?.isString("text-delta") == true ? root["delta"]?.string : nil
+/// }
+/// ```
+public struct JSONElement {
+    /// The kind of JSON value an element holds.
+    public enum Kind: Sendable, Hashable {
+        case null, bool, number, string, array, object
+    }
+
+    @usableFromInline unowned(unsafe) let tape: JSONTape
+    @usableFromInline let index: Int
+
+    @inlinable
+    init(tape: JSONTape, index: Int) {
+        self.tape = tape
+        self.index = index
+    }
+
+    @inlinable
+    var token: JSONTapeToken { tape.tokens[index] }
+
+    /// What this element holds.
+    public var kind: Kind {
+        switch token.kind {
+        case .null: return .null
+        case .falseValue, .trueValue: return .bool
+        case .number: return .number
+        case .string, .key: return .string
+        case .array: return .array
+        case .object: return .object
+        }
+    }
+
+    /// Whether this is `null`.
+    public var isNull: Bool { token.kind == .null }
+
+    /// The Boolean, when this is `true` or `false`.
+    public var bool: Bool? {
+        switch token.kind {
+        case .trueValue: return true
+        case .falseValue: return false
+        default: return nil
+        }
+    }
+
+    /// Calls `body` with the UTF-8 bytes of a string (already unescaped and validated), or
+    /// returns nil when this is not a string. The bytes are valid only during the call.
+    @inlinable
+    public func withUTF8<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R? {
+        let token = self.token
+        guard token.kind == .string || token.kind == .key else { return nil }
+        return try tape.arena.withUnsafeBytes { arena in
+            try body(UnsafeRawBufferPointer(rebasing: arena[Int(token.a)..<Int(token.a) + Int(token.b)]))
+        }
+    }
+
+    /// The string, when this is a string.
+    public var string: String? {
+        withUTF8 { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Whether this is a string equal to `text`, compared without making a `String`.
+    @inlinable
+    public func isString(_ text: StaticString) -> Bool {
+        withUTF8 { bytes in
+            bytes.count == text.utf8CodeUnitCount
+                && (bytes.isEmpty || memcmpBytes(bytes.baseAddress!, UnsafeRawPointer(text.utf8Start), bytes.count))
+        } ?? false
+    }
+
+    /// The number, when this is a number.
+    public var number: JSONNumber? {
+        let token = self.token
+        guard token.kind == .number else { return nil }
+        return tape.arena.withUnsafeBytes { arena in
+            JSONNumber(validLiteral: UnsafeRawBufferPointer(rebasing: arena[Int(token.a)..<Int(token.a) + Int(token.b)]))
+        }
+    }
+
+    /// The number as `Int64`, when it is an integer that fits.
+    public var int64: Int64? { number?.int64Value }
+
+    /// The number as `Int`, when it is an integer that fits.
+    public var int: Int? { int64.flatMap { Int(exactly: $0) } }
+
+    /// The number as `Double`, when this is a number.
+    public var double: Double? { number?.doubleValue }
+
+    /// The number of members of an object or elements of an array; nil otherwise.
+    public var count: Int? {
+        let token = self.token
+        return token.kind == .object || token.kind == .array ? Int(token.b) : nil
+    }
+
+    /// The value of the member named `key`, when this is an object that has it (the last one
+    /// if the key repeats).
+    @inlinable
+    public subscript(key: StaticString) -> JSONElement? {
+        member(UnsafeRawBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
+    }
+
+    /// The value of the member named `key`, when this is an object that has it.
+    public subscript(key: String) -> JSONElement? {
+        var key = key
+        return key.withUTF8 { member(UnsafeRawBufferPointer($0)) }
+    }
+
+    @inlinable
+    func member(_ key: UnsafeRawBufferPointer) -> JSONElement? {
+        let token = self.token
+        guard token.kind == .object else { return nil }
+        let end = Int(token.a)
+        var i = index + 1
+        var found: Int? = nil
+        tape.arena.withUnsafeBytes { arena in
+            while i < end {
+                let keyToken = tape.tokens[i]
+                if Int(keyToken.b) == key.count
+                    && (key.isEmpty || memcmpBytes(arena.baseAddress! + Int(keyToken.a), key.baseAddress!, key.count))
+                {
+                    found = i + 1
+                }
+                i = tape.next(after: i + 1)
+            }
+        }
+        return found.map { JSONElement(tape: tape, index: $0) }
+    }
+
+    /// Calls `body` with each member's key and value, in order, when this is an object.
+    public func forEachMember(_ body: (JSONElement, JSONElement) throws -> Void) rethrows {
+        let token = self.token
+        guard token.kind == .object else { return }
+        var i = index + 1
+        while i < Int(token.a) {
+            try body(JSONElement(tape: tape, index: i), JSONElement(tape: tape, index: i + 1))
+            i = tape.next(after: i + 1)
+        }
+    }
+
+    /// Calls `body` with each element, in order, when this is an array.
+    public func forEachElement(_ body: (JSONElement) throws -> Void) rethrows {
+        let token = self.token
+        guard token.kind == .array else { return }
+        var i = index + 1
+        while i < Int(token.a) {
+            try body(JSONElement(tape: tape, index: i))
+            i = tape.next(after: i)
+        }
+    }
+
+    /// The element at `position`, when this is an array long enough.
+    public subscript(position: Int) -> JSONElement? {
+        var result: JSONElement? = nil
+        var k = 0
+        forEachElement { element in
+            if k == position { result = element }
+            k += 1
+        }
+        return result
+    }
+
+    /// This value as a tree. A key that repeats keeps its last value.
+    public var jsonValue: JSONValue {
+        tape.arena.withUnsafeBytes { arena in JSONElement.materialize(tape, arena, index) }
+    }
+
+    private static func materialize(_ tape: JSONTape, _ arena: UnsafeRawBufferPointer, _ index: Int) -> JSONValue {
+        let token = tape.tokens[index]
+        func bytes() -> UnsafeRawBufferPointer {
+            UnsafeRawBufferPointer(rebasing: arena[Int(token.a)..<Int(token.a) + Int(token.b)])
+        }
+        switch token.kind {
+        case .null: return .null
+        case .falseValue: return .bool(false)
+        case .trueValue: return .bool(true)
+        case .number: return JSONNumber(validLiteral: bytes()).map(JSONValue.number) ?? .null
+        case .string, .key: return .string(String(decoding: bytes(), as: UTF8.self))
+        case .array:
+            var elements: [JSONValue] = []
+            elements.reserveCapacity(Int(token.b))
+            var i = index + 1
+            while i < Int(token.a) {
+                elements.append(materialize(tape, arena, i))
+                i = tape.next(after: i)
+            }
+            return .array(elements)
+        case .object:
+            var object = JSONObject()
+            var positions: [String: Int]? = token.b > 16 ? [:] : nil
+            var i = index + 1
+            while i < Int(token.a) {
+                let keyToken = tape.tokens[i]
+                let key = String(
+                    decoding: UnsafeRawBufferPointer(rebasing: arena[Int(keyToken.a)..<Int(keyToken.a) + Int(keyToken.b)]),
+                    as: UTF8.self)
+                let value = materialize(tape, arena, i + 1)
+                if positions != nil {
+                    if let existing = positions![key] {
+                        object.replaceValue(at: existing, with: value)
+                    } else {
+                        positions![key] = object.count
+                        object.appendUnchecked(key: key, value: value)
+                    }
+                } else {
+                    object[key] = value
+                }
+                i = tape.next(after: i + 1)
+            }
+            return .object(object)
+        }
+    }
+}
+
+@usableFromInline @inline(__always)
+func memcmpBytes(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ count: Int) -> Bool {
+    var i = 0
+    while i + 8 <= count {
+        if a.loadUnaligned(fromByteOffset: i, as: UInt64.self) != b.loadUnaligned(fromByteOffset: i, as: UInt64.self) {
+            return false
+        }
+        i += 8
+    }
+    while i < count {
+        if a.load(fromByteOffset: i, as: UInt8.self) != b.load(fromByteOffset: i, as: UInt8.self) { return false }
+        i += 1
+    }
+    return true
+}

@@ -1,0 +1,338 @@
+// JSONParser: the bridge to yajl.
+//
+// One yajl handle per parser, configured with `yajl_allow_multiple_values` and reused for every
+// payload of a stream (a fresh handle costs several allocations). Framing has already found the
+// payload's boundaries, so each payload reaches yajl in one call and no token spans two calls.
+//
+// The callbacks capture nothing: yajl hands back an opaque context, which is this parser passed
+// unretained. They live in one static struct at a fixed address for the process's life. A
+// callback that fails stores the Swift error and returns 0; after `yajl_parse` returns, the
+// stored error is thrown. After any error the handle is freed and a new one made, since yajl's
+// state is then dead.
+//
+// Numbers arrive through `yajl_number` as text and are parsed in Swift (yajl's own integer path
+// rejects -2^63 and its double path follows the C locale). Strings are checked for strict UTF-8,
+// and strings with escapes are unescaped here from the raw input, since yajl turns a lone
+// surrogate escape into "?" or into an encoded surrogate.
+
+internal import CYajl
+
+#if canImport(Glibc)
+    internal import Glibc
+#elseif canImport(Darwin)
+    internal import Darwin
+#endif
+
+/// A JSON parser over yajl that reads one complete value at a time into a reusable tape.
+///
+/// Use one parser per stream; it is not thread-safe. Each call parses exactly one JSON value
+/// (surrounding whitespace allowed); anything else throws a ``JSONError`` with the byte offset.
+///
+/// ```swift
+/// let parser = JSONParser()
+/// let value = try parser.parseValue(Array(#"{"a":[1,2.5,"x"]}"#.utf8))
+/// let name = try parser.parse(Array(#"{"name":"Ada"}"#.utf8)) { $0["name"]?.string }
+/// ```
+public final class JSONParser {
+    /// The limits this parser enforces.
+    public let configuration: JSONConfiguration
+
+    private var handle: yajl_handle!
+    let tape = JSONTape()
+
+    // State of the parse in progress.
+    private var input = UnsafeRawBufferPointer(start: nil, count: 0)
+    private var streamOffset = 0
+    private var depth = 0
+    private var completedValues = 0
+    private var failure: JSONError?
+
+    /// A parser with these limits.
+    public init(configuration: JSONConfiguration = JSONConfiguration()) {
+        self.configuration = configuration
+        handle = JSONParser.makeHandle(context: Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    deinit { yajl_free(handle) }
+
+    private static func makeHandle(context: UnsafeMutableRawPointer?) -> yajl_handle {
+        guard let handle = yajl_alloc(callbacks, nil, context) else {
+            fatalError("yajl_alloc failed: out of memory")
+        }
+        _ = chatstream_yajl_allow_multiple_values(handle)
+        return handle
+    }
+
+    private func resetHandle() {
+        yajl_free(handle)
+        handle = JSONParser.makeHandle(context: Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    /// Parses one JSON value and calls `body` with its root element.
+    ///
+    /// - Parameters:
+    ///   - bytes: the complete text of one value.
+    ///   - streamOffset: where `bytes` start in the whole stream; error offsets count from there.
+    ///   - body: reads what it needs; the element is valid only during the call.
+    /// - Throws: ``JSONError`` when `bytes` are not exactly one JSON value within the limits,
+    ///   and whatever `body` throws.
+    public func parse<R>(
+        _ bytes: UnsafeRawBufferPointer, streamOffset: Int = 0, _ body: (JSONElement) throws -> R
+    ) throws -> R {
+        try fill(bytes, streamOffset: streamOffset)
+        return try body(JSONElement(tape: tape, index: 0))
+    }
+
+    /// Parses one JSON value from an array of bytes; see ``parse(_:streamOffset:_:)``.
+    public func parse<R>(_ bytes: [UInt8], streamOffset: Int = 0, _ body: (JSONElement) throws -> R) throws -> R {
+        try bytes.withUnsafeBytes { try parse($0, streamOffset: streamOffset, body) }
+    }
+
+    /// Parses one JSON value into a tree.
+    public func parseValue(_ bytes: UnsafeRawBufferPointer, streamOffset: Int = 0) throws -> JSONValue {
+        try parse(bytes, streamOffset: streamOffset) { $0.jsonValue }
+    }
+
+    /// Parses one JSON value from an array of bytes into a tree.
+    public func parseValue(_ bytes: [UInt8], streamOffset: Int = 0) throws -> JSONValue {
+        try bytes.withUnsafeBytes { try parseValue($0, streamOffset: streamOffset) }
+    }
+
+    /// Parses one JSON value from a string into a tree.
+    public func parseValue(_ text: String) throws -> JSONValue {
+        var text = text
+        return try text.withUTF8 { try parseValue(UnsafeRawBufferPointer($0)) }
+    }
+
+    // MARK: - Driving yajl
+
+    private func fill(_ bytes: UnsafeRawBufferPointer, streamOffset: Int) throws {
+        tape.reset()
+        depth = 0
+        completedValues = 0
+        failure = nil
+        self.streamOffset = streamOffset
+        guard bytes.count <= configuration.maxValueBytes else {
+            throw JSONError(
+                .valueTooLarge, byteOffset: streamOffset + configuration.maxValueBytes,
+                message: "a value of \(bytes.count) bytes is over the limit of \(configuration.maxValueBytes)")
+        }
+        if let position = JSONParser.nonJSONWhitespace(bytes) {
+            // yajl takes form feed and vertical tab for whitespace; JSON does not. Inside a string
+            // they would be unescaped control characters, an error as well.
+            throw JSONError(
+                .syntax, byteOffset: streamOffset + position,
+                message: "control character 0x\(String(bytes[position], radix: 16, uppercase: true)) outside a string")
+        }
+        input = bytes
+        defer { input = UnsafeRawBufferPointer(start: nil, count: 0) }
+        var status = bytes.isEmpty ? yajl_status_ok : yajl_parse(handle, bytes.baseAddress, bytes.count)
+        if status == yajl_status_ok && (completedValues == 0 || JSONParser.endsInDigit(bytes)) {
+            // A number at the end is only known to be over once yajl sees what follows.
+            input = UnsafeRawBufferPointer(start: nil, count: 0)
+            self.streamOffset = streamOffset + bytes.count
+            status = JSONParser.space.withUnsafeBufferPointer { yajl_parse(handle, $0.baseAddress, 1) }
+            self.streamOffset = streamOffset
+        }
+        if status != yajl_status_ok {
+            throw failed(status, bytes: bytes)
+        }
+        if completedValues != 1 || depth != 0 {
+            resetHandle()
+            if completedValues == 0 {
+                throw JSONError(
+                    .incomplete, byteOffset: streamOffset + bytes.count,
+                    message: bytes.isEmpty ? "no JSON value" : "the value ends early")
+            }
+            throw JSONError(
+                .multipleValues, byteOffset: streamOffset + bytes.count,
+                message: "expected one JSON value, found \(completedValues)")
+        }
+    }
+
+    private static let space: [UInt8] = [0x20]
+
+    @inline(never)
+    private func failed(_ status: yajl_status, bytes: UnsafeRawBufferPointer) -> JSONError {
+        defer { resetHandle() }
+        switch status {
+        case yajl_status_client_canceled:
+            return failure ?? JSONError(.syntax, byteOffset: streamOffset, message: "parse cancelled")
+        case yajl_status_error:
+            let consumed = min(Int(yajl_get_bytes_consumed(handle)), bytes.count)
+            var message = "invalid JSON"
+            if let text = yajl_get_error(handle, 0, nil, 0) {
+                message = String(cString: text).trimmingTrailingNewlines()
+                yajl_free_error(handle, text)
+            }
+            let kind: JSONError.Kind = message.contains("premature EOF") ? .incomplete : .syntax
+            return JSONError(kind, byteOffset: streamOffset + consumed, message: message)
+        default:
+            return JSONError(.syntax, byteOffset: streamOffset, message: "unexpected yajl status \(status.rawValue)")
+        }
+    }
+
+    private static func nonJSONWhitespace(_ bytes: UnsafeRawBufferPointer) -> Int? {
+        guard let base = bytes.baseAddress else { return nil }
+        // Form feed and vertical tab are rare: look for them with memchr before anything else.
+        var first: Int? = nil
+        for byte: Int32 in [0x0C, 0x0B] {
+            if let hit = memchr(base, byte, bytes.count) {
+                let position = base.distance(to: UnsafeRawPointer(hit))
+                first = min(first ?? position, position)
+            }
+        }
+        return first
+    }
+
+    private static func endsInDigit(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var i = bytes.count - 1
+        while i >= 0 {
+            let byte = bytes[i]
+            if byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 {
+                i -= 1
+                continue
+            }
+            return byte &- UInt8(ascii: "0") < 10
+        }
+        return false
+    }
+
+    // MARK: - Callbacks (called by yajl during `yajl_parse`)
+
+    /// The offset in the stream just past the token yajl has reported.
+    private var tokenEnd: Int { streamOffset + Int(yajl_get_bytes_consumed(handle)) }
+
+    @inline(__always)
+    private func valueDone() {
+        if depth == 0 { completedValues += 1 }
+    }
+
+    fileprivate func onScalar(_ kind: JSONTapeToken.Kind) -> Int32 {
+        tape.appendScalar(kind)
+        valueDone()
+        return 1
+    }
+
+    fileprivate func onNumber(_ pointer: UnsafePointer<CChar>?, _ length: Int) -> Int32 {
+        tape.appendBytes(.number, UnsafeRawBufferPointer(start: pointer, count: length))
+        valueDone()
+        return 1
+    }
+
+    fileprivate func onString(_ kind: JSONTapeToken.Kind, _ pointer: UnsafePointer<UInt8>?, _ length: Int) -> Int32 {
+        guard length <= configuration.maxStringBytes else {
+            return fail(
+                JSONError(
+                    .stringTooLong, byteOffset: tokenEnd,
+                    message: "a string of \(length) bytes is over the limit of \(configuration.maxStringBytes)"))
+        }
+        let decoded = UnsafeRawBufferPointer(start: pointer, count: length)
+        if let base = input.baseAddress, let start = decoded.baseAddress,
+            start >= base, start + length <= base + input.count
+        {
+            // No escapes: yajl points into our input. Check the bytes and copy them.
+            if let bad = UTF8Validation.firstInvalidIndex(decoded) {
+                return fail(
+                    JSONError(
+                        .invalidUTF8, byteOffset: streamOffset + base.distance(to: start) + bad,
+                        message: "invalid UTF-8 in a string"))
+            }
+            tape.appendBytes(kind, decoded)
+        } else if let error = appendEscapedString(kind, decoded: decoded) {
+            return fail(error)
+        }
+        if kind != .key { valueDone() }
+        return 1
+    }
+
+    /// Unescapes the string that yajl has just lexed from the raw input, found by walking back
+    /// from the end of the token to its opening quote.
+    private func appendEscapedString(_ kind: JSONTapeToken.Kind, decoded: UnsafeRawBufferPointer) -> JSONError? {
+        let end = Int(yajl_get_bytes_consumed(handle)) - 1  // the closing quote
+        guard input.baseAddress != nil, end > 0, end < input.count, input[end] == UInt8(ascii: "\"") else {
+            // Not expected with whole payloads; keep yajl's own decoding, checked.
+            if let bad = UTF8Validation.firstInvalidIndex(decoded) {
+                return JSONError(.invalidUTF8, byteOffset: tokenEnd - decoded.count + bad, message: "invalid UTF-8 in a string")
+            }
+            tape.appendBytes(kind, decoded)
+            return nil
+        }
+        var start = end - 1
+        while start >= 0 {
+            if input[start] == UInt8(ascii: "\"") {
+                var backslashes = 0
+                while start - 1 - backslashes >= 0, input[start - 1 - backslashes] == UInt8(ascii: "\\") { backslashes += 1 }
+                if backslashes % 2 == 0 { break }
+            }
+            start -= 1
+        }
+        let raw = UnsafeRawBufferPointer(rebasing: input[(start + 1)..<end])
+        let arenaStart = tape.arena.count
+        if let error = JSONStringUnescaper.unescape(raw, into: &tape.arena, streamOffset: streamOffset + start + 1) {
+            tape.arena.removeSubrange(arenaStart...)
+            return error
+        }
+        tape.appendArenaTail(kind, from: arenaStart)
+        return nil
+    }
+
+    fileprivate func onOpen(_ kind: JSONTapeToken.Kind) -> Int32 {
+        depth += 1
+        guard depth <= configuration.maxDepth else {
+            return fail(
+                JSONError(
+                    .depthLimitExceeded, byteOffset: tokenEnd - 1,
+                    message: "nesting deeper than \(configuration.maxDepth)"))
+        }
+        tape.openContainer(kind)
+        return 1
+    }
+
+    fileprivate func onClose() -> Int32 {
+        tape.closeContainer()
+        depth -= 1
+        valueDone()
+        return 1
+    }
+
+    private func fail(_ error: JSONError) -> Int32 {
+        failure = error
+        return 0
+    }
+
+    // MARK: - The callbacks struct
+
+    /// One callbacks struct for every handle, at a fixed address for the life of the process.
+    private nonisolated(unsafe) static let callbacks: UnsafeMutablePointer<yajl_callbacks> = {
+        let pointer = UnsafeMutablePointer<yajl_callbacks>.allocate(capacity: 1)
+        pointer.initialize(
+            to: yajl_callbacks(
+                yajl_null: { context in parser(context).onScalar(.null) },
+                yajl_boolean: { context, value in parser(context).onScalar(value != 0 ? .trueValue : .falseValue) },
+                yajl_integer: nil,
+                yajl_double: nil,
+                yajl_number: { context, text, length in parser(context).onNumber(text, Int(length)) },
+                yajl_string: { context, text, length in parser(context).onString(.string, text, Int(length)) },
+                yajl_start_map: { context in parser(context).onOpen(.object) },
+                yajl_map_key: { context, text, length in parser(context).onString(.key, text, Int(length)) },
+                yajl_end_map: { context in parser(context).onClose() },
+                yajl_start_array: { context in parser(context).onOpen(.array) },
+                yajl_end_array: { context in parser(context).onClose() }
+            ))
+        return pointer
+    }()
+}
+
+@inline(__always)
+private func parser(_ context: UnsafeMutableRawPointer?) -> JSONParser {
+    Unmanaged<JSONParser>.fromOpaque(context!).takeUnretainedValue()
+}
+
+extension String {
+    fileprivate func trimmingTrailingNewlines() -> String {
+        var result = self
+        while let last = result.last, last.isNewline || last == " " { result.removeLast() }
+        return result
+    }
+}

@@ -1,0 +1,98 @@
+// Writing JSON text: compact, members in order, UTF-8 passed through, control characters,
+// quotes and backslashes escaped.
+
+extension JSONValue {
+    /// The value as compact JSON text.
+    ///
+    /// ```swift
+    /// let value: JSONValue = ["a": [1, "two", nil]]
+    /// value.jsonText  // {"a":[1,"two",null]}
+    /// ```
+    public var jsonText: String {
+        var bytes: [UInt8] = []
+        write(to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The value as compact JSON text in UTF-8 bytes.
+    public var jsonBytes: [UInt8] {
+        var bytes: [UInt8] = []
+        write(to: &bytes)
+        return bytes
+    }
+
+    /// Appends the value's compact JSON text to `output`.
+    public func write(to output: inout [UInt8]) {
+        switch self {
+        case .null: output.append(contentsOf: "null".utf8)
+        case .bool(let value): output.append(contentsOf: (value ? "true" : "false").utf8)
+        case .number(let number): output.append(contentsOf: number.text.utf8)
+        case .string(let string): JSONValue.writeString(string, to: &output)
+        case .array(let elements):
+            output.append(UInt8(ascii: "["))
+            for (index, element) in elements.enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                element.write(to: &output)
+            }
+            output.append(UInt8(ascii: "]"))
+        case .object(let object):
+            output.append(UInt8(ascii: "{"))
+            for (index, (key, value)) in zip(object.keys, object.values).enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                JSONValue.writeString(key, to: &output)
+                output.append(UInt8(ascii: ":"))
+                value.write(to: &output)
+            }
+            output.append(UInt8(ascii: "}"))
+        }
+    }
+
+    /// Appends `string` as a JSON string literal to `output`.
+    public static func writeString(_ string: String, to output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\""))
+        var runStart = string.utf8.startIndex
+        var index = runStart
+        let utf8 = string.utf8
+        while index != utf8.endIndex {
+            let byte = utf8[index]
+            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                output.append(contentsOf: utf8[runStart..<index])
+                switch byte {
+                case UInt8(ascii: "\""): output.append(contentsOf: #"\""#.utf8)
+                case UInt8(ascii: "\\"): output.append(contentsOf: #"\\"#.utf8)
+                case 0x0A: output.append(contentsOf: #"\n"#.utf8)
+                case 0x0D: output.append(contentsOf: #"\r"#.utf8)
+                case 0x09: output.append(contentsOf: #"\t"#.utf8)
+                default:
+                    let hex: [UInt8] = Array("0123456789abcdef".utf8)
+                    output.append(contentsOf: #"\u00"#.utf8)
+                    output.append(hex[Int(byte >> 4)])
+                    output.append(hex[Int(byte & 0xF)])
+                }
+                runStart = utf8.index(after: index)
+            }
+            index = utf8.index(after: index)
+        }
+        output.append(contentsOf: utf8[runStart..<index])
+        output.append(UInt8(ascii: "\""))
+    }
+}
+
+extension JSONValue: CustomStringConvertible {
+    /// The compact JSON text.
+    public var description: String { jsonText }
+}
+
+extension JSONValue {
+    /// Parses JSON text into a value with a fresh parser and the default limits.
+    ///
+    /// For many values, keep one ``JSONParser`` and call its `parseValue` instead.
+    public init(parsing text: String) throws {
+        self = try JSONParser().parseValue(text)
+    }
+
+    /// Parses JSON bytes into a value with a fresh parser and the default limits.
+    public init(parsing bytes: [UInt8]) throws {
+        self = try JSONParser().parseValue(bytes)
+    }
+}

@@ -1,0 +1,54 @@
+// Strict UTF-8 validation (Unicode Table 3-7), with an ASCII fast path.
+//
+// yajl checks only the shape of multi-byte sequences: it lets overlong forms and encoded
+// surrogates through. Every string and key the parser keeps passes through here first.
+
+enum UTF8Validation {
+    /// The index of the first byte that starts an ill-formed sequence, or nil when all is well-formed.
+    @inline(__always)
+    static func firstInvalidIndex(_ bytes: UnsafeRawBufferPointer) -> Int? {
+        let count = bytes.count
+        guard let base = bytes.baseAddress else { return nil }
+        var i = 0
+        while i < count {
+            // ASCII fast path: eight bytes at a time.
+            while i + 8 <= count, base.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
+                i += 8
+            }
+            if i >= count { break }
+            let lead = base.load(fromByteOffset: i, as: UInt8.self)
+            if lead < 0x80 {
+                i += 1
+                continue
+            }
+            if let length = sequenceLength(base, i, count, lead) {
+                i += length
+            } else {
+                return i
+            }
+        }
+        return nil
+    }
+
+    @inline(never)
+    private static func sequenceLength(_ base: UnsafeRawPointer, _ i: Int, _ count: Int, _ lead: UInt8) -> Int? {
+        @inline(__always) func byte(_ k: Int) -> UInt8? {
+            i + k < count ? base.load(fromByteOffset: i + k, as: UInt8.self) : nil
+        }
+        @inline(__always) func isContinuation(_ b: UInt8?) -> Bool { b.map { $0 & 0xC0 == 0x80 } ?? false }
+        switch lead {
+        case 0xC2...0xDF:
+            return isContinuation(byte(1)) ? 2 : nil
+        case 0xE0...0xEF:
+            guard let b1 = byte(1) else { return nil }
+            let (low, high): (UInt8, UInt8) = lead == 0xE0 ? (0xA0, 0xBF) : lead == 0xED ? (0x80, 0x9F) : (0x80, 0xBF)
+            return b1 >= low && b1 <= high && isContinuation(byte(2)) ? 3 : nil
+        case 0xF0...0xF4:
+            guard let b1 = byte(1) else { return nil }
+            let (low, high): (UInt8, UInt8) = lead == 0xF0 ? (0x90, 0xBF) : lead == 0xF4 ? (0x80, 0x8F) : (0x80, 0xBF)
+            return b1 >= low && b1 <= high && isContinuation(byte(2)) && isContinuation(byte(3)) ? 4 : nil
+        default:
+            return nil
+        }
+    }
+}

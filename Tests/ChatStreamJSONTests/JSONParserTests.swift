@@ -1,0 +1,143 @@
+import Testing
+
+@testable import ChatStreamJSON
+
+@Suite struct JSONParserTests {
+    let parser = JSONParser()
+
+    func parse(_ text: String) throws -> JSONValue { try parser.parseValue(Array(text.utf8)) }
+
+    @Test func parsesAllKindsAndKeepsKeyOrder() throws {
+        let value = try parse(#" {"b":1,"a":[true,false,null,"x",-2.5e3],"c":{}} "#)
+        #expect(value.objectValue?.keys == ["b", "a", "c"])
+        #expect(value["a"] == [true, false, nil, "x", -2500.0])
+        #expect(value.jsonText == #"{"b":1,"a":[true,false,null,"x",-2500.0],"c":{}}"#)
+    }
+
+    @Test func everyInt64IncludingMinimumIsExact() throws {
+        #expect(try parse("-9223372036854775808").int64Value == Int64.min)
+        #expect(try parse("9223372036854775807").int64Value == Int64.max)
+        #expect(try parse("[0,-0,1,-1]") == [0, 0, 1, -1])
+    }
+
+    @Test func integersBeyondInt64AreKeptAsText() throws {
+        let digits = String(repeating: "9", count: 400)
+        let value = try parse(digits)
+        #expect(value.int64Value == nil)
+        #expect(value.numberValue?.text == digits)
+        #expect(try parse("9223372036854775808").numberValue?.text == "9223372036854775808")
+        #expect(try parse("-9223372036854775809").numberValue?.text == "-9223372036854775809")
+        #expect(try parse("1e400").numberValue?.text == "1e400")
+    }
+
+    @Test func doublesParseExactly() throws {
+        #expect(try parse("0.1").doubleValue == 0.1)
+        #expect(try parse("-1.5E-7").doubleValue == -1.5e-7)
+        #expect(try parse("[1.0]") == [1])
+    }
+
+    @Test func escapesAndSurrogatePairsDecode() throws {
+        #expect(try parse(#""a\n\"\\\/\t\u00e9\ud83d\ude00""#) == "a\n\"\\/\té😀")
+        #expect(try parse(#"{"k\u0041":"v"}"#)["kA"] == "v")
+    }
+
+    @Test func loneSurrogateEscapesBecomeReplacementCharacter() throws {
+        #expect(try parse(#""\ud800""#) == "\u{FFFD}")
+        #expect(try parse(#""\udc00x""#) == "\u{FFFD}x")
+        #expect(try parse(#""\ud800\u0041""#) == "\u{FFFD}A")
+        #expect(try parse(#""\ud800\ud800\udc00""#) == "\u{FFFD}\u{10000}")
+    }
+
+    @Test(arguments: [
+        [0x22, 0xC0, 0xAF, 0x22],  // overlong "/"
+        [0x22, 0xED, 0xA0, 0x80, 0x22],  // encoded surrogate
+        [0x22, 0xF5, 0x80, 0x80, 0x80, 0x22],  // beyond U+10FFFF
+        [0x22, 0x80, 0x22],  // lone continuation
+        [0x22, 0x5C, 0x6E, 0xC3, 0x22],  // truncated sequence after an escape
+        [0x7B, 0x22, 0xFF, 0x22, 0x3A, 0x31, 0x7D],  // invalid key
+    ] as [[UInt8]])
+    func invalidUTF8IsAnError(_ bytes: [UInt8]) {
+        let error = #expect(throws: JSONError.self) { try parser.parseValue(bytes) }
+        #expect(error?.kind == .invalidUTF8 || error?.kind == .syntax)
+    }
+
+    @Test func invalidUTF8ReportsItsOffset() {
+        let error = #expect(throws: JSONError.self) { try parser.parseValue([0x22, 0x61, 0xC0, 0xAF, 0x22], streamOffset: 100) }
+        #expect(error?.kind == .invalidUTF8)
+        #expect(error?.byteOffset == 102)
+    }
+
+    @Test func nulByteInsideStringIsRejectedAndEscapedNulIsKept() throws {
+        #expect(throws: JSONError.self) { try parser.parseValue([0x22, 0x00, 0x22]) }
+        #expect(try parse(#""a\u0000b""#).stringValue?.utf8.count == 3)
+    }
+
+    @Test func depthLimitIsAClearError() throws {
+        let limited = JSONParser(configuration: JSONConfiguration(maxDepth: 4))
+        #expect(try limited.parseValue(Array("[[[[1]]]]".utf8)) == [[[[1]]]])
+        let error = #expect(throws: JSONError.self) { try limited.parseValue(Array("[[[[[1]]]]]".utf8)) }
+        #expect(error?.kind == .depthLimitExceeded)
+        #expect(error?.byteOffset == 4)
+    }
+
+    @Test func millionDeepNestingFailsAtTheDefaultLimit() {
+        let bytes = [UInt8](repeating: UInt8(ascii: "["), count: 1_000_000)
+        let error = #expect(throws: JSONError.self) { try parser.parseValue(bytes) }
+        #expect(error?.kind == .depthLimitExceeded)
+        #expect(error?.byteOffset == 512)
+    }
+
+    @Test func valueAndStringLimitsAreClearErrors() {
+        let small = JSONParser(configuration: JSONConfiguration(maxValueBytes: 10, maxStringBytes: 3))
+        #expect((#expect(throws: JSONError.self) { try small.parseValue(Array("[1,2,3,4,5,6]".utf8)) })?.kind == .valueTooLarge)
+        #expect((#expect(throws: JSONError.self) { try small.parseValue(Array(#""abcd""#.utf8)) })?.kind == .stringTooLong)
+        #expect((try? small.parseValue(Array(#""abc""#.utf8))) == "abc")
+    }
+
+    @Test func oneValueExactly() {
+        #expect((#expect(throws: JSONError.self) { try parse("{} {}") })?.kind == .multipleValues)
+        #expect((#expect(throws: JSONError.self) { try parse("{} 12") })?.kind == .multipleValues)
+        #expect((#expect(throws: JSONError.self) { try parse("   ") })?.kind == .incomplete)
+        #expect((#expect(throws: JSONError.self) { try parse(#"{"a":"#) })?.kind == .incomplete)
+    }
+
+    @Test func reusedParserRecoversAfterErrorsAndTopLevelNumbers() throws {
+        #expect(try parse("12") == 12)
+        #expect(try parse("[3]") == [3])
+        _ = try? parse(#"{"a":tru"#)
+        #expect(try parse("7") == 7)
+        _ = try? parse(#""unterminated"#)
+        #expect(try parse(#"{"ok":true}"#) == ["ok": true])
+    }
+
+    @Test func syntaxErrorCarriesOffsetAndYajlMessage() {
+        let error = #expect(throws: JSONError.self) { try parser.parseValue(Array(#"{"a":1,}"#.utf8), streamOffset: 1000) }
+        #expect(error?.kind == .syntax)
+        #expect((1000...1008).contains(error?.byteOffset ?? 0))
+        #expect(error?.message.isEmpty == false)
+    }
+
+    @Test func elementReadsFieldsWithoutATree() throws {
+        let bytes = Array(#"{"type":"text-delta","id":"t1","delta":"Hé\n","n":-3,"o":{"x":[1,2]},"type":"last"}"#.utf8)
+        try parser.parse(bytes) { root in
+            #expect(root.kind == .object)
+            #expect(root["type"]?.isString("last") == true)
+            #expect(root["delta"]?.string == "Hé\n")
+            #expect(root["n"]?.int64 == -3)
+            #expect(root["o"]?["x"]?[1]?.int == 2)
+            #expect(root["missing"] == nil)
+            #expect(root["o"]?.jsonValue == ["x": [1, 2]])
+            var keys: [String] = []
+            root.forEachMember { key, _ in keys.append(key.string ?? "") }
+            #expect(keys == ["type", "id", "delta", "n", "o", "type"])
+        }
+    }
+
+    @Test func duplicateKeysKeepTheLastValue() throws {
+        #expect(try parse(#"{"a":1,"b":2,"a":3}"#) == ["a": 3, "b": 2])
+        let many = "{" + (0..<40).map { "\"k\($0 % 20)\":\($0)" }.joined(separator: ",") + "}"
+        let value = try parse(many)
+        #expect(value.objectValue?.count == 20)
+        #expect(value["k0"] == 20)
+    }
+}

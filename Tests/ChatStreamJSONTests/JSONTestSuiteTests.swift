@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+import TestSupport
+
+@testable import ChatStreamJSON
+
+/// nst/JSONTestSuite, read in place from ../shared: every `y_` accepted, every `n_` rejected,
+/// every `i_` answered without a crash.
+@Suite struct JSONTestSuiteTests {
+    static let directory = ProjectPaths.shared + "/conformance/JSONTestSuite/test_parsing"
+
+    static let files: [String] = {
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { $0.hasSuffix(".json") }.sorted()
+    }()
+
+    static func bytes(_ name: String) -> [UInt8] {
+        Array(FileManager.default.contents(atPath: directory + "/" + name) ?? Data())
+    }
+
+    @Test func suiteIsPresentAndComplete() {
+        #expect(Self.files.count == 318)
+        #expect(Self.files.filter { $0.hasPrefix("y_") }.count == 95)
+        #expect(Self.files.filter { $0.hasPrefix("n_") }.count == 188)
+    }
+
+    @Test(arguments: files.filter { $0.hasPrefix("y_") })
+    func acceptsEveryYes(_ name: String) throws {
+        let parser = JSONParser()
+        let value = try parser.parseValue(Self.bytes(name))
+        // The same parser, reused, gives the same value again.
+        #expect(try parser.parseValue(Self.bytes(name)) == value)
+    }
+
+    @Test(arguments: files.filter { $0.hasPrefix("n_") })
+    func rejectsEveryNo(_ name: String) throws {
+        let parser = JSONParser()
+        let error = #expect(throws: JSONError.self) { try parser.parseValue(Self.bytes(name)) }
+        #expect((error?.byteOffset ?? -1) >= 0)
+        // After an error the parser still works.
+        #expect(try parser.parseValue(Array("[1]".utf8)) == [1])
+    }
+
+    @Test(arguments: files.filter { $0.hasPrefix("i_") })
+    func answersEveryImplementationDefinedWithoutCrashing(_ name: String) throws {
+        let parser = JSONParser()
+        _ = try? parser.parseValue(Self.bytes(name))
+        #expect(try parser.parseValue(Array("{}".utf8)) == .object(JSONObject()))
+    }
+
+    @Test func formFeedIsNotWhitespace() throws {
+        #expect(throws: JSONError.self) { try JSONParser().parseValue(Array("[\u{0C}]".utf8)) }
+        #expect(throws: JSONError.self) { try JSONParser().parseValue(Array("[1,\u{0B}2]".utf8)) }
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+import Testing
+
+@testable import ChatStreamJSON
+
+@Suite struct JSONValueTests {
+    @Test func objectEqualityIgnoresOrderButIterationKeepsIt() {
+        let a: JSONValue = ["x": 1, "y": 2]
+        let b: JSONValue = ["y": 2, "x": 1]
+        #expect(a == b)
+        #expect(a.hashValue == b.hashValue)
+        #expect(a.objectValue?.keys == ["x", "y"])
+        #expect(a != ["x": 1, "y": 3])
+    }
+
+    @Test func numbersCompareByValue() {
+        #expect(JSONValue.number(JSONNumber(1)) == .number(JSONNumber(1.0)))
+        #expect(Set([JSONValue.number(JSONNumber(1)), .number(JSONNumber(1.0))]).count == 1)
+        #expect(JSONValue.number(JSONNumber(1)) != .number(JSONNumber(1.5)))
+    }
+
+    @Test func serializationEscapesAndRoundTrips() throws {
+        let value: JSONValue = ["t": "a\"b\\c\n\u{01}é😀", "n": [1, 2.5, nil, true]]
+        let text = value.jsonText
+        #expect(text == #"{"t":"a\"b\\c\n\u0001é😀","n":[1,2.5,null,true]}"#)
+        #expect(try JSONValue(parsing: text) == value)
+    }
+
+    @Test func codableRoundTripsThroughFoundation() throws {
+        let value: JSONValue = ["a": [1, -2.5, "s", nil, false], "b": ["c": 9_007_199_254_740_993]]
+        let data = try JSONEncoder().encode(value)
+        #expect(try JSONDecoder().decode(JSONValue.self, from: data) == value)
+        #expect(try JSONValue(parsing: Array(data)) == value)
+    }
+
+    @Test func bigIntegersEncodeExactly() throws {
+        let value = try JSONValue(parsing: "[123456789012345678901234567890]")
+        let data = try JSONEncoder().encode(value)
+        #expect(String(decoding: data, as: UTF8.self) == "[123456789012345678901234567890]")
+    }
+
+    @Test func literalInitializersBuildTheExpectedCases() {
+        let value: JSONValue = ["s": "x", "i": 1, "d": 1.5, "b": true, "n": nil, "a": [1]]
+        #expect(value["s"]?.stringValue == "x")
+        #expect(value["i"]?.intValue == 1)
+        #expect(value["d"]?.doubleValue == 1.5)
+        #expect(value["b"]?.boolValue == true)
+        #expect(value["n"]?.isNull == true)
+        #expect(value["a"]?[0] == 1)
+    }
+}
