@@ -1,0 +1,37 @@
+// Helpers dialects share: reading required fields with errors that say where.
+
+extension JSONParser {
+    /// Parses a unit's data, turning JSON errors into malformed-stream errors that name the event.
+    @inlinable
+    public func parseUnit<R>(_ unit: FramedUnit, eventType: @autoclosure () -> String?, _ body: (JSONElement) throws -> R)
+        throws -> R
+    {
+        do {
+            return try parse(unit.data, streamOffset: unit.streamOffset, body)
+        } catch let error as JSONError {
+            throw StreamError(
+                error.kind == .valueTooLarge || error.kind == .stringTooLong || error.kind == .depthLimitExceeded
+                    ? .limitExceeded : .malformed,
+                message: error.message + " (\(error.kind))", byteOffset: error.byteOffset, eventType: eventType())
+        }
+    }
+}
+
+extension JSONElement {
+    /// The string member `key`, or a malformed-stream error naming the event and field.
+    @inlinable
+    public func requiredString(_ key: StaticString, eventType: String, offset: Int) throws -> String {
+        guard let value = self[key]?.string else {
+            throw StreamError(
+                .malformed, message: "missing or non-string field \"\(key)\"", byteOffset: offset, eventType: eventType,
+                field: "\(key)")
+        }
+        return value
+    }
+
+    /// The string member `key` when present and a string.
+    @inlinable
+    public func optionalString(_ key: StaticString) -> String? {
+        self[key]?.string
+    }
+}

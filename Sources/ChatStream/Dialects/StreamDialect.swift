@@ -1,0 +1,91 @@
+// StreamDialect: what every wire format's decoder implements.
+//
+// Framing (SSE events, NDJSON lines, v4 `CODE:JSON` lines, JSON-array elements) finds unit
+// boundaries first; a dialect sees one complete unit at a time and turns it into StreamEvents.
+// `StreamDecoder` (the glue) owns the framing and drives a dialect; dialects stay pure and
+// synchronous, and never see a partial unit.
+
+/// The framing a dialect's units arrive in.
+public enum StreamFraming: Sendable, Hashable {
+    /// Server-Sent Events: a unit is one dispatched event (type and data).
+    case serverSentEvents
+    /// NDJSON: a unit is one non-blank line.
+    case ndjson
+    /// AI SDK v4 data stream: a unit is one `CODE:JSON` line (type = code, data = JSON).
+    case dataStreamV4
+    /// A streamed top-level JSON array: a unit is one element.
+    case jsonArray
+}
+
+/// One complete unit of a stream, as framing found it. The buffers are valid only during the
+/// call that receives the unit.
+public struct FramedUnit {
+    /// The SSE `event` field (empty when absent), or the v4 part code; empty for other framings.
+    public var type: UnsafeRawBufferPointer
+    /// The SSE data, the line, the v4 part's JSON, or the array element.
+    public var data: UnsafeRawBufferPointer
+    /// Where the unit begins in the stream, in bytes.
+    public var streamOffset: Int
+
+    public init(type: UnsafeRawBufferPointer, data: UnsafeRawBufferPointer, streamOffset: Int) {
+        self.type = type
+        self.data = data
+        self.streamOffset = streamOffset
+    }
+
+    /// The type as a string (for errors and rare paths).
+    public var typeString: String { String(decoding: type, as: UTF8.self) }
+
+    /// Whether the data is exactly `text` (e.g. `[DONE]`).
+    public func dataEquals(_ text: StaticString) -> Bool {
+        data.count == text.utf8CodeUnitCount
+            && (data.isEmpty || memcmp(data.baseAddress!, text.utf8Start, data.count) == 0)
+    }
+
+    /// Whether the type is exactly `text`.
+    public func typeEquals(_ text: StaticString) -> Bool {
+        type.count == text.utf8CodeUnitCount
+            && (type.isEmpty || memcmp(type.baseAddress!, text.utf8Start, type.count) == 0)
+    }
+}
+
+/// Options every decoder takes.
+public struct StreamDecoderConfiguration: Sendable, Hashable {
+    /// JSON limits for each unit.
+    public var json: JSONConfiguration
+    /// Skip malformed units (recording them in ``StreamDecoder/skippedErrors``) instead of
+    /// throwing. Default false: a malformed unit is an error naming its byte offset.
+    public var lenient: Bool
+
+    public init(json: JSONConfiguration = JSONConfiguration(), lenient: Bool = false) {
+        self.json = json
+        self.lenient = lenient
+    }
+}
+
+/// A wire format's decoder: complete units in, typed events out.
+///
+/// Implementations are pure state machines. `decode` throws ``StreamError`` of kind
+/// ``StreamError/Kind/malformed`` naming the byte offset, event type and field; `finish` throws
+/// ``StreamError/Kind/truncated`` when the stream ended before its terminator.
+public protocol StreamDialect {
+    /// The framing this dialect's units arrive in.
+    static var framing: StreamFraming { get }
+
+    init(configuration: StreamDecoderConfiguration)
+
+    /// Decodes one unit, calling `emit` for each event it yields.
+    mutating func decode(_ unit: FramedUnit, emit: (StreamEvent) throws -> Void) throws
+
+    /// Ends the stream: emits what is pending, then throws if the terminator never came.
+    mutating func finish(emit: (StreamEvent) throws -> Void) throws
+
+    /// How many units of unknown type were skipped.
+    var unknownUnitCount: Int { get }
+}
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif

@@ -1,0 +1,3 @@
+// `import ChatStream` brings the JSON layer and the framings too.
+@_exported public import ChatStreamFraming
+@_exported public import ChatStreamJSON

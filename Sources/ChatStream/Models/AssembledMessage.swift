@@ -1,0 +1,75 @@
+/// A reply as assembled from its stream: the parts so far and how the stream ended.
+///
+/// ``MessageAssembler`` hands out a snapshot after every event and a final one at the end.
+/// A stream that was cut or carried an error still yields everything that arrived, with
+/// ``error`` saying what happened.
+public struct AssembledMessage: Sendable, Hashable {
+    /// The message ID, once the stream names it.
+    public var id: String?
+    /// The conversation, once the stream reveals it.
+    public var conversationId: String?
+    /// The ID the server gave the user's message, when it says.
+    public var userMessageId: String?
+    /// The parts, in stream order; adjacent deltas of one part are joined.
+    public var parts: [MessagePart]
+    /// The normalised finish reason, once the stream finishes.
+    public var finishReason: FinishReason?
+    /// The finish reason as the wire gave it.
+    public var rawFinishReason: String?
+    /// Usage as the wire gave it (tokens, credits).
+    public var usage: JSONValue?
+    /// Metadata the stream carried, merged.
+    public var metadata: JSONValue?
+    /// Set when the stream carried an error, was cut, or could not be decoded.
+    public var error: StreamErrorInfo?
+    /// Which choice this is (OpenAI `n > 1`); 0 otherwise.
+    public var choice: Int
+    /// Whether the stream has ended (normally or not).
+    public var isFinished: Bool
+
+    public init(
+        id: String? = nil, conversationId: String? = nil, userMessageId: String? = nil, parts: [MessagePart] = [],
+        finishReason: FinishReason? = nil, rawFinishReason: String? = nil, usage: JSONValue? = nil,
+        metadata: JSONValue? = nil, error: StreamErrorInfo? = nil, choice: Int = 0, isFinished: Bool = false
+    ) {
+        self.id = id
+        self.conversationId = conversationId
+        self.userMessageId = userMessageId
+        self.parts = parts
+        self.finishReason = finishReason
+        self.rawFinishReason = rawFinishReason
+        self.usage = usage
+        self.metadata = metadata
+        self.error = error
+        self.choice = choice
+        self.isFinished = isFinished
+    }
+
+    /// The text parts joined.
+    public var text: String {
+        parts.compactMap(\.text).joined()
+    }
+
+    /// The tool calls, in order.
+    public var toolCalls: [ToolCallPart] {
+        parts.compactMap { if case .toolCall(let call) = $0 { return call } else { return nil } }
+    }
+
+    /// The shape `chatstream replay --output message --json` prints:
+    /// `{"id","conversationId","parts","finishReason","rawFinishReason","usage","error"}`.
+    public var jsonValue: JSONValue {
+        var object = JSONObject()
+        object["id"] = id.map(JSONValue.string) ?? .null
+        object["conversationId"] = conversationId.map(JSONValue.string) ?? .null
+        object["parts"] = .array(parts.map(\.jsonValue))
+        object["finishReason"] = finishReason.map { .string($0.rawValue) } ?? .null
+        object["rawFinishReason"] = rawFinishReason.map(JSONValue.string) ?? .null
+        object["usage"] = usage ?? .null
+        if let error {
+            object["error"] = ["code": error.code.map(JSONValue.string) ?? .null, "message": .string(error.message)]
+        } else {
+            object["error"] = .null
+        }
+        return .object(object)
+    }
+}
