@@ -20,19 +20,26 @@ final class URLSessionExchange: Sendable {
         var ended = false
         var pendingFailure: TransportError?
         var lastActivity = ContinuousClock.now
+        /// The body, until the head hands it out: the exchange must not keep the stream alive, or
+        /// dropping it would not reach `onTermination`.
+        var body: HTTPBody?
     }
 
+    /// The session, kept alive while the exchange runs even if its transport is released.
+    private let session: URLSession
     /// The URLSession task (Sendable in corelibs and on Darwin).
     private let task: URLSessionDataTask
     private let idleTimeout: Duration
-    private let stream: AsyncThrowingStream<[UInt8], any Error>
     private let body: AsyncThrowingStream<[UInt8], any Error>.Continuation
-    private let state = Mutex(State())
+    private let state: Mutex<State>
 
-    init(task: URLSessionDataTask, idleTimeout: Duration) {
+    init(session: URLSession, task: URLSessionDataTask, idleTimeout: Duration) {
+        self.session = session
         self.task = task
         self.idleTimeout = idleTimeout
-        (stream, body) = AsyncThrowingStream.makeStream(of: [UInt8].self, throwing: (any Error).self)
+        let (stream, continuation) = AsyncThrowingStream.makeStream(of: [UInt8].self, throwing: (any Error).self)
+        body = continuation
+        state = Mutex(State(body: HTTPBody(stream)))
         body.onTermination = { [weak self] termination in
             if case .cancelled = termination {
                 self?.fail(TransportError(.cancelled, "the response body's consumer stopped"))
@@ -67,16 +74,17 @@ final class URLSessionExchange: Sendable {
         for (name, value) in http.allHeaderFields {
             headers.append(name: "\(name)", value: "\(value)")
         }
-        let response = HTTPResponse(status: http.statusCode, headers: headers, body: HTTPBody(stream))
-        let continuation: CheckedContinuation<HTTPResponse, any Error>? = state.withLock { state in
-            guard !state.ended else { return nil }
+        let taken: (CheckedContinuation<HTTPResponse, any Error>, HTTPBody)? = state.withLock { state in
+            guard !state.ended, let head = state.head, let body = state.body else { return nil }
             state.lastActivity = .now
             state.headDelivered = true
-            defer { state.head = nil }
-            return state.head
+            state.head = nil
+            state.body = nil
+            return (head, body)
         }
-        continuation?.resume(returning: response)
-        return continuation != nil
+        guard let (continuation, body) = taken else { return false }
+        continuation.resume(returning: HTTPResponse(status: http.statusCode, headers: headers, body: body))
+        return true
     }
 
     /// Body bytes arrived.
@@ -104,16 +112,22 @@ final class URLSessionExchange: Sendable {
     }
 
     private func end(with error: TransportError?, cancelTask: Bool) {
-        let head: CheckedContinuation<HTTPResponse, any Error>? = state.withLock { state in
-            guard !state.ended else { return nil }
+        // The undelivered body leaves the lock before it is released: dropping it runs `onTermination`.
+        let (head, undeliveredBody): (CheckedContinuation<HTTPResponse, any Error>?, HTTPBody?) = state.withLock {
+            state in
+            guard !state.ended else { return (nil, nil) }
             if state.head == nil && !state.headDelivered {
                 // `start` has not run yet: remember the failure for it.
                 state.pendingFailure = error ?? TransportError(.invalidResponse, "finished without a response")
             }
             state.ended = true
-            defer { state.head = nil }
-            return state.head
+            defer {
+                state.head = nil
+                state.body = nil
+            }
+            return (state.head, state.body)
         }
+        _ = undeliveredBody
         if let error {
             head?.resume(throwing: error)
             body.finish(throwing: error)

@@ -46,7 +46,8 @@ public final class URLSessionTransport: HTTPTransport {
     }
 
     deinit {
-        session.invalidateAndCancel()
+        // Requests still in flight (a body being read) run to their end; then the session goes.
+        session.finishTasksAndInvalidate()
     }
 
     /// Sends `request` and returns when the response head arrives.
@@ -64,7 +65,7 @@ public final class URLSessionTransport: HTTPTransport {
         urlRequest.timeoutInterval = max(idleSeconds * 2, idleSeconds + 30)
 
         let task = session.dataTask(with: urlRequest)
-        let exchange = URLSessionExchange(task: task, idleTimeout: request.idleTimeout)
+        let exchange = URLSessionExchange(session: session, task: task, idleTimeout: request.idleTimeout)
         delegate.register(exchange, for: task.taskIdentifier)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
