@@ -9,7 +9,8 @@
 /// for try await chunk in response.body { print(chunk.count) }
 /// ```
 public protocol HTTPTransport: Sendable {
-    /// Sends `request`; returns once the response head is in. Throws ``TransportError`` (or
-    /// `CancellationError`-like ``TransportError/Kind/cancelled``) when no response head arrives.
+    /// Sends `request`; returns once the response head is in (read the body from the response).
+    /// Throws a ``TransportError`` when no response head arrives (kind `.cancelled` when the calling
+    /// task is cancelled).
     func send(_ request: HTTPRequest) async throws -> HTTPResponse
 }

@@ -60,7 +60,8 @@ public final class URLSessionTransport: HTTPTransport {
             urlRequest.addValue(value, forHTTPHeaderField: name)
         }
         if let body = request.body { urlRequest.httpBody = Data(body) }
-        let idleSeconds = Double(request.idleTimeout.components.seconds)
+        let idleSeconds =
+            Double(request.idleTimeout.components.seconds)
             + Double(request.idleTimeout.components.attoseconds) / 1e18
         urlRequest.timeoutInterval = max(idleSeconds * 2, idleSeconds + 30)
 

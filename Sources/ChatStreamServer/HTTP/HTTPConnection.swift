@@ -58,7 +58,8 @@ struct HTTPConnection {
 
     /// Answers a request that could not be decoded and lets the connection close.
     private func reject(status: Int, reason: String) {
-        let request = HTTPServerRequest(method: "GET", target: "/", headers: HTTPServerHeaders([("Connection", "close")]))
+        let request = HTTPServerRequest(
+            method: "GET", target: "/", headers: HTTPServerHeaders([("Connection", "close")]))
         let writer = HTTPServerResponseWriter(socket: socket, request: request, serverName: configuration.serverName)
         try? writer.respond(
             status: status, headers: [("Content-Type", "text/plain; charset=utf-8")], body: Array("\(reason)\n".utf8))

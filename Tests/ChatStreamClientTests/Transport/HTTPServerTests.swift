@@ -2,9 +2,8 @@
 
 import Dispatch
 import Foundation
-import Testing
-
 import TestSupport
+import Testing
 
 @testable import ChatStreamServer
 
@@ -113,7 +112,8 @@ struct HTTPServerTests {
             #expect(try bigBody.readResponse().status == 413)
 
             let bigChunked = try RawHTTPConnection(port: server.port)
-            try bigChunked.send("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n8\r\n12345678\r\n8\r\n")
+            try bigChunked.send(
+                "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n8\r\n12345678\r\n8\r\n")
             #expect(try bigChunked.readResponse().status == 413)
         }
     }
@@ -166,7 +166,8 @@ struct HTTPServerTests {
     @Test func queryIsSplitDecodedAndKeepsRepeatedNames() async throws {
         let seen = Shared<[String]>([])
         try await TestHelpers.withServer(handler: { request, response in
-            seen.value = request.queryItems.map { "\($0.name)=\($0.value)" }
+            seen.value =
+                request.queryItems.map { "\($0.name)=\($0.value)" }
                 + ["tags=\(request.queryValues("tag"))", "path=\(request.path)", "segments=\(request.pathSegments)"]
             try response.respond(status: 204)
         }) { server in
@@ -262,7 +263,8 @@ struct HTTPServerTests {
                 decoder.feed(piece)
                 while let event = try decoder.next() {
                     if case .request(let request) = event {
-                        seen.append("\(request.method) \(request.target) \(String(decoding: request.body, as: UTF8.self))")
+                        seen.append(
+                            "\(request.method) \(request.target) \(String(decoding: request.body, as: UTF8.self))")
                     }
                 }
             }

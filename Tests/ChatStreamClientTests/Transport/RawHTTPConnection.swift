@@ -122,7 +122,8 @@ final class RawHTTPConnection {
             let line = try readLine()
             if line.isEmpty { break }
             let colon = line.firstIndex(of: ":")!
-            headers.append((String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
+            headers.append(
+                (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
         }
         var response = RawHTTPResponse(status: status, headers: headers, body: [])
         if head || status < 200 || status == 204 || status == 304 { return response }
