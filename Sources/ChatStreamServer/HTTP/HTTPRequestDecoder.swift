@@ -63,11 +63,11 @@ struct HTTPRequestDecoder {
     mutating func feed(_ bytes: some Collection<UInt8>) {
         if readIndex > 0 && readIndex == buffer.count {
             buffer.removeAll(keepingCapacity: true)
-            scanIndex -= readIndex
+            scanIndex = max(0, scanIndex - readIndex)
             readIndex = 0
         } else if readIndex > 64 * 1024 && readIndex > buffer.count / 2 {
             buffer.removeSubrange(0..<readIndex)
-            scanIndex -= readIndex
+            scanIndex = max(0, scanIndex - readIndex)
             readIndex = 0
         }
         buffer.append(contentsOf: bytes)
