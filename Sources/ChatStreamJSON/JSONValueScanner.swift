@@ -142,7 +142,9 @@ struct JSONValueScanner: Sendable {
     ///   scanner is idle again; `nil` when every byte from `start` on belongs to the value.
     /// - Throws: ``JSONFramingError`` for a byte that cannot start a value, the depth limit, or the
     ///   size limit; `streamOffset` is the stream offset of `bytes[0]`, used in the error.
-    mutating func scan(_ bytes: UnsafeRawBufferPointer, from start: Int, streamOffset: Int) throws(JSONFramingError) -> Int? {
+    mutating func scan(_ bytes: UnsafeRawBufferPointer, from start: Int, streamOffset: Int) throws(JSONFramingError)
+        -> Int?
+    {
         let count = bytes.count
         guard start < count else { return nil }
         // Stop at the size limit: the value may not extend to `stop` or beyond.

@@ -1,5 +1,5 @@
-import Testing
 import TestSupport
+import Testing
 
 @testable import ChatStreamJSON
 
@@ -253,7 +253,9 @@ struct JSONArrayElementFramerTests {
         try bytes.withUnsafeBytes { buffer in
             try framer.feed(buffer) { element, _ in
                 // The element is a slice of the fed buffer.
-                #expect(element.baseAddress! >= buffer.baseAddress! && element.baseAddress! < buffer.baseAddress! + buffer.count)
+                #expect(
+                    element.baseAddress! >= buffer.baseAddress!
+                        && element.baseAddress! < buffer.baseAddress! + buffer.count)
                 count += 1
             }
         }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @testable import ChatStreamJSON
 
@@ -73,7 +73,8 @@ private func sameJSON(_ a: JSONValue, _ b: JSONValue) -> Bool {
     case (.array(let x), .array(let y)):
         return x.count == y.count && zip(x, y).allSatisfy { sameJSON($0, $1) }
     case (.object(let x), .object(let y)):
-        return x.count == y.count && x.allSatisfy { member in y[member.key].map { sameJSON(member.value, $0) } ?? false }
+        return x.count == y.count
+            && x.allSatisfy { member in y[member.key].map { sameJSON(member.value, $0) } ?? false }
     default:
         return a == b
     }
@@ -101,46 +102,47 @@ private let documents: [String] = [
 struct PartialJSONParserTests {
     // MARK: Partial values, derived by hand
 
-    @Test(arguments: [
-        ("", nil),
-        ("  \n", nil),
-        ("{", [:]),
-        (#"{"ci"#, [:]),
-        (#"{"city""#, [:]),
-        (#"{"city": "#, [:]),
-        (#"{"city": "Par"#, ["city": "Par"]),
-        (#"{"city": "Paris""#, ["city": "Paris"]),
-        (#"{"city": "Paris", "days": 1"#, ["city": "Paris", "days": 1]),
-        (#"{"city": "Paris", "days": -"#, ["city": "Paris"]),
-        (#"{"a": 1."#, [:]),
-        (#"{"a": 1.5e"#, [:]),
-        (#"{"a": 1.5e+"#, [:]),
-        (#"{"a": 1.5e3"#, ["a": 1500.0]),
-        (#"{"a": tr"#, [:]),
-        (#"{"a": true"#, ["a": true]),
-        (#"{"a": nul"#, [:]),
-        (#"[1, [2, "x"#, [1, [2, "x"]]),
-        (#"[1, {"k": ["#, [1, ["k": []]]),
-        (#"[1, {"k": [{"#, [1, ["k": [[:]]]]),
-        (#"[1,"#, [1]),
-        (#"[1"#, [1]),
-        (#""ab"#, "ab"),
-        (#""a\"#, "a"),
-        (#""a\u00"#, "a"),
-        (#""a\u00e9"#, "aé"),
-        (#""\ud83d"#, ""),
-        (#""\ud83d\"#, ""),
-        (#""\ud83d\ude00"#, "😀"),
-        (#""\ud83dx"#, "\u{FFFD}x"),
-        (#""\ude00x"#, "\u{FFFD}x"),
-        (#""\ud83d\n"#, "\u{FFFD}\n"),
-        (#""\ud83d\ud83d\ude00"#, "\u{FFFD}😀"),
-        ("12", 12),
-        ("-", nil),
-        ("-0", 0),
-        (#"{"a":1,"a":2"#, ["a": 2]),
-        (#"{"a":1,"b":2,"a":"x"#, ["a": "x", "b": 2]),
-    ] as [(String, JSONValue?)])
+    @Test(
+        arguments: [
+            ("", nil),
+            ("  \n", nil),
+            ("{", [:]),
+            (#"{"ci"#, [:]),
+            (#"{"city""#, [:]),
+            (#"{"city": "#, [:]),
+            (#"{"city": "Par"#, ["city": "Par"]),
+            (#"{"city": "Paris""#, ["city": "Paris"]),
+            (#"{"city": "Paris", "days": 1"#, ["city": "Paris", "days": 1]),
+            (#"{"city": "Paris", "days": -"#, ["city": "Paris"]),
+            (#"{"a": 1."#, [:]),
+            (#"{"a": 1.5e"#, [:]),
+            (#"{"a": 1.5e+"#, [:]),
+            (#"{"a": 1.5e3"#, ["a": 1500.0]),
+            (#"{"a": tr"#, [:]),
+            (#"{"a": true"#, ["a": true]),
+            (#"{"a": nul"#, [:]),
+            (#"[1, [2, "x"#, [1, [2, "x"]]),
+            (#"[1, {"k": ["#, [1, ["k": []]]),
+            (#"[1, {"k": [{"#, [1, ["k": [[:]]]]),
+            (#"[1,"#, [1]),
+            (#"[1"#, [1]),
+            (#""ab"#, "ab"),
+            (#""a\"#, "a"),
+            (#""a\u00"#, "a"),
+            (#""a\u00e9"#, "aé"),
+            (#""\ud83d"#, ""),
+            (#""\ud83d\"#, ""),
+            (#""\ud83d\ude00"#, "😀"),
+            (#""\ud83dx"#, "\u{FFFD}x"),
+            (#""\ude00x"#, "\u{FFFD}x"),
+            (#""\ud83d\n"#, "\u{FFFD}\n"),
+            (#""\ud83d\ud83d\ude00"#, "\u{FFFD}😀"),
+            ("12", 12),
+            ("-", nil),
+            ("-0", 0),
+            (#"{"a":1,"a":2"#, ["a": 2]),
+            (#"{"a":1,"b":2,"a":"x"#, ["a": "x", "b": 2]),
+        ] as [(String, JSONValue?)])
     func partialValueOfPrefixIsWhatTheUserShouldSee(prefix: String, expected: JSONValue?) throws {
         for chunking in Chunkings.all(of: Array(prefix.utf8)) {
             var parser = PartialJSONParser()
@@ -308,16 +310,17 @@ struct PartialJSONParserTests {
         }
     }
 
-    @Test(arguments: [
-        ([0x22, 0xFF, 0x22], 1),  // never valid in UTF-8
-        ([0x22, 0xC3, 0x28, 0x22], 2),  // lead without continuation
-        ([0x22, 0xC0, 0x80, 0x22], 1),  // overlong
-        ([0x22, 0xE0, 0x80, 0x80, 0x22], 2),  // overlong 3-byte
-        ([0x22, 0xED, 0xA0, 0x80, 0x22], 2),  // encoded surrogate
-        ([0x22, 0xF4, 0x90, 0x80, 0x80, 0x22], 2),  // beyond U+10FFFF
-        ([0x22, 0x80, 0x22], 1),  // stray continuation
-        ([0x22, 0xE2, 0x82, 0x22], 3),  // truncated sequence
-    ] as [([UInt8], Int)])
+    @Test(
+        arguments: [
+            ([0x22, 0xFF, 0x22], 1),  // never valid in UTF-8
+            ([0x22, 0xC3, 0x28, 0x22], 2),  // lead without continuation
+            ([0x22, 0xC0, 0x80, 0x22], 1),  // overlong
+            ([0x22, 0xE0, 0x80, 0x80, 0x22], 2),  // overlong 3-byte
+            ([0x22, 0xED, 0xA0, 0x80, 0x22], 2),  // encoded surrogate
+            ([0x22, 0xF4, 0x90, 0x80, 0x80, 0x22], 2),  // beyond U+10FFFF
+            ([0x22, 0x80, 0x22], 1),  // stray continuation
+            ([0x22, 0xE2, 0x82, 0x22], 3),  // truncated sequence
+        ] as [([UInt8], Int)])
     func invalidUTF8FailsAtItsOffsetForEveryChunking(bytes: [UInt8], offset: Int) throws {
         for chunking in Chunkings.all(of: bytes) {
             let error = failure(chunking.pieces)
