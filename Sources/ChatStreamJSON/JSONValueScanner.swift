@@ -45,6 +45,7 @@ public struct JSONFramingError: Error, Sendable, Hashable, CustomStringConvertib
         /// A value is longer than the configured maximum number of bytes.
         public static let valueTooLarge = Kind(.valueTooLarge)
 
+        /// The kind's name, as in the static values.
         public var description: String {
             switch base {
             case .expectedArrayStart: "expectedArrayStart"
@@ -70,6 +71,7 @@ public struct JSONFramingError: Error, Sendable, Hashable, CustomStringConvertib
         self.message = message
     }
 
+    /// The message with its byte offset.
     public var description: String { "JSON framing error at byte \(byteOffset): \(message)" }
 }
 

@@ -36,7 +36,7 @@
 /// partial last one: an unfinished string as its prefix, an unfinished number when it is a number
 /// so far (`12` yes; `-`, `1.`, `1e` not yet), and leaves out unfinished literals (`tr`) and keys
 /// whose value has not begun. Invalid input throws ``PartialJSONError`` with the byte offset; after
-/// an error, every later ``append(_:)-(Collection<UInt8>)`` throws the same error.
+/// an error, every later `append` and `finish()` throws the same error.
 public struct PartialJSONParser: Sendable {
     enum State: UInt8, Sendable {
         /// Expecting a value (at the start, after `:`, after `,` in an array).
@@ -194,7 +194,7 @@ public struct PartialJSONParser: Sendable {
     }
 
     /// Appends the next piece of input, given as text.
-    /// - Throws: as ``append(_:)-(Collection<UInt8>)``.
+    /// - Throws: ``PartialJSONError``, as the byte-collection `append`.
     public mutating func append(_ text: String) throws {
         if let failure { throw failure }
         var text = text
@@ -262,7 +262,7 @@ public struct PartialJSONParser: Sendable {
                 default:
                     throw PartialJSONError(
                         .invalidEscape, at: base + i,
-                        "invalid escape '\\\(Character(Unicode.Scalar(byte)))' in a string")
+                        "invalid escape: \(JSONValueScanner.describe(byte)) after a backslash in a string")
                 }
                 string.unicodeScalars.append(scalar)
                 state = .string

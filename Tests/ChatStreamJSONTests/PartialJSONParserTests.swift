@@ -202,6 +202,21 @@ struct PartialJSONParserTests {
         }
     }
 
+    @Test func partialValuesKeptByTheCallerNeverChangeAfterwards() throws {
+        // Reads share storage with the parser; later appends must copy, not mutate, what was handed out.
+        let document = #"{"a":[1,{"b":"xyz"}],"c":"long string under way"}"#
+        var parser = PartialJSONParser()
+        var kept: [(JSONValue?, String)] = []
+        for byte in document.utf8 {
+            try parser.append([byte])
+            let value = parser.value
+            kept.append((value, value.map { "\($0)" } ?? "nil"))
+        }
+        for (value, rendered) in kept {
+            #expect((value.map { "\($0)" } ?? "nil") == rendered)
+        }
+    }
+
     // MARK: Strings, escapes, UTF-8
 
     @Test func escapesAndMultiByteCharactersSplitAtEveryPairOfPlacesDecodeTheSame() throws {
