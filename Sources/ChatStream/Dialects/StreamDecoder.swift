@@ -1,0 +1,185 @@
+// StreamDecoder: framing plus a dialect, bytes in any chunking to StreamEvents.
+//
+// The glue owns the framing decoder that the dialect's `framing` names and hands the dialect
+// one complete unit at a time. Framers sit in optionals (only one is ever set) so they are
+// mutated in place; an enum with payloads would copy their buffers on every call.
+
+/// Decodes a byte stream of one wire format into ``StreamEvent``s, whatever the chunking.
+///
+/// ```swift
+/// var decoder = StreamDecoder<UIMessageStreamDialect>()
+/// for chunk in chunks {
+///     for event in try decoder.decode(chunk) { print(event) }
+/// }
+/// try decoder.finish { print($0) }   // throws StreamError(.truncated) if `[DONE]` never came
+/// ```
+public struct StreamDecoder<Dialect: StreamDialect> {
+    public let configuration: StreamDecoderConfiguration
+    /// The dialect, for its counters.
+    public private(set) var dialect: Dialect
+    /// Malformed units skipped in lenient mode, in order.
+    public private(set) var skippedErrors: [StreamError] = []
+
+    private var sse: ServerSentEventDecoder?
+    private var ndjson: NDJSONDecoder?
+    private var v4: DataStreamV4Decoder?
+    private var array: JSONArrayElementFramer?
+    private var failure: StreamError?
+    private var finished = false
+
+    /// A decoder with these options; the framing limits follow the JSON value limit.
+    public init(configuration: StreamDecoderConfiguration = StreamDecoderConfiguration()) {
+        self.configuration = configuration
+        dialect = Dialect(configuration: configuration)
+        let limit = configuration.json.maxValueBytes
+        switch Dialect.framing {
+        case .serverSentEvents:
+            sse = ServerSentEventDecoder(configuration: .init(maxLineBytes: limit, maxEventBytes: limit))
+        case .ndjson:
+            ndjson = NDJSONDecoder(configuration: .init(maxLineBytes: limit))
+        case .dataStreamV4:
+            v4 = DataStreamV4Decoder(configuration: .init(maxLineBytes: limit))
+        case .jsonArray:
+            array = JSONArrayElementFramer(maxDepth: configuration.json.maxDepth, maxElementBytes: limit)
+        }
+    }
+
+    /// How many units of unknown type the dialect skipped.
+    public var unknownUnitCount: Int { dialect.unknownUnitCount }
+
+    /// Decodes the next piece of the stream, calling `emit` for each event.
+    ///
+    /// - Throws: ``StreamError``: malformed (unless lenient) or limit exceeded, naming the byte
+    ///   offset. After an error every later call throws it again.
+    public mutating func decode(_ bytes: UnsafeRawBufferPointer, emit: (StreamEvent) throws -> Void) throws {
+        if let failure { throw failure }
+        do {
+            // Each framer is taken out of `self` while it runs (so the dialect, also in `self`,
+            // can be mutated from its callback) and put back after; taking it leaves it unique.
+            if var framer = sse {
+                sse = nil
+                defer { sse = framer }
+                try framer.feed(bytes) { event in
+                    try unit(FramedUnit(type: event.type, data: event.data, streamOffset: event.byteOffset), emit)
+                }
+            } else if var framer = ndjson {
+                ndjson = nil
+                defer { ndjson = framer }
+                try framer.feed(bytes) { line in
+                    try unit(FramedUnit(type: Self.empty, data: line.bytes, streamOffset: line.byteOffset), emit)
+                }
+            } else if var framer = v4 {
+                v4 = nil
+                defer { v4 = framer }
+                try framer.feed(bytes) { part in
+                    try unit(FramedUnit(type: part.code, data: part.payload, streamOffset: part.byteOffset), emit)
+                }
+            } else if var framer = array {
+                array = nil
+                defer { array = framer }
+                try framer.feed(bytes) { element, offset in
+                    try unit(FramedUnit(type: Self.empty, data: element, streamOffset: offset), emit)
+                }
+            }
+        } catch {
+            throw fail(error)
+        }
+    }
+
+    /// Decodes the next piece of the stream and returns its events.
+    public mutating func decode(_ bytes: some Collection<UInt8>) throws -> [StreamEvent] {
+        var events: [StreamEvent] = []
+        let done: Void? = try bytes.withContiguousStorageIfAvailable { buffer in
+            try decode(UnsafeRawBufferPointer(buffer)) { events.append($0) }
+        }
+        if done == nil {
+            try Array(bytes).withUnsafeBytes { buffer in try decode(buffer) { events.append($0) } }
+        }
+        return events
+    }
+
+    /// Ends the stream: delivers what framing still held (NDJSON's last line), then lets the
+    /// dialect close open parts.
+    ///
+    /// - Throws: ``StreamError`` of kind ``StreamError/Kind/truncated`` when the stream ended
+    ///   before its terminator (and carried no error), or the error that stopped decoding.
+    public mutating func finish(emit: (StreamEvent) throws -> Void) throws {
+        if let failure { throw failure }
+        guard !finished else { return }
+        finished = true
+        do {
+            if sse != nil {
+                _ = try sse!.finish()
+            } else if var framer = ndjson {
+                ndjson = nil
+                defer { ndjson = framer }
+                try framer.finish { line in
+                    try unit(FramedUnit(type: Self.empty, data: line.bytes, streamOffset: line.byteOffset), emit)
+                }
+            } else if var framer = v4 {
+                v4 = nil
+                defer { v4 = framer }
+                try framer.finish { part in
+                    try unit(FramedUnit(type: part.code, data: part.payload, streamOffset: part.byteOffset), emit)
+                }
+            } else {
+                do {
+                    try array!.finish()
+                } catch let error as JSONFramingError where error.kind == .truncated {
+                    // The dialect decides below whether what arrived is complete enough.
+                }
+            }
+            try dialect.finish(emit: emit)
+        } catch {
+            throw fail(error)
+        }
+    }
+
+    /// Ends the stream and returns the last events.
+    public mutating func finish() throws -> [StreamEvent] {
+        var events: [StreamEvent] = []
+        try finish { events.append($0) }
+        return events
+    }
+
+    private static var empty: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: nil, count: 0) }
+
+    @inline(__always)
+    private mutating func unit(_ unit: FramedUnit, _ emit: (StreamEvent) throws -> Void) throws {
+        do {
+            try dialect.decode(unit, emit: emit)
+        } catch let error as StreamError where configuration.lenient && error.kind == .malformed {
+            skippedErrors.append(error)
+        }
+    }
+
+    private mutating func fail(_ error: any Error) -> StreamError {
+        let streamError = StreamError(converting: error)
+        failure = streamError
+        return streamError
+    }
+}
+
+extension StreamError {
+    /// Maps errors from the lower layers to stream errors, keeping their offsets.
+    init(converting error: any Error) {
+        switch error {
+        case let error as StreamError:
+            self = error
+        case let error as FramingError:
+            let kind: Kind =
+                error.kind == .lineTooLong || error.kind == .eventTooLarge
+                ? .limitExceeded : error.kind == .truncated ? .truncated : .malformed
+            self = StreamError(kind, message: error.message, byteOffset: error.byteOffset)
+        case let error as JSONFramingError:
+            let kind: Kind =
+                error.kind == .depthLimitExceeded || error.kind == .valueTooLarge
+                ? .limitExceeded : error.kind == .truncated ? .truncated : .malformed
+            self = StreamError(kind, message: error.message, byteOffset: error.byteOffset)
+        case let error as JSONError:
+            self = StreamError(.malformed, message: error.message, byteOffset: error.byteOffset)
+        default:
+            self = StreamError(.malformed, message: String(describing: error))
+        }
+    }
+}

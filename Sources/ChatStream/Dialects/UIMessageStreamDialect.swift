@@ -1,0 +1,182 @@
+// The home protocol: the AI SDK UI message stream (v1) as Chatbase speaks it.
+//
+// SSE events whose data is one JSON object with a `type`, ended by `data: [DONE]`.
+// Chatbase's variants are accepted too: `text-delta` without an `id` (the part is then
+// "text-0"), `finish.messageMetadata`, `message-metadata`, and errors as `{errorText}` or as
+// `{error:{code,message}}`. The conversation ID is announced once, from whichever of `start`,
+// `message-metadata` or `finish` metadata reveals it first. Unknown chunk types are counted and
+// skipped.
+
+/// Decodes the AI SDK UI message stream (Chatbase's streamed replies) into ``StreamEvent``s.
+public struct UIMessageStreamDialect: StreamDialect {
+    public static var framing: StreamFraming { .serverSentEvents }
+
+    private let parser: JSONParser
+    private var conversationAnnounced = false
+    private var sawTerminator = false
+    private var sawError = false
+    public private(set) var unknownUnitCount = 0
+
+    /// The part ID used for `text-delta` chunks that carry none (older servers).
+    public static let defaultTextPartID = "text-0"
+
+    public init(configuration: StreamDecoderConfiguration = StreamDecoderConfiguration()) {
+        parser = JSONParser(configuration: configuration.json)
+    }
+
+    public mutating func decode(_ unit: FramedUnit, emit: (StreamEvent) throws -> Void) throws {
+        if unit.dataEquals("[DONE]") {
+            sawTerminator = true
+            try emit(.done)
+            return
+        }
+        let offset = unit.streamOffset
+        var event: StreamEvent? = nil
+        var extra: [StreamEvent] = []
+        var unknown = false
+        try parser.parseUnit(unit, eventType: nil) { root in
+            guard root.kind == .object else {
+                throw StreamError(.malformed, message: "a chunk must be a JSON object", byteOffset: offset)
+            }
+            guard let type = root["type"] else {
+                throw StreamError(.malformed, message: "a chunk needs a \"type\"", byteOffset: offset, field: "type")
+            }
+            if type.isString("text-delta") {
+                let id = root["id"]?.string ?? Self.defaultTextPartID
+                event = .textDelta(id: id, delta: try root.requiredString("delta", eventType: "text-delta", offset: offset))
+            } else if type.isString("reasoning-delta") {
+                event = .reasoningDelta(
+                    id: root["id"]?.string ?? "reasoning-0",
+                    delta: try root.requiredString("delta", eventType: "reasoning-delta", offset: offset))
+            } else if type.isString("tool-input-delta") {
+                event = .toolInputDelta(
+                    id: try root.requiredString("toolCallId", eventType: "tool-input-delta", offset: offset),
+                    delta: try root.requiredString("inputTextDelta", eventType: "tool-input-delta", offset: offset))
+            } else if type.isString("text-start") {
+                event = .textStart(id: root["id"]?.string ?? Self.defaultTextPartID)
+            } else if type.isString("text-end") {
+                event = .textEnd(id: root["id"]?.string ?? Self.defaultTextPartID)
+            } else if type.isString("reasoning-start") {
+                event = .reasoningStart(id: root["id"]?.string ?? "reasoning-0")
+            } else if type.isString("reasoning-end") {
+                event = .reasoningEnd(id: root["id"]?.string ?? "reasoning-0")
+            } else if type.isString("start") {
+                event = .messageStart(id: root["messageId"]?.string)
+                if let metadata = root["messageMetadata"] { extra = metadataEvents(metadata) }
+            } else if type.isString("start-step") {
+                event = .stepStart
+            } else if type.isString("finish-step") {
+                event = .stepFinish
+            } else if type.isString("message-metadata") {
+                if let metadata = root["messageMetadata"] { extra = metadataEvents(metadata) }
+            } else if type.isString("finish") {
+                var raw = root["finishReason"]?.string
+                if let metadata = root["messageMetadata"] {
+                    extra = metadataEvents(metadata)
+                    raw = raw ?? metadata["finishReason"]?.string
+                }
+                extra.append(.finish(reason: raw.map(FinishReason.init(normalizing:)), rawReason: raw))
+            } else if type.isString("tool-input-start") {
+                let name = "tool-input-start"
+                event = .toolCallStart(
+                    id: try root.requiredString("toolCallId", eventType: name, offset: offset),
+                    name: try root.requiredString("toolName", eventType: name, offset: offset),
+                    providerExecuted: root["providerExecuted"]?.bool ?? false)
+            } else if type.isString("tool-input-available") {
+                let name = "tool-input-available"
+                event = .toolInputAvailable(
+                    id: try root.requiredString("toolCallId", eventType: name, offset: offset),
+                    name: try root.requiredString("toolName", eventType: name, offset: offset),
+                    input: root["input"]?.jsonValue ?? .object(JSONObject()))
+            } else if type.isString("tool-input-error") {
+                let name = "tool-input-error"
+                event = .toolInputError(
+                    id: try root.requiredString("toolCallId", eventType: name, offset: offset),
+                    name: root["toolName"]?.string,
+                    errorText: root["errorText"]?.string ?? "invalid tool input")
+            } else if type.isString("tool-output-available") {
+                event = .toolResult(
+                    id: try root.requiredString("toolCallId", eventType: "tool-output-available", offset: offset),
+                    name: root["toolName"]?.string, output: root["output"]?.jsonValue ?? .null,
+                    preliminary: root["preliminary"]?.bool ?? false)
+            } else if type.isString("tool-output-error") {
+                event = .toolOutputError(
+                    id: try root.requiredString("toolCallId", eventType: "tool-output-error", offset: offset),
+                    errorText: root["errorText"]?.string ?? "tool failed")
+            } else if type.isString("tool-output-denied") {
+                event = .toolOutputError(
+                    id: try root.requiredString("toolCallId", eventType: "tool-output-denied", offset: offset),
+                    errorText: "tool execution denied")
+            } else if type.isString("error") {
+                event = .error(errorInfo(root))
+            } else if type.isString("abort") {
+                event = .error(StreamErrorInfo(code: "ABORTED", message: root["reason"]?.string ?? "the stream was aborted"))
+            } else if type.isString("source-url") {
+                event = .source(
+                    StreamSource(
+                        id: root["sourceId"]?.string ?? "",
+                        url: try root.requiredString("url", eventType: "source-url", offset: offset),
+                        title: root["title"]?.string))
+            } else if type.isString("source-document") {
+                event = .source(
+                    StreamSource(
+                        id: root["sourceId"]?.string ?? "", title: root["title"]?.string,
+                        mediaType: root["mediaType"]?.string, filename: root["filename"]?.string))
+            } else if type.isString("file") {
+                event = .file(
+                    url: try root.requiredString("url", eventType: "file", offset: offset),
+                    mediaType: root["mediaType"]?.string ?? "application/octet-stream")
+            } else if let name = type.withUTF8({ $0.starts(with: "data-".utf8) ? String(decoding: $0.dropFirst(5), as: UTF8.self) : nil }) ?? nil {
+                event = .data(
+                    name: name, id: root["id"]?.string, data: root["data"]?.jsonValue ?? .null,
+                    transient: root["transient"]?.bool ?? false)
+            } else if type.isString("reset-step") || type.isString("tool-approval-request")
+                || type.isString("tool-approval-response")
+            {
+                // Known, and nothing a message keeps.
+            } else {
+                unknown = true
+            }
+        }
+        if unknown { unknownUnitCount += 1 }
+        if let event {
+            if case .error = event { sawError = true }
+            try emit(event)
+        }
+        for event in extra { try emit(event) }
+    }
+
+    public mutating func finish(emit: (StreamEvent) throws -> Void) throws {
+        guard sawTerminator || sawError else {
+            throw StreamError(.truncated, message: "the stream ended before data: [DONE]")
+        }
+    }
+
+    /// Events for a `messageMetadata` object: the conversation (first time only), then the metadata.
+    private mutating func metadataEvents(_ metadata: JSONElement) -> [StreamEvent] {
+        guard metadata.kind == .object else { return [] }
+        var events: [StreamEvent] = []
+        let conversationId = metadata["conversationId"]?.string
+        if let conversationId, !conversationAnnounced {
+            conversationAnnounced = true
+            events.append(.conversationAssigned(id: conversationId))
+        }
+        events.append(
+            .metadata(
+                StreamMetadata(
+                    messageId: metadata["messageId"]?.string, userMessageId: metadata["userMessageId"]?.string,
+                    conversationId: conversationId, userId: metadata["userId"]?.string,
+                    usage: metadata["usage"]?.jsonValue, raw: metadata.jsonValue)))
+        return events
+    }
+
+    private func errorInfo(_ root: JSONElement) -> StreamErrorInfo {
+        if let text = root["errorText"]?.string { return StreamErrorInfo(code: nil, message: text) }
+        if let error = root["error"] {
+            if let text = error.string { return StreamErrorInfo(code: nil, message: text) }
+            return StreamErrorInfo(
+                code: error["code"]?.string, message: error["message"]?.string ?? "the server reported an error")
+        }
+        return StreamErrorInfo(code: nil, message: root["message"]?.string ?? "the server reported an error")
+    }
+}

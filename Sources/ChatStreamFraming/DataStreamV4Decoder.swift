@@ -1,0 +1,109 @@
+/// Splits an AI SDK v4 data stream (`x-vercel-ai-data-stream: v1`) into parts, incrementally.
+///
+/// Each line is `CODE:JSON` (`0:"Hello"`, `9:{...}`, `d:{...}`): the code is the one or more
+/// characters before the first `:`, the payload everything after it. Lines end with LF; a CR
+/// before the LF is dropped; blank lines are skipped. A last line without a newline is delivered
+/// by ``finish(_:)``. The payload is not parsed.
+///
+/// ```swift
+/// var decoder = DataStreamV4Decoder()
+/// try decoder.feed(bytes) { part in
+///     if part.codeIs("0") { try parser.parse(part.payload) }
+/// }
+/// try decoder.finish { part in ... }
+/// ```
+///
+/// Once `feed` or `finish` throws a ``FramingError``, every later call throws it again.
+public struct DataStreamV4Decoder: Sendable {
+    /// Limits that bound the decoder's memory.
+    public struct Configuration: Sendable, Hashable {
+        /// Longest line accepted, in bytes, counting a CR before the LF. Default 16 MiB.
+        public var maxLineBytes: Int
+
+        /// The default limit: 16 MiB per line.
+        public static let `default` = Configuration()
+
+        /// Makes a configuration.
+        public init(maxLineBytes: Int = 16 << 20) {
+            self.maxLineBytes = maxLineBytes
+        }
+    }
+
+    /// The limits in force.
+    public let configuration: Configuration
+    private var lines: LineSplitter
+    private var failure: FramingError?
+
+    /// Makes a decoder for one stream.
+    public init(configuration: Configuration = .default) {
+        self.configuration = configuration
+        lines = LineSplitter(endings: .lf, maxLineBytes: configuration.maxLineBytes)
+    }
+
+    /// Bytes currently held for an unfinished line.
+    public var bufferedByteCount: Int { lines.bufferedByteCount }
+
+    /// Feeds the next piece of input and calls `onPart` for each part it completes.
+    ///
+    /// - Throws: ``FramingError`` `.lineTooLong`, `.malformedLine` (a line without `:`, or with
+    ///   nothing before it), or what `onPart` throws.
+    public mutating func feed(_ bytes: UnsafeRawBufferPointer, _ onPart: (DataStreamV4PartView) throws -> Void) throws {
+        if let failure { throw failure }
+        do {
+            try lines.feed(bytes) { line, offset, _ in try Self.split(line, at: offset, onPart) }
+        } catch let error as FramingError {
+            failure = error
+            throw error
+        }
+    }
+
+    /// Ends the stream, delivering a last line that had no newline. The decoder is then ready
+    /// for a new stream.
+    public mutating func finish(_ onPart: (DataStreamV4PartView) throws -> Void) throws {
+        if let failure { throw failure }
+        defer { lines.reset() }
+        do {
+            try lines.flush { line, offset, _ in try Self.split(line, at: offset, onPart) }
+        } catch let error as FramingError {
+            failure = error
+            throw error
+        }
+    }
+
+    /// Feeds the next piece of input and returns the parts it completes, as owned values.
+    ///
+    /// ```swift
+    /// var decoder = DataStreamV4Decoder()
+    /// let parts = try decoder.feed(Array("0:\"Hi\"\n".utf8))  // [code "0", payload "\"Hi\""]
+    /// ```
+    public mutating func feed(_ bytes: some Collection<UInt8>) throws -> [DataStreamV4Part] {
+        var result: [DataStreamV4Part] = []
+        try withContiguousBytes(bytes) { raw in try feed(raw) { result.append(DataStreamV4Part($0)) } }
+        return result
+    }
+
+    /// Ends the stream and returns a last part that had no newline, if any.
+    public mutating func finish() throws -> [DataStreamV4Part] {
+        var result: [DataStreamV4Part] = []
+        try finish { result.append(DataStreamV4Part($0)) }
+        return result
+    }
+
+    @inline(__always)
+    private static func split(
+        _ line: UnsafeRawBufferPointer, at offset: Int, _ onPart: (DataStreamV4PartView) throws -> Void
+    ) throws {
+        if ByteScan.isBlank(line) { return }
+        guard let colon = line.firstIndex(of: 0x3A) else {
+            throw FramingError.malformed(at: offset, "data stream v4 line has no ':' after its type code")
+        }
+        guard colon > 0 else {
+            throw FramingError.malformed(at: offset, "data stream v4 line has an empty type code before ':'")
+        }
+        try onPart(
+            DataStreamV4PartView(
+                code: UnsafeRawBufferPointer(rebasing: line[..<colon]),
+                payload: UnsafeRawBufferPointer(rebasing: line[(colon + 1)...]),
+                byteOffset: offset))
+    }
+}

@@ -1,0 +1,42 @@
+/// One AI SDK v4 data stream part (`CODE:JSON` line), as owned values.
+///
+/// ```swift
+/// // 0:"Hello"\n  ->  DataStreamV4Part(code: "0", payload: Array("\"Hello\"".utf8), byteOffset: 0)
+/// ```
+public struct DataStreamV4Part: Sendable, Hashable {
+    /// The part's type code: the characters before the first `:` (`0` text, `9` tool call, `d` finish, ...).
+    public var code: String
+    /// The JSON after the first `:`, as bytes (not parsed).
+    public var payload: [UInt8]
+    /// Offset in the stream of the line's first byte.
+    public var byteOffset: Int
+
+    /// Makes a part.
+    public init(code: String, payload: [UInt8], byteOffset: Int) {
+        self.code = code
+        self.payload = payload
+        self.byteOffset = byteOffset
+    }
+
+    /// Copies a borrowed part.
+    public init(_ view: DataStreamV4PartView) {
+        self.init(
+            code: String(decoding: view.code, as: UTF8.self), payload: Array(view.payload), byteOffset: view.byteOffset)
+    }
+}
+
+/// One data stream v4 part, borrowed: the buffers are valid only during the visitor call.
+public struct DataStreamV4PartView {
+    /// The code's bytes (before the first `:`), never empty.
+    public let code: UnsafeRawBufferPointer
+    /// The JSON payload's bytes (after the first `:`), without the line ending.
+    public let payload: UnsafeRawBufferPointer
+    /// Offset in the stream of the line's first byte.
+    public let byteOffset: Int
+
+    /// Whether the code is the single ASCII character `character` (e.g. `"0"` for text).
+    @inline(__always)
+    public func codeIs(_ character: Unicode.Scalar) -> Bool {
+        code.count == 1 && character.isASCII && code[0] == UInt8(character.value)
+    }
+}

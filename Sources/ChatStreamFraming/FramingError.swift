@@ -1,0 +1,80 @@
+/// An error from one of the framing decoders, with the byte offset in the stream where it arose.
+///
+/// Match on ``kind``; new kinds may be added without breaking callers.
+///
+/// ```swift
+/// do {
+///     try decoder.feed(bytes) { event in ... }
+/// } catch let error as FramingError where error.kind == .lineTooLong {
+///     print("line too long at byte \(error.byteOffset)")
+/// }
+/// ```
+public struct FramingError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What went wrong.
+    public struct Kind: Sendable, Hashable, CustomStringConvertible {
+        private enum Base: Sendable, Hashable {
+            case lineTooLong
+            case eventTooLarge
+            case malformedLine
+            case truncated
+        }
+
+        private let base: Base
+        private init(_ base: Base) { self.base = base }
+
+        /// A line grew past the decoder's `maxLineBytes` before its line ending arrived.
+        public static let lineTooLong = Kind(.lineTooLong)
+        /// A server-sent event's joined data grew past `maxEventBytes`.
+        public static let eventTooLarge = Kind(.eventTooLarge)
+        /// A line that does not have the framing's shape (a data stream v4 line without `CODE:`).
+        public static let malformedLine = Kind(.malformedLine)
+        /// The stream ended inside an event or line (only thrown when the caller asked for it).
+        public static let truncated = Kind(.truncated)
+
+        public var description: String {
+            switch base {
+            case .lineTooLong: "line too long"
+            case .eventTooLarge: "event too large"
+            case .malformedLine: "malformed line"
+            case .truncated: "truncated stream"
+            }
+        }
+    }
+
+    /// What went wrong.
+    public let kind: Kind
+    /// Offset, from the first byte of the stream (counting a skipped BOM), where the problem was found.
+    public let byteOffset: Int
+    /// A human-readable explanation.
+    public let message: String
+
+    /// Makes an error; decoders create these on the error path only.
+    public init(_ kind: Kind, byteOffset: Int, message: String) {
+        self.kind = kind
+        self.byteOffset = byteOffset
+        self.message = message
+    }
+
+    public var description: String { "\(kind) at byte \(byteOffset): \(message)" }
+}
+
+extension FramingError {
+    @inline(never)
+    static func lineTooLong(lineStart: Int, limit: Int) -> FramingError {
+        FramingError(
+            .lineTooLong, byteOffset: lineStart + limit,
+            message: "the line starting at byte \(lineStart) is longer than maxLineBytes (\(limit))")
+    }
+
+    @inline(never)
+    static func eventTooLarge(blockStart: Int, at offset: Int, limit: Int) -> FramingError {
+        FramingError(
+            .eventTooLarge, byteOffset: offset,
+            message: "the event starting at byte \(blockStart) has more than maxEventBytes (\(limit)) of data")
+    }
+
+    @inline(never)
+    static func malformed(at offset: Int, _ message: String) -> FramingError {
+        FramingError(.malformedLine, byteOffset: offset, message: message)
+    }
+}

@@ -1,0 +1,85 @@
+/// Splits newline-delimited JSON (one value per line, as Ollama streams) incrementally.
+///
+/// Lines end with LF; a CR before the LF is dropped. Blank and whitespace-only lines are skipped.
+/// A last line without a newline is delivered by ``finish(_:)``. The decoder does not parse JSON.
+///
+/// ```swift
+/// var decoder = NDJSONDecoder()
+/// try decoder.feed(bytes) { line in try parser.parse(line.bytes) }   // zero-copy
+/// try decoder.finish { line in try parser.parse(line.bytes) }
+/// ```
+///
+/// Once `feed` or `finish` throws a ``FramingError``, every later call throws it again.
+public struct NDJSONDecoder: Sendable {
+    /// Limits that bound the decoder's memory.
+    public struct Configuration: Sendable, Hashable {
+        /// Longest line accepted, in bytes, counting a CR before the LF. Default 16 MiB.
+        public var maxLineBytes: Int
+
+        /// The default limit: 16 MiB per line.
+        public static let `default` = Configuration()
+
+        /// Makes a configuration.
+        public init(maxLineBytes: Int = 16 << 20) {
+            self.maxLineBytes = maxLineBytes
+        }
+    }
+
+    /// The limits in force.
+    public let configuration: Configuration
+    private var lines: LineSplitter
+    private var failure: FramingError?
+
+    /// Makes a decoder for one stream.
+    public init(configuration: Configuration = .default) {
+        self.configuration = configuration
+        lines = LineSplitter(endings: .lf, maxLineBytes: configuration.maxLineBytes)
+    }
+
+    /// Bytes currently held for an unfinished line.
+    public var bufferedByteCount: Int { lines.bufferedByteCount }
+
+    /// Feeds the next piece of input and calls `onLine` for each non-blank line it completes.
+    ///
+    /// - Throws: ``FramingError`` `.lineTooLong`, or what `onLine` throws.
+    public mutating func feed(_ bytes: UnsafeRawBufferPointer, _ onLine: (NDJSONLineView) throws -> Void) throws {
+        if let failure { throw failure }
+        do {
+            try lines.feed(bytes) { line, offset, _ in
+                if !ByteScan.isBlank(line) { try onLine(NDJSONLineView(bytes: line, byteOffset: offset)) }
+            }
+        } catch let error as FramingError {
+            failure = error
+            throw error
+        }
+    }
+
+    /// Ends the stream, delivering a last line that had no newline. The decoder is then ready
+    /// for a new stream.
+    public mutating func finish(_ onLine: (NDJSONLineView) throws -> Void) throws {
+        if let failure { throw failure }
+        defer { lines.reset() }
+        try lines.flush { line, offset, _ in
+            if !ByteScan.isBlank(line) { try onLine(NDJSONLineView(bytes: line, byteOffset: offset)) }
+        }
+    }
+
+    /// Feeds the next piece of input and returns the lines it completes, as owned values.
+    ///
+    /// ```swift
+    /// var decoder = NDJSONDecoder()
+    /// let lines = try decoder.feed(Array("{\"a\":1}\n{\"b\"".utf8))  // one line; `{"b"` waits
+    /// ```
+    public mutating func feed(_ bytes: some Collection<UInt8>) throws -> [NDJSONLine] {
+        var result: [NDJSONLine] = []
+        try withContiguousBytes(bytes) { raw in try feed(raw) { result.append(NDJSONLine($0)) } }
+        return result
+    }
+
+    /// Ends the stream and returns a last line that had no newline, if any.
+    public mutating func finish() throws -> [NDJSONLine] {
+        var result: [NDJSONLine] = []
+        try finish { result.append(NDJSONLine($0)) }
+        return result
+    }
+}

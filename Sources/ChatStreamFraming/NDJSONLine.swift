@@ -1,0 +1,26 @@
+/// One NDJSON line (one JSON value), as owned bytes.
+public struct NDJSONLine: Sendable, Hashable {
+    /// The line's bytes, without its LF (or CRLF).
+    public var bytes: [UInt8]
+    /// Offset in the stream of the line's first byte.
+    public var byteOffset: Int
+
+    /// Makes a line.
+    public init(bytes: [UInt8], byteOffset: Int) {
+        self.bytes = bytes
+        self.byteOffset = byteOffset
+    }
+
+    /// Copies a borrowed line.
+    public init(_ view: NDJSONLineView) {
+        self.init(bytes: Array(view.bytes), byteOffset: view.byteOffset)
+    }
+}
+
+/// One NDJSON line, borrowed: `bytes` is valid only during the visitor call.
+public struct NDJSONLineView {
+    /// The line's bytes, without its LF (or CRLF).
+    public let bytes: UnsafeRawBufferPointer
+    /// Offset in the stream of the line's first byte.
+    public let byteOffset: Int
+}

@@ -1,0 +1,151 @@
+// ServerSentEventDecoder: the WHATWG event-stream parser as a pure incremental state machine.
+//
+// Two layers: LineSplitter turns pieces of input into complete lines (pointers straight into the
+// input when a line lies within one piece, a reused carry buffer otherwise), and
+// ServerSentEventInterpreter applies the field rules and dispatches blocks. The hot path is the
+// visitor `feed(_:_:)`: it makes no allocation once the reused buffers have grown. The owned API
+// (`feed(_:) -> [ServerSentEvent]`) is built on it.
+
+/// Decodes a server-sent-event stream (WHATWG HTML "event stream interpretation") incrementally.
+///
+/// Feed the bytes as they arrive, in pieces of any size; call ``finish(_:)`` at the end of input.
+/// The output does not depend on how the input was cut.
+///
+/// ```swift
+/// var decoder = ServerSentEventDecoder()
+/// for piece in pieces {
+///     try piece.withUnsafeBytes { bytes in
+///         try decoder.feed(bytes) { event in handle(event.data) }  // zero-copy view
+///     }
+/// }
+/// let end = try decoder.finish { event in handle(event.data) }
+/// if end.isTruncated { /* the stream stopped inside an event */ }
+/// ```
+///
+/// Once `feed` or `finish` throws a ``FramingError``, the decoder is failed and every later call
+/// throws that error again. If your visitor throws, stop using the decoder.
+public struct ServerSentEventDecoder: Sendable {
+    /// Limits that bound the decoder's memory.
+    public struct Configuration: Sendable, Hashable {
+        /// Longest line accepted, in bytes, not counting its line ending. Default 16 MiB.
+        ///
+        /// A `data:` line usually carries a whole JSON payload, and some carry large ones (a 5 MiB
+        /// image is ~7 MiB of base64), so the default equals the event limit. The decoder never
+        /// buffers more than this for one line: an endless line fails as soon as it passes it.
+        public var maxLineBytes: Int
+        /// Most data one event may carry (its data lines joined with LF), in bytes. Default 16 MiB.
+        public var maxEventBytes: Int
+
+        /// The default limits: 16 MiB per line, 16 MiB per event.
+        public static let `default` = Configuration()
+
+        /// Makes a configuration.
+        public init(maxLineBytes: Int = 16 << 20, maxEventBytes: Int = 16 << 20) {
+            self.maxLineBytes = maxLineBytes
+            self.maxEventBytes = maxEventBytes
+        }
+    }
+
+    /// The limits in force.
+    public let configuration: Configuration
+    private var lines: LineSplitter
+    private var interpreter: ServerSentEventInterpreter
+    private var failure: FramingError?
+
+    /// Makes a decoder for one stream.
+    public init(configuration: Configuration = .default) {
+        self.configuration = configuration
+        lines = LineSplitter(endings: .crLFOrCRLF, maxLineBytes: configuration.maxLineBytes)
+        interpreter = ServerSentEventInterpreter(maxEventBytes: configuration.maxEventBytes)
+    }
+
+    /// The last event ID seen (sticky across events and updated even by blocks that dispatch
+    /// nothing), or `nil` when it is empty. Use it as `Last-Event-ID` when reconnecting.
+    public var lastEventID: String? {
+        interpreter.lastEventID.isEmpty ? nil : String(decoding: interpreter.lastEventID, as: UTF8.self)
+    }
+
+    /// The last valid `retry` value seen in the stream, in milliseconds, if any.
+    public var reconnectionTime: Int? { interpreter.reconnectionTime }
+
+    /// Bytes currently held by the decoder for unfinished lines and events.
+    public var bufferedByteCount: Int { lines.bufferedByteCount + interpreter.bufferedByteCount }
+
+    /// Bytes fed since the stream began.
+    public var byteCount: Int { lines.streamOffset }
+
+    /// Feeds the next piece of input and calls `onEvent` for each event it completes.
+    ///
+    /// The view and its buffers are valid only during the call. No allocation happens here once
+    /// the decoder's reused buffers have grown to the stream's line and event sizes.
+    ///
+    /// - Throws: ``FramingError`` with kind `.lineTooLong` or `.eventTooLarge`, or what `onEvent` throws.
+    public mutating func feed(
+        _ bytes: UnsafeRawBufferPointer, _ onEvent: (ServerSentEventView) throws -> Void
+    ) throws {
+        try feed(bytes, onEvent: onEvent, onComment: { _ in })
+    }
+
+    /// Like ``feed(_:_:)``, also calling `onComment` with the text after `:` of each comment line.
+    public mutating func feed(
+        _ bytes: UnsafeRawBufferPointer,
+        onEvent: (ServerSentEventView) throws -> Void,
+        onComment: (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        if let failure { throw failure }
+        defer { interpreter.detachFromInput() }
+        do {
+            try Self.run(&lines, &interpreter, bytes, onEvent, onComment)
+        } catch let error as FramingError {
+            failure = error
+            throw error
+        }
+    }
+
+    /// Ends the stream: an unfinished line or block is dropped (as WHATWG says) and reported.
+    ///
+    /// `onEvent` is never called (EOF does not dispatch); it is here so the visitor and owned
+    /// APIs read alike. Afterwards the decoder is ready for a new stream (offsets restart at 0
+    /// and a BOM is skipped again) but keeps ``lastEventID`` and ``reconnectionTime``, as a
+    /// reconnecting `EventSource` does.
+    @discardableResult
+    public mutating func finish(_ onEvent: (ServerSentEventView) throws -> Void = { _ in }) throws -> StreamEnd {
+        if let failure { throw failure }
+        let total = lines.streamOffset
+        let droppedFrom = [interpreter.blockStart, lines.partialLineOffset].compactMap { $0 }.min()
+        lines.reset()
+        interpreter.dropBlock()
+        guard let droppedFrom else { return StreamEnd(totalBytes: total) }
+        return StreamEnd(totalBytes: total, droppedBytes: total - droppedFrom, droppedFromOffset: droppedFrom)
+    }
+
+    /// Feeds the next piece of input and returns the events it completes, as owned values.
+    ///
+    /// ```swift
+    /// var decoder = ServerSentEventDecoder()
+    /// let events = try decoder.feed(Array("data: hi\n\n".utf8))  // [ServerSentEvent(data: "hi")]
+    /// ```
+    public mutating func feed(_ bytes: some Collection<UInt8>) throws -> [ServerSentEvent] {
+        var events: [ServerSentEvent] = []
+        try feed(bytes, into: &events)
+        return events
+    }
+
+    /// Appends the events `bytes` completes to `events` (reuse one array across calls).
+    public mutating func feed(_ bytes: some Collection<UInt8>, into events: inout [ServerSentEvent]) throws {
+        try withContiguousBytes(bytes) { raw in
+            try feed(raw) { events.append(ServerSentEvent($0)) }
+        }
+    }
+
+    private static func run(
+        _ lines: inout LineSplitter, _ interpreter: inout ServerSentEventInterpreter,
+        _ bytes: UnsafeRawBufferPointer,
+        _ onEvent: (ServerSentEventView) throws -> Void,
+        _ onComment: (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        try lines.feed(bytes) { line, offset, inInput in
+            try interpreter.interpret(line, at: offset, inInput: inInput, onEvent, onComment)
+        }
+    }
+}

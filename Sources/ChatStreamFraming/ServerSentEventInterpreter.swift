@@ -1,0 +1,194 @@
+// ServerSentEventInterpreter: WHATWG "interpret an event stream", one complete line at a time.
+//
+// Lines come from LineSplitter, which already handled CR/LF/CRLF and pieces. This struct holds the
+// block being built (data buffer, event type, retry) and the sticky state (last event ID, the
+// reconnection time), and dispatches on a blank line.
+//
+// Zero copy: the first `data` line of a block is remembered as a pointer into the caller's input
+// (`dataInInput`) when the line lies wholly inside it. If the block dispatches before `feed`
+// returns, the visitor sees the input bytes directly. A second data line, or the end of `feed`
+// (`detachFromInput`), copies those bytes into `data`, the reused buffer, so no pointer to the
+// caller's memory ever outlives the call.
+
+struct ServerSentEventInterpreter: @unchecked Sendable {
+    // @unchecked: `dataInInput` is a pointer into the caller's input, non-nil only inside `feed`.
+
+    private static let message: StaticString = "message"
+
+    let maxEventBytes: Int
+    /// Data lines joined so far (when not still in the input).
+    private var data: [UInt8] = []
+    /// The block's only data line so far, still in the caller's input.
+    private var dataInInput: UnsafeRawBufferPointer?
+    /// Whether the block had a `data` field (its data may still be empty).
+    private var hasData = false
+    /// Bytes of data in the block, counting LFs between lines.
+    private var dataCount = 0
+    private var eventType: [UInt8] = []
+    private var blockRetry: Int?
+    /// Offset of the block's first field line; `nil` when no field line is pending.
+    private(set) var blockStart: Int?
+    private(set) var lastEventID: [UInt8] = []
+    private(set) var reconnectionTime: Int?
+    private var atStreamStart = true
+
+    init(maxEventBytes: Int) {
+        self.maxEventBytes = max(0, maxEventBytes)
+    }
+
+    var bufferedByteCount: Int { data.count + eventType.count + lastEventID.count }
+
+    /// Interprets one line (without its ending).
+    @inline(__always)
+    mutating func interpret(
+        _ line: UnsafeRawBufferPointer, at offset: Int, inInput: Bool,
+        _ onEvent: (ServerSentEventView) throws -> Void,
+        _ onComment: (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        var line = line
+        var offset = offset
+        if atStreamStart {
+            atStreamStart = false
+            if line.count >= 3, line[0] == 0xEF, line[1] == 0xBB, line[2] == 0xBF {
+                line = UnsafeRawBufferPointer(rebasing: line[3...])
+                offset += 3
+            }
+        }
+        let count = line.count
+        guard count > 0, let base = line.baseAddress else {
+            try dispatch(onEvent)
+            return
+        }
+        if base.load(as: UInt8.self) == 0x3A {  // ':' comment
+            try onComment(UnsafeRawBufferPointer(rebasing: line[1...]))
+            return
+        }
+        if blockStart == nil { blockStart = offset }
+        var colon = 0
+        while colon < count && base.load(fromByteOffset: colon, as: UInt8.self) != 0x3A { colon += 1 }
+        var valueStart = colon + 1
+        if valueStart < count && base.load(fromByteOffset: valueStart, as: UInt8.self) == 0x20 { valueStart += 1 }
+        let value =
+            valueStart < count ? UnsafeRawBufferPointer(rebasing: line[valueStart...]) : UnsafeRawBufferPointer(start: nil, count: 0)
+        switch colon {
+        case 4 where Self.matches(base, "data"):
+            try appendData(value, inInput: inInput, valueOffset: offset + min(valueStart, count))
+        case 5 where Self.matches(base, "event"):
+            eventType.removeAll(keepingCapacity: true)
+            eventType.append(contentsOf: value)
+        case 2 where Self.matches(base, "id"):
+            if !value.contains(0) {
+                lastEventID.removeAll(keepingCapacity: true)
+                lastEventID.append(contentsOf: value)
+            }
+        case 5 where Self.matches(base, "retry"):
+            if let milliseconds = Self.digits(value) {
+                blockRetry = milliseconds
+                reconnectionTime = milliseconds
+            }
+        default:
+            break  // unknown field: ignored
+        }
+    }
+
+    /// Copies a data line still in the caller's input into the reused buffer.
+    @inline(__always)
+    mutating func detachFromInput() {
+        if let pending = dataInInput {
+            dataInInput = nil
+            data.append(contentsOf: pending)
+        }
+    }
+
+    /// Forgets the pending block (end of stream); the last event ID and reconnection time stay.
+    mutating func dropBlock() {
+        resetBlock()
+        atStreamStart = true
+    }
+
+    @inline(__always)
+    private mutating func appendData(_ value: UnsafeRawBufferPointer, inInput: Bool, valueOffset: Int) throws {
+        let newCount = hasData ? dataCount + 1 + value.count : value.count
+        if newCount > maxEventBytes {
+            throw FramingError.eventTooLarge(
+                blockStart: blockStart ?? valueOffset, at: valueOffset + (maxEventBytes - (newCount - value.count)),
+                limit: maxEventBytes)
+        }
+        if !hasData {
+            hasData = true
+            if inInput {
+                dataInInput = value
+            } else {
+                data.append(contentsOf: value)
+            }
+        } else {
+            detachFromInput()
+            data.append(ByteScan.lf)
+            data.append(contentsOf: value)
+        }
+        dataCount = newCount
+    }
+
+    @inline(__always)
+    private mutating func dispatch(_ onEvent: (ServerSentEventView) throws -> Void) throws {
+        guard hasData else {
+            resetBlock()
+            return
+        }
+        defer { resetBlock() }
+        let start = blockStart ?? 0
+        let retry = blockRetry
+        try withType { type in
+            try lastEventID.withUnsafeBytes { id in
+                if let pending = dataInInput {
+                    try onEvent(ServerSentEventView(type: type, data: pending, lastEventID: id, retry: retry, byteOffset: start))
+                } else {
+                    try data.withUnsafeBytes { data in
+                        try onEvent(ServerSentEventView(type: type, data: data, lastEventID: id, retry: retry, byteOffset: start))
+                    }
+                }
+            }
+        }
+    }
+
+    @inline(__always)
+    private func withType<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        if eventType.isEmpty {
+            return try body(UnsafeRawBufferPointer(start: Self.message.utf8Start, count: Self.message.utf8CodeUnitCount))
+        }
+        return try eventType.withUnsafeBytes(body)
+    }
+
+    @inline(__always)
+    private mutating func resetBlock() {
+        dataInInput = nil
+        hasData = false
+        dataCount = 0
+        data.removeAll(keepingCapacity: data.capacity <= LineSplitter.retainedCapacity)
+        eventType.removeAll(keepingCapacity: true)
+        blockRetry = nil
+        blockStart = nil
+    }
+
+    @inline(__always)
+    private static func matches(_ base: UnsafeRawPointer, _ name: StaticString) -> Bool {
+        memoryEquals(base, UnsafeRawPointer(name.utf8Start), name.utf8CodeUnitCount)
+    }
+
+    /// The value as a base-ten integer when it is one or more ASCII digits and fits in `Int`.
+    private static func digits(_ value: UnsafeRawBufferPointer) -> Int? {
+        guard !value.isEmpty else { return nil }
+        var result = 0
+        var overflow = false
+        for byte in value {
+            guard byte >= 0x30 && byte <= 0x39 else { return nil }
+            if !overflow {
+                let (times, o1) = result.multipliedReportingOverflow(by: 10)
+                let (sum, o2) = times.addingReportingOverflow(Int(byte - 0x30))
+                overflow = o1 || o2
+                result = sum
+            }
+        }
+        return overflow ? nil : result
+    }
+}

@@ -1,0 +1,245 @@
+// JSONValueScanner: finds where one JSON value ends in a stream of byte chunks, without parsing it.
+//
+// Framing comes before parsing (see ARCHITECTURE.md): a framer scans bytes to find each complete
+// value and only then hands the value's bytes to the parser, so the parser never sees a token
+// split across two calls. The scanner tracks just enough to find the end:
+//
+// - strings, with backslash escapes, so that `]`, `}`, `,` and `\"` inside them are skipped;
+// - the nesting depth of `[`/`{` versus `]`/`}` (a count, not a stack: memory stays constant
+//   however deep the input tries to go, and the depth limit stops it early);
+// - the extent of a top-level scalar (`123`, `true`), which ends at whitespace, at a structural
+//   byte, or at end of input.
+//
+// It does not validate: `[}` or `{"a" 1}` frame fine and the parser reports them. It does check
+// that a value starts with a byte that can start a JSON value, so that junk between values is
+// reported by the framer at its offset.
+
+/// An error found while framing a stream of JSON values: the stream's shape (missing `[`, junk
+/// between elements, truncation) or a limit. Elements themselves are checked by the parser.
+///
+/// ```swift
+/// do { try framer.finish() } catch let error as JSONFramingError where error.kind == .truncated {
+///     print(error.byteOffset, error.message)
+/// }
+/// ```
+public struct JSONFramingError: Error, Sendable, Hashable, CustomStringConvertible {
+    private enum Base: Sendable, Hashable {
+        case expectedArrayStart, unexpectedByte, trailingData, truncated, depthLimitExceeded, valueTooLarge
+    }
+
+    /// What went wrong; compare with the static values (more may be added).
+    public struct Kind: Sendable, Hashable, CustomStringConvertible {
+        private let base: Base
+        private init(_ base: Base) { self.base = base }
+
+        /// The stream did not start with `[` (array framing).
+        public static let expectedArrayStart = Kind(.expectedArrayStart)
+        /// A byte that cannot appear here: junk between elements, a missing `,`, a trailing comma.
+        public static let unexpectedByte = Kind(.unexpectedByte)
+        /// Something other than whitespace after the closing `]`.
+        public static let trailingData = Kind(.trailingData)
+        /// The stream ended before it was complete.
+        public static let truncated = Kind(.truncated)
+        /// A value nests deeper than the configured maximum.
+        public static let depthLimitExceeded = Kind(.depthLimitExceeded)
+        /// A value is longer than the configured maximum number of bytes.
+        public static let valueTooLarge = Kind(.valueTooLarge)
+
+        public var description: String {
+            switch base {
+            case .expectedArrayStart: "expectedArrayStart"
+            case .unexpectedByte: "unexpectedByte"
+            case .trailingData: "trailingData"
+            case .truncated: "truncated"
+            case .depthLimitExceeded: "depthLimitExceeded"
+            case .valueTooLarge: "valueTooLarge"
+            }
+        }
+    }
+
+    /// What went wrong.
+    public let kind: Kind
+    /// The offset in the whole stream (counting from 0 over every byte fed) where it went wrong.
+    public let byteOffset: Int
+    /// A readable explanation.
+    public let message: String
+
+    init(_ kind: Kind, at byteOffset: Int, _ message: String) {
+        self.kind = kind
+        self.byteOffset = byteOffset
+        self.message = message
+    }
+
+    public var description: String { "JSON framing error at byte \(byteOffset): \(message)" }
+}
+
+/// Finds the end of one JSON value in bytes that arrive in pieces (see the file header).
+///
+/// Call ``scan(_:from:streamOffset:)`` with the byte where a value starts, then with each following
+/// chunk from index 0, until it returns the end index; ``endsAtEndOfInput`` says whether a value cut
+/// off by the end of the stream is nevertheless complete (a top-level scalar).
+struct JSONValueScanner: Sendable {
+    private enum Mode: UInt8, Sendable {
+        case idle, string, stringEscape, container, scalar
+    }
+
+    let maxDepth: Int
+    let maxValueBytes: Int
+    private var mode: Mode = .idle
+    private var depth = 0
+    /// Bytes of the current value consumed before the current chunk.
+    private var valueBytes = 0
+
+    init(maxDepth: Int, maxValueBytes: Int) {
+        self.maxDepth = max(1, maxDepth)
+        self.maxValueBytes = max(1, maxValueBytes)
+    }
+
+    /// Whether a value has started and not yet ended.
+    var isScanning: Bool { mode != .idle }
+
+    /// Whether the value under way is complete if the input ends now: true only for a top-level
+    /// scalar (`123`, `true`), which has no closing byte.
+    var endsAtEndOfInput: Bool { mode == .scalar }
+
+    /// Forgets the value under way.
+    mutating func reset() {
+        mode = .idle
+        depth = 0
+        valueBytes = 0
+    }
+
+    /// Whether `byte` can start a JSON value.
+    @inline(__always)
+    static func canStartValue(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "["), UInt8(ascii: "{"), UInt8(ascii: "-"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// Whether `byte` ends a top-level scalar: JSON whitespace or a structural byte.
+    @inline(__always)
+    static func endsScalar(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"),
+            UInt8(ascii: ","), UInt8(ascii: "]"), UInt8(ascii: "}"), UInt8(ascii: "["), UInt8(ascii: "{"),
+            UInt8(ascii: "\""), UInt8(ascii: ":"):
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// Scans `bytes[start...]` as the continuation of the value under way (or its start, when no
+    /// value is under way: then `bytes[start]` must be the value's first byte).
+    ///
+    /// - Returns: the index just past the value's last byte when it ends inside `bytes` (for a
+    ///   scalar, the index of the byte that ends it, which is not part of it), after which the
+    ///   scanner is idle again; `nil` when every byte from `start` on belongs to the value.
+    /// - Throws: ``JSONFramingError`` for a byte that cannot start a value, the depth limit, or the
+    ///   size limit; `streamOffset` is the stream offset of `bytes[0]`, used in the error.
+    mutating func scan(_ bytes: UnsafeRawBufferPointer, from start: Int, streamOffset: Int) throws(JSONFramingError) -> Int? {
+        let count = bytes.count
+        guard start < count else { return nil }
+        // Stop at the size limit: the value may not extend to `stop` or beyond.
+        let room = maxValueBytes - valueBytes
+        let stop = room < count - start ? start + room : count
+        var i = start
+        if mode == .idle {
+            let first = bytes[i]
+            switch first {
+            case UInt8(ascii: "\""):
+                mode = .string
+            case UInt8(ascii: "["), UInt8(ascii: "{"):
+                mode = .container
+                depth = 1
+            default:
+                guard Self.canStartValue(first) else { throw startError(first, at: streamOffset + i) }
+                mode = .scalar
+            }
+            i += 1
+        }
+        while i < stop {
+            switch mode {
+            case .string:
+                // The hot loop: skip string content up to a quote or a backslash.
+                while i < stop {
+                    let byte = bytes[i]
+                    i += 1
+                    if byte == UInt8(ascii: "\"") {
+                        if depth == 0 { return finished(at: i) }
+                        mode = .container
+                        break
+                    }
+                    if byte == UInt8(ascii: "\\") {
+                        mode = .stringEscape
+                        break
+                    }
+                }
+            case .stringEscape:
+                i += 1
+                mode = .string
+            case .container:
+                while i < stop {
+                    let byte = bytes[i]
+                    i += 1
+                    if byte == UInt8(ascii: "\"") {
+                        mode = .string
+                        break
+                    } else if byte == UInt8(ascii: "[") || byte == UInt8(ascii: "{") {
+                        depth += 1
+                        if depth > maxDepth { throw depthError(at: streamOffset + i - 1) }
+                    } else if byte == UInt8(ascii: "]") || byte == UInt8(ascii: "}") {
+                        depth -= 1
+                        if depth == 0 { return finished(at: i) }
+                    }
+                }
+            case .scalar:
+                while i < stop {
+                    if Self.endsScalar(bytes[i]) { return finished(at: i) }
+                    i += 1
+                }
+            case .idle:
+                preconditionFailure("unreachable: idle after start")
+            }
+        }
+        if stop < count {
+            // The limit was reached with bytes left: fine only if a scalar ends exactly here.
+            if mode == .scalar, Self.endsScalar(bytes[stop]) { return finished(at: stop) }
+            throw sizeError(at: streamOffset + stop)
+        }
+        valueBytes += count - start
+        return nil
+    }
+
+    @inline(__always)
+    private mutating func finished(at end: Int) -> Int {
+        reset()
+        return end
+    }
+
+    @inline(never)
+    private func depthError(at offset: Int) -> JSONFramingError {
+        JSONFramingError(.depthLimitExceeded, at: offset, "value nests deeper than the maximum depth \(maxDepth)")
+    }
+
+    @inline(never)
+    private func sizeError(at offset: Int) -> JSONFramingError {
+        JSONFramingError(.valueTooLarge, at: offset, "value is longer than the maximum of \(maxValueBytes) bytes")
+    }
+
+    @inline(never)
+    private func startError(_ byte: UInt8, at offset: Int) -> JSONFramingError {
+        JSONFramingError(.unexpectedByte, at: offset, "\(Self.describe(byte)) cannot start a JSON value")
+    }
+
+    /// A byte for an error message: the character when printable ASCII, else its hex value.
+    static func describe(_ byte: UInt8) -> String {
+        if byte >= 0x21 && byte < 0x7F { return "'\(Character(Unicode.Scalar(byte)))'" }
+        return "byte 0x" + (byte < 16 ? "0" : "") + String(byte, radix: 16, uppercase: true)
+    }
+}

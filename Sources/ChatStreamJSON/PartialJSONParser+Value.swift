@@ -1,0 +1,80 @@
+// The partial value: the parser's stack seen as a JSONValue.
+//
+// Cost of one read: O(depth + members of the open containers + length of a number under way).
+// Completed members and the string under way are shared with the parser by copy-on-write, not
+// copied: `.string(prefix)` retains the parser's `String`, `.array(elements)` its array.
+// Only an open container that gets a partial last member is copied (its member list, not the
+// members). Holding on to a returned value until after the next append makes that append copy the
+// shared storage once (copy-on-write); drop a value before appending to keep the total linear.
+
+extension PartialJSONParser {
+    /// The best value so far, or `nil` when no value has begun (empty or whitespace-only input).
+    ///
+    /// Open objects and arrays appear with their completed members plus the partial last one:
+    /// an unfinished string as its prefix (`{"city":"Par` gives `["city": "Par"]`), an unfinished
+    /// number when it is a number so far (`12`; not `-`, `1.` or `1e`); unfinished literals and
+    /// keys without a value yet are left out. Once ``isComplete``, the complete value.
+    ///
+    /// Cost per read: O(depth + members of the open containers), independent of the length of
+    /// completed strings and members, so reading after every delta keeps the total work linear.
+    public var value: JSONValue? {
+        var work = 0
+        return value(countingWork: &work)
+    }
+
+    /// ``value``, adding to `work` the number of nodes and member slots it touched (tests check
+    /// the total stays linear).
+    func value(countingWork work: inout Int) -> JSONValue? {
+        if let root { return root }
+        var current = partialToken(countingWork: &work)
+        var index = stack.count - 1
+        while index >= 0 {
+            current = stack[index].snapshot(adding: current, countingWork: &work)
+            index -= 1
+        }
+        return current
+    }
+
+    /// The token under way as a value, when it is one so far.
+    private func partialToken(countingWork work: inout Int) -> JSONValue? {
+        switch state {
+        case .string, .escape, .unicode, .afterHighSurrogate, .afterHighSurrogateBackslash:
+            work += 1
+            return stringIsKey ? nil : .string(string)
+        case .number:
+            guard numberState.isAccepting else { return nil }
+            work += number.count
+            return number.withUnsafeBytes { JSONNumber(validLiteral: $0) }.map(JSONValue.number)
+        default:
+            return nil
+        }
+    }
+
+    /// Identifies the storage of the string under way (tests check appends do not copy it).
+    var stringStorageIdentity: UInt? {
+        string.utf8.withContiguousStorageIfAvailable { UInt(bitPattern: $0.baseAddress) }
+    }
+}
+
+extension PartialJSONParser.Frame {
+    /// This container as a value, with `child` (the partial member under way) added last.
+    func snapshot(adding child: JSONValue?, countingWork work: inout Int) -> JSONValue {
+        work += 1
+        if isObject {
+            guard let child, let key else { return .object(object) }
+            var copy = object
+            work += copy.count
+            if let index = index(of: key) {
+                copy.replaceValue(at: index, with: child)
+            } else {
+                copy.appendUnchecked(key: key, value: child)
+            }
+            return .object(copy)
+        }
+        guard let child else { return .array(elements) }
+        var copy = elements
+        work += copy.count
+        copy.append(child)
+        return .array(copy)
+    }
+}

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Installs what ChatStream needs on a fresh Debian machine: libyajl-dev (and pkg-config).
+set -euo pipefail
+need=()
+pkg-config --exists yajl 2>/dev/null || need+=(libyajl-dev)
+command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
+if [ ${#need[@]} -gt 0 ]; then
+    SUDO=""
+    [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+    $SUDO apt-get update
+    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y "${need[@]}"
+fi
