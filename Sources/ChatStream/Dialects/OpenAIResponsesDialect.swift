@@ -91,7 +91,7 @@ public struct OpenAIResponsesDialect: StreamDialect {
         bytesSeen = max(bytesSeen, unit.streamOffset + unit.data.count)
         if unit.dataEquals("[DONE]") { return }
         let parser = self.parser
-        let followUp = try parser.parseUnit(unit, eventType: unit.type.isEmpty ? nil : unit.typeString) { root in
+        let followUp = try parser.parseUnit(unit, eventType: unit.type.isEmpty || unit.typeEquals("message") ? nil : unit.typeString) { root in
             try read(root, offset: unit.streamOffset, emit: emit)
         }
         switch followUp {
