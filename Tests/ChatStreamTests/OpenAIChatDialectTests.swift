@@ -117,6 +117,7 @@ struct Transcript {
     init(_ events: [StreamEvent]) {
         var current = 0
         var open: Set<String> = []
+        var ended = false
         for event in events {
             func edit(_ body: (inout Choice) -> Void) { body(&choices[current, default: Choice()]) }
             func call(_ id: String, _ body: (inout ToolCall) -> Void) {
@@ -128,8 +129,11 @@ struct Transcript {
                     }
                 }
             }
-            if doneCount > 0, case .messageStart = event {} else if doneCount > 0 {
-                if case .done = event {} else { problems.append("\(event) after done") }
+            if ended {
+                switch event {
+                case .messageStart: ended = false
+                default: problems.append("\(event) after done")
+                }
             }
             switch event {
             case .messageStart(let id): messageStarts.append(id)
@@ -172,7 +176,9 @@ struct Transcript {
                 edit { $0.finishes.append((reason, raw)) }
             case .error(let info): errors.append(info)
             case .source(let source): sources.append(source)
-            case .done: doneCount += 1
+            case .done:
+                doneCount += 1
+                ended = true
             default: break
             }
         }
