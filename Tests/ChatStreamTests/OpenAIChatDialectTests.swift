@@ -6,8 +6,8 @@
 
 import ChatStream
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 // MARK: - Shared test support (used by the Responses tests too)
 
@@ -237,20 +237,24 @@ struct ChatOracle {
         for k in indexes.sorted() {
             let choice = transcript.choices[k] ?? Transcript.Choice()
             #expect(choice.text == text[k, default: ""], "choice \(k) text", sourceLocation: sourceLocation)
-            #expect(choice.reasoning == reasoning[k, default: ""], "choice \(k) reasoning", sourceLocation: sourceLocation)
+            #expect(
+                choice.reasoning == reasoning[k, default: ""], "choice \(k) reasoning", sourceLocation: sourceLocation)
             #expect(choice.refusal == refusal[k, default: ""], "choice \(k) refusal", sourceLocation: sourceLocation)
             #expect(choice.textParts.count == (text[k, default: ""].isEmpty ? 0 : 1), sourceLocation: sourceLocation)
             let raw = finishes[k]
             #expect(choice.finishes.count == 1, "choice \(k) finishes once", sourceLocation: sourceLocation)
             #expect(choice.finishes.first?.1 == raw, sourceLocation: sourceLocation)
-            #expect(choice.finishes.first?.0 == raw.map(FinishReason.init(normalizing:)), sourceLocation: sourceLocation)
+            #expect(
+                choice.finishes.first?.0 == raw.map(FinishReason.init(normalizing:)), sourceLocation: sourceLocation)
             let expected = (calls[k] ?? [:]).sorted { $0.key < $1.key }.map(\.value)
             #expect(choice.toolCalls.map(\.id) == expected.map(\.id), sourceLocation: sourceLocation)
             #expect(choice.toolCalls.map(\.name) == expected.map(\.name), sourceLocation: sourceLocation)
             for (call, oracle) in zip(choice.toolCalls, expected) {
                 #expect(call.inputText == oracle.arguments, sourceLocation: sourceLocation)
                 let parsed = oracle.arguments.isEmpty ? [String: Any]() : OpenAICaptures.parseJSON(oracle.arguments)
-                #expect(OpenAICaptures.sameJSON(call.input, parsed), "tool \(call.id) input", sourceLocation: sourceLocation)
+                #expect(
+                    OpenAICaptures.sameJSON(call.input, parsed), "tool \(call.id) input", sourceLocation: sourceLocation
+                )
             }
         }
         #expect(transcript.usages.count == usages.count, sourceLocation: sourceLocation)
@@ -267,7 +271,8 @@ struct OpenAIChatDialectTests {
     static let pythonCaptures = [
         "content_logprobs", "json_content_long_many_chunks", "max_tokens_finish_length", "multiple_choices_n3",
         "non_strict_tools_no_parsing", "parallel_tool_calls_two", "parse_nothing_text",
-        "parse_pydantic_model_json_content", "refusal_delta", "refusal_logprobs", "single_tool_call", "strict_tool_call",
+        "parse_pydantic_model_json_content", "refusal_delta", "refusal_logprobs", "single_tool_call",
+        "strict_tool_call",
     ]
     static let vendorCaptures = [
         "openai__openai-text", "deepseek__deepseek-tool-call", "groq__groq-tool-call",
@@ -324,7 +329,8 @@ struct OpenAIChatDialectTests {
 
     @Test("specific captures: refusal, length, parallel calls")
     func specificCaptures() throws {
-        let refusal = Transcript(decode(try OpenAICaptures.bytes("openai-python-chat-completions/refusal_delta.sse")).events)
+        let refusal = Transcript(
+            decode(try OpenAICaptures.bytes("openai-python-chat-completions/refusal_delta.sse")).events)
         #expect(refusal.choices[0]?.refusal == "I'm sorry, I can't assist with that request.")
         #expect(refusal.choices[0]?.text == "")
         let length = Transcript(
@@ -362,7 +368,8 @@ struct OpenAIChatDialectTests {
 
     @Test("mistral's later empty name does not overwrite the name")
     func mistralName() throws {
-        let lines = try OpenAICaptures.lines("vercel-ai-provider-chunks/jsonl/mistral__mistral-incremental-tool-call.jsonl")
+        let lines = try OpenAICaptures.lines(
+            "vercel-ai-provider-chunks/jsonl/mistral__mistral-incremental-tool-call.jsonl")
         let transcript = Transcript(decode(OpenAICaptures.sse(lines, done: true)).events)
         let call = try #require(transcript.choices[0]?.toolCalls.first)
         #expect(call.name == "webSearchTool")
@@ -423,7 +430,8 @@ struct OpenAIChatDialectTests {
         #expect(error.kind == .malformed)
         let offset = try #require(error.byteOffset)
         #expect(offset >= good.utf8.count && offset <= good.utf8.count + bad.utf8.count)
-        #expect(result.events == [.messageStart(id: "c"), .textStart(id: "text-0"), .textDelta(id: "text-0", delta: "A")])
+        #expect(
+            result.events == [.messageStart(id: "c"), .textStart(id: "text-0"), .textDelta(id: "text-0", delta: "A")])
 
         // Directly on the dialect: a field of the wrong kind, at the unit's offset.
         var dialect = OpenAIChatDialect(configuration: .init())

@@ -6,8 +6,8 @@
 
 import ChatStream
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// What a Responses capture holds, read with Foundation.
 struct ResponsesOracle {
@@ -106,8 +106,10 @@ struct OpenAIResponsesDialectTests {
         #expect(decode(derived).events == result.events)
         // The AI SDK's harness appends [DONE]: ignored after the end.
         #expect(decode(derived + Array("data: [DONE]\n\n".utf8)).events == result.events)
-        for chunking in Chunkings.all(of: input, seeds: [5]) where chunking.name != "whole" && chunking.name != "bytes" {
-            #expect(OpenAICaptures.run(OpenAIResponsesDialect.self, chunking.pieces).events == result.events, "\(chunking)")
+        for chunking in Chunkings.all(of: input, seeds: [5]) where chunking.name != "whole" && chunking.name != "bytes"
+        {
+            #expect(
+                OpenAICaptures.run(OpenAIResponsesDialect.self, chunking.pieces).events == result.events, "\(chunking)")
         }
     }
 
@@ -136,7 +138,8 @@ struct OpenAIResponsesDialectTests {
 
     @Test("function calls finish with tool-calls; four responses in a row are four messages")
     func toolCalls() throws {
-        let transcript = Transcript(decode(OpenAICaptures.sse(try lines("openai__openai-reasoning-encrypted-content.1"))).events)
+        let transcript = Transcript(
+            decode(OpenAICaptures.sse(try lines("openai__openai-reasoning-encrypted-content.1"))).events)
         let calls = try #require(transcript.choices[0]?.toolCalls)
         #expect(calls.map(\.name) == ["calculator", "calculator", "calculator"])
         #expect(calls.first?.input?["op"]?.stringValue == "add")

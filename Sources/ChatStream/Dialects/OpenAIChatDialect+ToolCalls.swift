@@ -95,13 +95,15 @@ enum OpenAIWire {
     /// The member `key` as a string: nil when absent, null or empty; a malformed-stream error when
     /// it is some other kind of value.
     static func text(
-        _ object: JSONElement, _ key: StaticString, field: @autoclosure () -> String, eventType: @autoclosure () -> String,
+        _ object: JSONElement, _ key: StaticString, field: @autoclosure () -> String,
+        eventType: @autoclosure () -> String,
         offset: Int
     ) throws -> String? {
         guard let element = object[key], !element.isNull else { return nil }
         guard element.kind == .string else {
             throw StreamError(
-                .malformed, message: "field is not a string", byteOffset: offset, eventType: eventType(), field: field())
+                .malformed, message: "field is not a string", byteOffset: offset, eventType: eventType(), field: field()
+            )
         }
         return element.withUTF8 { $0.isEmpty ? nil : String(decoding: $0, as: UTF8.self) } ?? nil
     }

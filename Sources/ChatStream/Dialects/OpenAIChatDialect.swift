@@ -119,7 +119,8 @@ public struct OpenAIChatDialect: StreamDialect {
         _ root: JSONElement, offset: Int, emit: (StreamEvent) throws -> Void
     ) throws -> JSONValue? {
         guard root.kind == .object else {
-            throw StreamError(.malformed, message: "a chunk must be a JSON object", byteOffset: offset, eventType: Self.eventType)
+            throw StreamError(
+                .malformed, message: "a chunk must be a JSON object", byteOffset: offset, eventType: Self.eventType)
         }
         if let error = root["error"], !error.isNull {
             errorSeen = true
@@ -176,7 +177,8 @@ public struct OpenAIChatDialect: StreamDialect {
         }
         if let reason = choice["finish_reason"], !reason.isNull {
             guard let raw = reason.string else {
-                throw malformed("finish_reason is not a string", field: "choices[\(position)].finish_reason", offset: offset)
+                throw malformed(
+                    "finish_reason is not a string", field: "choices[\(position)].finish_reason", offset: offset)
             }
             if !raw.isEmpty { pendingFinishes.append((k, raw)) }
         }
@@ -186,7 +188,9 @@ public struct OpenAIChatDialect: StreamDialect {
         _ delta: JSONElement, choice k: Int, offset: Int, emit: (StreamEvent) throws -> Void
     ) throws {
         // Reasoning (DeepSeek, xAI `reasoning_content`; some proxies `reasoning`): strings only.
-        let reasoning = OpenAIWire.isNonEmptyString(delta["reasoning_content"]) ? delta["reasoning_content"]
+        let reasoning =
+            OpenAIWire.isNonEmptyString(delta["reasoning_content"])
+            ? delta["reasoning_content"]
             : OpenAIWire.isNonEmptyString(delta["reasoning"]) ? delta["reasoning"] : nil
         if let reasoning, let text = reasoning.string {
             try select(k, emit)
@@ -230,7 +234,8 @@ public struct OpenAIChatDialect: StreamDialect {
         _ entry: JSONElement, position: Int, choice k: Int, offset: Int, emit: (StreamEvent) throws -> Void
     ) throws {
         guard entry.kind == .object else {
-            throw malformed("a tool call is not an object", field: "choices[].delta.tool_calls[\(position)]", offset: offset)
+            throw malformed(
+                "a tool call is not an object", field: "choices[].delta.tool_calls[\(position)]", offset: offset)
         }
         let wireIndex = entry["index"]?.int ?? position
         let slot: Int
@@ -265,7 +270,8 @@ public struct OpenAIChatDialect: StreamDialect {
             }
         default:
             throw malformed(
-                "function.arguments is not a string", field: "choices[].delta.tool_calls[\(position)].function.arguments",
+                "function.arguments is not a string",
+                field: "choices[].delta.tool_calls[\(position)].function.arguments",
                 offset: offset)
         }
     }

@@ -56,7 +56,9 @@ extension OpenAIResponsesDialect {
         let index = try item(outputIndex(context), kind: .message, context: context, emit: emit)
         let part = context.root["content_index"]?.int ?? 0
         try openPart(index, part, emit: emit)
-        guard let text = delta.withUTF8({ $0.isEmpty ? nil : String(decoding: $0, as: UTF8.self) }) ?? nil else { return }
+        guard let text = delta.withUTF8({ $0.isEmpty ? nil : String(decoding: $0, as: UTF8.self) }) ?? nil else {
+            return
+        }
         try emit(.textDelta(id: items[index]!.partID(part), delta: text))
     }
 
@@ -64,7 +66,9 @@ extension OpenAIResponsesDialect {
         let delta = try requiredDelta(context)
         let index = try item(outputIndex(context), kind: .message, context: context, emit: emit)
         let part = context.root["content_index"]?.int ?? 0
-        guard let text = delta.withUTF8({ $0.isEmpty ? nil : String(decoding: $0, as: UTF8.self) }) ?? nil else { return }
+        guard let text = delta.withUTF8({ $0.isEmpty ? nil : String(decoding: $0, as: UTF8.self) }) ?? nil else {
+            return
+        }
         try emit(.refusalDelta(id: items[index]!.partID(part), delta: text))
     }
 
@@ -80,7 +84,9 @@ extension OpenAIResponsesDialect {
         let index = try item(outputIndex(context), kind: .reasoning, context: context, emit: emit)
         let part = context.root[indexKey]?.int ?? 0
         try openPart(index, part, emit: emit)
-        guard let text = delta.withUTF8({ $0.isEmpty ? nil : String(decoding: $0, as: UTF8.self) }) ?? nil else { return }
+        guard let text = delta.withUTF8({ $0.isEmpty ? nil : String(decoding: $0, as: UTF8.self) }) ?? nil else {
+            return
+        }
         try emit(.reasoningDelta(id: items[index]!.partID(part), delta: text))
     }
 
@@ -124,7 +130,8 @@ extension OpenAIResponsesDialect {
             try emit(
                 .source(
                     StreamSource(
-                        id: annotation["file_id"]?.string ?? "source-\(sourceCount)", title: filename, filename: filename)))
+                        id: annotation["file_id"]?.string ?? "source-\(sourceCount)", title: filename,
+                        filename: filename)))
         } else {
             unknownUnitCount += 1
         }

@@ -91,7 +91,9 @@ public struct OpenAIResponsesDialect: StreamDialect {
         bytesSeen = max(bytesSeen, unit.streamOffset + unit.data.count)
         if unit.dataEquals("[DONE]") { return }
         let parser = self.parser
-        let followUp = try parser.parseUnit(unit, eventType: unit.type.isEmpty || unit.typeEquals("message") ? nil : unit.typeString) { root in
+        let followUp = try parser.parseUnit(
+            unit, eventType: unit.type.isEmpty || unit.typeEquals("message") ? nil : unit.typeString
+        ) { root in
             try read(root, offset: unit.streamOffset, emit: emit)
         }
         switch followUp {
@@ -116,12 +118,14 @@ public struct OpenAIResponsesDialect: StreamDialect {
 
     // MARK: - Dispatch (the parser's element is valid only here)
 
-    private mutating func read(_ root: JSONElement, offset: Int, emit: (StreamEvent) throws -> Void) throws -> FollowUp {
+    private mutating func read(_ root: JSONElement, offset: Int, emit: (StreamEvent) throws -> Void) throws -> FollowUp
+    {
         guard root.kind == .object else {
             throw StreamError(.malformed, message: "an event must be a JSON object", byteOffset: offset)
         }
         guard let type = root["type"], type.kind == .string else {
-            throw StreamError(.malformed, message: "missing or non-string field \"type\"", byteOffset: offset, field: "type")
+            throw StreamError(
+                .malformed, message: "missing or non-string field \"type\"", byteOffset: offset, field: "type")
         }
         let context = Context(root: root, type: type, offset: offset)
         if terminated && !type.isString("response.created") {
