@@ -46,6 +46,11 @@ public struct MessageAssembler: Sendable {
             for index in builders.indices { builders[index].message.conversationId = id }
             return
         }
+        if case .metadata = event, builders.count > 1 {
+            // Metadata (usage above all) describes the whole response, not one choice.
+            for index in builders.indices { builders[index].apply(event, limits: toolInputLimits) }
+            return
+        }
         builders[current].apply(event, limits: toolInputLimits)
     }
 

@@ -1,6 +1,4 @@
 // TEMPORARY: placeholders until the real dialects merge (removed at that merge).
-public typealias OpenAIChatDialect = UIMessageStreamDialect
-public typealias OpenAIResponsesDialect = UIMessageStreamDialect
 public typealias AnthropicDialect = UIMessageStreamDialect
 public typealias DataStreamV4Dialect = UIMessageStreamDialect
 public typealias OllamaDialect = UIMessageStreamDialect
