@@ -38,7 +38,13 @@ public struct MessageAssembler: Sendable {
     /// Applies one event.
     public mutating func apply(_ event: StreamEvent) {
         if case .choice(let index) = event {
-            while builders.count <= index { builders.append(Builder(choice: builders.count)) }
+            while builders.count <= index {
+                // A new choice belongs to the same response: same message ID and conversation.
+                var builder = Builder(choice: builders.count)
+                builder.message.id = builders[0].message.id
+                builder.message.conversationId = builders[0].message.conversationId
+                builders.append(builder)
+            }
             current = index
             return
         }
