@@ -224,7 +224,7 @@ struct OpenAIResponsesDialectTests {
         #expect(missingDelta.error?.kind == .malformed)
         #expect(missingDelta.error?.field == "delta")
         #expect(missingDelta.error?.eventType == "response.output_text.delta")
-        #expect(missingDelta.error?.byteOffset == 0)
+        #expect(missingDelta.error?.byteOffset == 6)  // the data after "data: "
         let noType = decode(OpenAICaptures.sse([#"{"delta":"x"}"#, #"{"type":"error"}"#]))
         #expect(noType.error?.field == "type")
         let notJSON = decode(Array("data: {\"type\":\"response.created\"}\n\ndata: {nope\n\n".utf8))

@@ -57,7 +57,7 @@ import TestSupport
         let stream = "data: {\"type\":\"start\"}\n\ndata: {\"type\":\"tool-input-delta\",\"toolCallId\":\"c\"}\n\n"
         let error = #expect(throws: StreamError.self) { try events(stream) }
         #expect(error?.kind == .malformed)
-        #expect(error?.byteOffset == 24)
+        #expect(error?.byteOffset == 30)  // where the data of the second event begins
         #expect(error?.eventType == "tool-input-delta")
         #expect(error?.field == "inputTextDelta")
     }

@@ -60,7 +60,7 @@ public struct StreamDecoder<Dialect: StreamDialect> {
                 sse = nil
                 defer { sse = framer }
                 try framer.feed(bytes) { event in
-                    try unit(FramedUnit(type: event.type, data: event.data, streamOffset: event.byteOffset), emit)
+                    try unit(FramedUnit(type: event.type, data: event.data, streamOffset: event.dataOffset), emit)
                 }
             } else if var framer = ndjson {
                 ndjson = nil

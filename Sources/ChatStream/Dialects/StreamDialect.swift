@@ -25,8 +25,8 @@ public struct FramedUnit {
     public var type: UnsafeRawBufferPointer
     /// The SSE data, the line, the v4 part's JSON, or the array element.
     public var data: UnsafeRawBufferPointer
-    /// Where the unit begins in the stream, in bytes (for SSE, the first line of the event block).
-    /// JSON errors inside the unit are reported at this offset plus their position in ``data``.
+    /// Where ``data`` begins in the stream, in bytes (for SSE, the first byte after `data:`), so
+    /// a JSON error inside the unit is reported at this offset plus its position in ``data``.
     public var streamOffset: Int
 
     public init(type: UnsafeRawBufferPointer, data: UnsafeRawBufferPointer, streamOffset: Int) {
