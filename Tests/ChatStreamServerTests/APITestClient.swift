@@ -189,7 +189,8 @@ final class APIFixture {
         var index = 0
         while index < bytes.count {
             guard let lineEnd = (index..<bytes.count).first(where: { bytes[$0] == 0x0A }) else { break }
-            let sizeText = String(decoding: bytes[index..<lineEnd], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            let sizeText = String(decoding: bytes[index..<lineEnd], as: UTF8.self).trimmingCharacters(
+                in: .whitespacesAndNewlines)
             guard let size = Int(sizeText, radix: 16) else { break }
             if size == 0 { return (body, true) }
             let start = lineEnd + 1

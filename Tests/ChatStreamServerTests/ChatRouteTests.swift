@@ -143,8 +143,10 @@ struct ChatRouteTests {
         #expect(posted.json == ["data": ["success": true]])
 
         let next = try fixture.chat(nil, conversation: id)
-        let text = next.streamChunks.chunks.filter { $0["type"] == "text-delta" }.compactMap { $0["delta"]?.stringValue }
-            .joined()
+        let text = next.streamChunks.chunks.filter { $0["type"] == "text-delta" }.compactMap {
+            $0["delta"]?.stringValue
+        }
+        .joined()
         #expect(text == "The weather in Lisbon: sunny, 21°C.")
         #expect(next.streamChunks.chunks.last?["finishReason"] == "stop")
 

@@ -52,8 +52,11 @@ struct ConversationListTests {
         let cherry = try fixture.startConversation("Cherries are crimson too")
         // Read everything so far, then leave one unread agent message in `banana`.
         for id in [apple, banana, cherry] {
-            let last = try fixture.page(fixture.api("conversations/\(id)/messages?limit=1")).items[0]["id"]!.stringValue!
-            #expect(try fixture.request("POST", fixture.api("conversations/\(id)/read"), body: #"{"messageId":"\#(last)"}"#).status == 200)
+            let last = try fixture.page(fixture.api("conversations/\(id)/messages?limit=1")).items[0]["id"]!
+                .stringValue!
+            #expect(
+                try fixture.request("POST", fixture.api("conversations/\(id)/read"), body: #"{"messageId":"\#(last)"}"#)
+                    .status == 200)
         }
         _ = fixture.server.addAgentMessage(conversationId: banana, text: "A human agent says: ripe!")
         _ = try fixture.request("PUT", fixture.api("conversations/\(apple)/tags"), body: #"{"tags":["fruit","red"]}"#)
@@ -79,7 +82,9 @@ struct ConversationListTests {
         #expect(try ids("tag=fruit&unread=true&q=banana") == [banana])
         #expect(try ids("tag=fruit&q=cherries").isEmpty)
         let descending = try fixture.page(fixture.api("conversations")).items.compactMap { $0["id"]?.stringValue }
-        let ascending = try fixture.page(fixture.api("conversations?order=asc")).items.compactMap { $0["id"]?.stringValue }
+        let ascending = try fixture.page(fixture.api("conversations?order=asc")).items.compactMap {
+            $0["id"]?.stringValue
+        }
         #expect(ascending == descending.reversed())
         #expect(descending.first == cherry)  // closed last
         let filteredAscending = try fixture.allPages(fixture.api("conversations?order=asc&tag=fruit&limit=1"))
@@ -97,7 +102,8 @@ struct ConversationListTests {
         let other = try fixture.request("GET", fixture.api("conversations?limit=1&cursor=\(cursor)"))
         #expect(other.status == 400)
         #expect(other.errorCode == "VALIDATION_CURSOR_MISMATCH")
-        let order = try fixture.request("GET", fixture.api("conversations?limit=1&status=ongoing&order=asc&cursor=\(cursor)"))
+        let order = try fixture.request(
+            "GET", fixture.api("conversations?limit=1&status=ongoing&order=asc&cursor=\(cursor)"))
         #expect(order.errorCode == "VALIDATION_CURSOR_MISMATCH")
         let garbage = try fixture.request("GET", fixture.api("conversations?cursor=%21%21%21"))
         #expect(garbage.status == 400)
@@ -107,30 +113,36 @@ struct ConversationListTests {
         #expect(crossList.status == 400)
     }
 
-    @Test(arguments: [
-        ("GET", "conversations?limit=0", nil, 400, "VALIDATION_INVALID_BODY"),
-        ("GET", "conversations?limit=101", nil, 400, "VALIDATION_INVALID_BODY"),
-        ("GET", "conversations?limit=ten", nil, 400, "VALIDATION_INVALID_BODY"),
-        ("GET", "conversations?status=archived", nil, 400, "VALIDATION_INVALID_STATUS"),
-        ("GET", "conversations?order=sideways", nil, 400, "VALIDATION_INVALID_ORDER"),
-        ("GET", "conversations?unread=maybe", nil, 400, "VALIDATION_INVALID_UNREAD"),
-        ("GET", "conversations?" + (0...25).map { "tag=t\($0)" }.joined(separator: "&"), nil, 400, "VALIDATION_TOO_MANY_TAGS"),
-        ("GET", "conversations?tag=" + String(repeating: "x", count: 65), nil, 400, "VALIDATION_INVALID_TAG"),
-        ("POST", "chat", "{not json", 400, "VALIDATION_INVALID_JSON"),
-        ("POST", "chat", "", 400, "VALIDATION_INVALID_JSON"),
-        ("POST", "chat", "[1,2]", 400, "VALIDATION_INVALID_BODY"),
-        ("POST", "chat", #"{"message":5,"stream":true}"#, 400, "VALIDATION_INVALID_BODY"),
-        ("POST", "chat", #"{"message":"hi","stream":"yes"}"#, 400, "VALIDATION_INVALID_BODY"),
-        ("POST", "chat", #"{"stream":true}"#, 400, "VALIDATION_INVALID_BODY"),
-        ("POST", "chat", #"{"message":"","stream":true}"#, 400, "VALIDATION_INVALID_BODY"),
-        ("POST", "verify", #"{"token":7}"#, 400, "VALIDATION_INVALID_BODY"),
-        ("DELETE", "chat", nil, 405, "METHOD_NOT_ALLOWED"),
-        ("GET", "chat", nil, 405, "METHOD_NOT_ALLOWED"),
-        ("POST", "conversations", nil, 405, "METHOD_NOT_ALLOWED"),
-        ("GET", "nowhere", nil, 404, "NOT_FOUND"),
-        ("GET", "conversations/x/unknown", nil, 404, "NOT_FOUND"),
-    ] as [(String, String, String?, Int, String)])
-    func invalidRequestsGetClearErrors(_ method: String, _ path: String, _ body: String?, _ status: Int, _ code: String) throws {
+    @Test(
+        arguments: [
+            ("GET", "conversations?limit=0", nil, 400, "VALIDATION_INVALID_BODY"),
+            ("GET", "conversations?limit=101", nil, 400, "VALIDATION_INVALID_BODY"),
+            ("GET", "conversations?limit=ten", nil, 400, "VALIDATION_INVALID_BODY"),
+            ("GET", "conversations?status=archived", nil, 400, "VALIDATION_INVALID_STATUS"),
+            ("GET", "conversations?order=sideways", nil, 400, "VALIDATION_INVALID_ORDER"),
+            ("GET", "conversations?unread=maybe", nil, 400, "VALIDATION_INVALID_UNREAD"),
+            (
+                "GET", "conversations?" + (0...25).map { "tag=t\($0)" }.joined(separator: "&"), nil, 400,
+                "VALIDATION_TOO_MANY_TAGS"
+            ),
+            ("GET", "conversations?tag=" + String(repeating: "x", count: 65), nil, 400, "VALIDATION_INVALID_TAG"),
+            ("POST", "chat", "{not json", 400, "VALIDATION_INVALID_JSON"),
+            ("POST", "chat", "", 400, "VALIDATION_INVALID_JSON"),
+            ("POST", "chat", "[1,2]", 400, "VALIDATION_INVALID_BODY"),
+            ("POST", "chat", #"{"message":5,"stream":true}"#, 400, "VALIDATION_INVALID_BODY"),
+            ("POST", "chat", #"{"message":"hi","stream":"yes"}"#, 400, "VALIDATION_INVALID_BODY"),
+            ("POST", "chat", #"{"stream":true}"#, 400, "VALIDATION_INVALID_BODY"),
+            ("POST", "chat", #"{"message":"","stream":true}"#, 400, "VALIDATION_INVALID_BODY"),
+            ("POST", "verify", #"{"token":7}"#, 400, "VALIDATION_INVALID_BODY"),
+            ("DELETE", "chat", nil, 405, "METHOD_NOT_ALLOWED"),
+            ("GET", "chat", nil, 405, "METHOD_NOT_ALLOWED"),
+            ("POST", "conversations", nil, 405, "METHOD_NOT_ALLOWED"),
+            ("GET", "nowhere", nil, 404, "NOT_FOUND"),
+            ("GET", "conversations/x/unknown", nil, 404, "NOT_FOUND"),
+        ] as [(String, String, String?, Int, String)])
+    func invalidRequestsGetClearErrors(_ method: String, _ path: String, _ body: String?, _ status: Int, _ code: String)
+        throws
+    {
         let fixture = try APIFixture()
         let response = try fixture.request(method, fixture.api(path), body: body)
         #expect(response.status == status)
@@ -140,7 +152,8 @@ struct ConversationListTests {
 
     @Test func otherRequestsAreValidatedToo() throws {
         let fixture = try APIFixture()
-        let noDevice = try fixture.request("POST", fixture.api("chat"), device: nil, body: #"{"message":"hi","stream":true}"#)
+        let noDevice = try fixture.request(
+            "POST", fixture.api("chat"), device: nil, body: #"{"message":"hi","stream":true}"#)
         #expect(noDevice.status == 400)
         #expect(noDevice.errorCode == "VALIDATION_INVALID_BODY")
         let otherAgent = try fixture.request("GET", "/agents/someone-else/conversations")
@@ -159,7 +172,8 @@ struct ConversationListTests {
         #expect(empty.errorCode == "VALIDATION_INVALID_TAG")
         let notStrings = try fixture.request("PUT", fixture.api("conversations/\(id)/tags"), body: #"{"tags":[1]}"#)
         #expect(notStrings.errorCode == "VALIDATION_INVALID_BODY")
-        let unknownMessage = try fixture.request("POST", fixture.api("conversations/\(id)/read"), body: #"{"messageId":"zz"}"#)
+        let unknownMessage = try fixture.request(
+            "POST", fixture.api("conversations/\(id)/read"), body: #"{"messageId":"zz"}"#)
         #expect(unknownMessage.status == 404)
         #expect(unknownMessage.errorCode == "RESOURCE_MESSAGE_NOT_FOUND")
         let missing = try fixture.request("GET", fixture.api("conversations/00000000-0000-4000-8000-000000000000"))

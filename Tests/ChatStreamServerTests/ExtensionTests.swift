@@ -20,10 +20,12 @@ struct ExtensionTests {
         #expect(fromB.status == 200)
         #expect(fromB.json["data"]?["tags"] == [])
         #expect(try fixture.page(fixture.api("conversations?tag=work"), device: "device-b", token: token).items.isEmpty)
-        #expect(try fixture.page(fixture.api("conversations?tag=work"), device: "device-a", token: token).items.count == 1)
+        #expect(
+            try fixture.page(fixture.api("conversations?tag=work"), device: "device-a", token: token).items.count == 1)
         // B's own tags do not leak back to A.
         _ = try fixture.request(
-            "PUT", fixture.api("conversations/\(id)/tags"), device: "device-b", token: token, body: #"{"tags":["mine"]}"#)
+            "PUT", fixture.api("conversations/\(id)/tags"), device: "device-b", token: token,
+            body: #"{"tags":["mine"]}"#)
         let fromA = try fixture.request("GET", fixture.api("conversations/\(id)"), device: "device-a", token: token)
         #expect(fromA.json["data"]?["tags"] == ["work", "urgent"])
     }
@@ -31,7 +33,9 @@ struct ExtensionTests {
     @Test func unreadCountsFollowAgentMessagesAndReads() throws {
         let fixture = try APIFixture()
         let id = try fixture.startConversation("hello")
-        func conversation() throws -> JSONValue { try fixture.request("GET", fixture.api("conversations/\(id)")).json["data"] ?? .null }
+        func conversation() throws -> JSONValue {
+            try fixture.request("GET", fixture.api("conversations/\(id)")).json["data"] ?? .null
+        }
         #expect(try conversation()["unreadCount"] == 1)  // the streamed reply
         _ = fixture.server.addAgentMessage(conversationId: id, text: "a human joins")
         let lastId = try #require(fixture.server.addAgentMessage(conversationId: id, text: "still there?"))
@@ -39,13 +43,13 @@ struct ExtensionTests {
         #expect(try conversation()["lastMessage"]?["parts"]?[0]?["text"] == "still there?")
         #expect(try conversation()["lastMessage"]?["id"]?.stringValue == lastId)
         #expect(try fixture.page(fixture.api("conversations?unread=true")).items.count == 1)
-        let read = try fixture.request("POST", fixture.api("conversations/\(id)/read"), body: #"{"messageId":"\#(lastId)"}"#)
+        let read = try fixture.request(
+            "POST", fixture.api("conversations/\(id)/read"), body: #"{"messageId":"\#(lastId)"}"#)
         #expect(read.status == 200)
         #expect(read.json["data"]?["unreadCount"] == 0)
         #expect(try fixture.page(fixture.api("conversations?unread=true")).items.isEmpty)
         _ = fixture.server.addAgentMessage(conversationId: id, text: "one more")
         #expect(try conversation()["unreadCount"] == 1)
-        // Reading is per device: another device of the same user still has everything unread.
     }
 
     @Test func closeIsIdempotentAndGetReturnsTheConversation() throws {
@@ -70,7 +74,8 @@ struct ExtensionTests {
         let id = try fixture.startConversation("plain server")
         for (method, path, body) in [
             ("GET", "conversations/\(id)", nil), ("POST", "conversations/\(id)/close", nil),
-            ("PUT", "conversations/\(id)/tags", #"{"tags":["a"]}"#), ("POST", "conversations/\(id)/read", #"{"messageId":"x"}"#),
+            ("PUT", "conversations/\(id)/tags", #"{"tags":["a"]}"#),
+            ("POST", "conversations/\(id)/read", #"{"messageId":"x"}"#),
         ] as [(String, String, String?)] {
             let response = try fixture.request(method, fixture.api(path), body: body)
             #expect(response.status == 404, "\(method) \(path)")
