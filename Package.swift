@@ -35,6 +35,7 @@ var package = Package(
         .testTarget(name: "ChatStreamJSONTests", dependencies: ["ChatStreamJSON", "TestSupport"]),
         .testTarget(name: "ChatStreamFramingTests", dependencies: ["ChatStreamFraming", "TestSupport"]),
         .testTarget(name: "ChatStreamTests", dependencies: ["ChatStream", "TestSupport"]),
+        .testTarget(name: "ChatStreamServerTests", dependencies: ["ChatStreamServer", "TestSupport"]),
         .testTarget(
             name: "ChatStreamClientTests",
             dependencies: ["ChatStreamClient", "ChatStreamServer", "TestSupport"]

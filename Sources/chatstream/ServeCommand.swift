@@ -3,12 +3,13 @@
 // The signals are blocked before the server starts (its threads inherit the mask) and the main
 // thread waits for them with sigwait, so shutdown runs in ordinary code, not in a signal handler.
 
+import ChatStreamServer
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
 #endif
-import ChatStreamServer
 
 /// `chatstream serve [--host H] [--port P] [--agent ID] [--data FILE] [--delay-ms N] [--chunk-size N]
 /// [--drop-after N] [--fail-status CODE] [--no-extensions]`.

@@ -12,11 +12,14 @@ struct APIError: Error, Sendable {
 
     /// The error body in the wire shape.
     var jsonValue: JSONValue {
-        var error: JSONValue = ["code": .string(code), "message": .string(message)]
+        var error = JSONObject()
+        error["code"] = .string(code)
+        error["message"] = .string(message)
         if let details {
-            error = ["code": .string(code), "message": .string(message), "details": .object(JSONObject(details.sorted { $0.key < $1.key }.map { ($0.key, JSONValue.string($0.value)) }))]
+            error["details"] = .object(
+                JSONObject(details.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }))
         }
-        return ["error": error]
+        return ["error": .object(error)]
     }
 
     static func invalidJSON(_ message: String) -> APIError {

@@ -20,15 +20,19 @@ extension ChatAPIHandlers {
         let extensions = extensions
         let page: JSONValue = try store.read { state in
             var matches = state.conversations.values.filter { caller.owns($0) && query.matches($0, caller: caller) }
-            matches.sort { query.ascending ? $0.updateSequence < $1.updateSequence : $0.updateSequence > $1.updateSequence }
+            matches.sort {
+                query.ascending ? $0.updateSequence < $1.updateSequence : $0.updateSequence > $1.updateSequence
+            }
             let total = matches.count
             if let anchor {
                 matches.removeAll { query.ascending ? $0.updateSequence <= anchor : $0.updateSequence >= anchor }
             }
             let items = Array(matches.prefix(query.limit))
             let hasMore = matches.count > items.count
-            let cursor = hasMore
-                ? PageCursor(kind: "conversations", scope: "", anchor: items.last!.updateSequence, filters: filterKey).encoded
+            let cursor =
+                hasMore
+                ? PageCursor(kind: "conversations", scope: "", anchor: items.last!.updateSequence, filters: filterKey)
+                    .encoded
                 : nil
             return WireShapes.page(
                 items.map { WireShapes.conversation($0, caller: caller, extensions: extensions) }, cursor: cursor,
@@ -49,8 +53,10 @@ extension ChatAPIHandlers {
             let older = anchor.map { anchor in all.filter { $0.sequence < anchor } } ?? all
             let items = Array(older.suffix(query.limit))
             let hasMore = older.count > items.count
-            let cursor = hasMore
-                ? PageCursor(kind: "messages", scope: conversationId, anchor: items.first!.sequence, filters: "").encoded
+            let cursor =
+                hasMore
+                ? PageCursor(kind: "messages", scope: conversationId, anchor: items.first!.sequence, filters: "")
+                    .encoded
                 : nil
             return WireShapes.page(items.map(WireShapes.message), cursor: cursor, hasMore: hasMore, total: all.count)
         }
@@ -58,10 +64,12 @@ extension ChatAPIHandlers {
     }
 
     /// GET /agents/{agentId}/conversations/{id}.
-    func conversation(_ conversationId: String, _ request: HTTPServerRequest, _ writer: HTTPServerResponseWriter) throws {
+    func conversation(_ conversationId: String, _ request: HTTPServerRequest, _ writer: HTTPServerResponseWriter) throws
+    {
         let caller = try Caller(request: request)
         let value: JSONValue = try store.read { state in
-            WireShapes.conversation(try state.conversation(conversationId, for: caller), caller: caller, extensions: true)
+            WireShapes.conversation(
+                try state.conversation(conversationId, for: caller), caller: caller, extensions: true)
         }
         try respond(["data": value], writer)
     }
@@ -112,7 +120,8 @@ extension ChatAPIHandlers {
                 guard let message = conversation.messages.first(where: { $0.id == messageId }) else {
                     throw APIError.messageNotFound
                 }
-                conversation.lastRead[caller.deviceId] = max(conversation.lastRead[caller.deviceId] ?? 0, message.sequence)
+                conversation.lastRead[caller.deviceId] = max(
+                    conversation.lastRead[caller.deviceId] ?? 0, message.sequence)
             }
             return WireShapes.conversation(state.conversations[conversationId]!, caller: caller, extensions: true)
         }

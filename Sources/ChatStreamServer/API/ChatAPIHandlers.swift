@@ -91,7 +91,9 @@ final class ChatAPIHandlers: Sendable {
         } catch {
             throw APIError.invalidJSON("the request body is not valid JSON: \(error)")
         }
-        guard let object = value.objectValue else { throw APIError.invalidBody("the request body must be a JSON object") }
+        guard let object = value.objectValue else {
+            throw APIError.invalidBody("the request body must be a JSON object")
+        }
         return object
     }
 

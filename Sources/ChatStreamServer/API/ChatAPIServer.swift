@@ -96,11 +96,12 @@ public final class ChatAPIServer: Sendable {
 
     private func setStatus(_ status: String, of id: String) -> Bool {
         let now = ChatAPIHandlers.now
-        return (try? handlers.store.update { state -> Bool in
-            guard state.conversations[id] != nil else { return false }
-            state.conversations[id]!.status = status
-            state.touch(id, now: now)
-            return true
-        }) ?? false
+        return
+            (try? handlers.store.update { state -> Bool in
+                guard state.conversations[id] != nil else { return false }
+                state.conversations[id]!.status = status
+                state.touch(id, now: now)
+                return true
+            }) ?? false
     }
 }

@@ -36,7 +36,8 @@ struct PageCursor: Sendable, Equatable {
         }
         guard decodedFilters == filters else {
             throw APIError.validation(
-                "VALIDATION_CURSOR_MISMATCH", "the cursor was made with other filters; repeat the first request's filters")
+                "VALIDATION_CURSOR_MISMATCH",
+                "the cursor was made with other filters; repeat the first request's filters")
         }
         return PageCursor(kind: kind, scope: scope, anchor: anchor, filters: filters)
     }

@@ -36,7 +36,8 @@ enum ReplyGenerator {
         if message.lowercased().contains("weather") {
             let input: JSONValue = ["city": .string(city(in: message))]
             let callId = "call_" + messageId.replacingOccurrences(of: "-", with: "").prefix(16)
-            return ReplyPlan(parts: [.toolCall(id: callId, name: "get_weather", input: input)], finishReason: "tool-calls")
+            return ReplyPlan(
+                parts: [.toolCall(id: callId, name: "get_weather", input: input)], finishReason: "tool-calls")
         }
         let text =
             "You said: \(message). I am the ChatStream demo agent: I repeat what you write, so every reply is predictable."

@@ -53,10 +53,13 @@ enum UIMessageStreamEncoder {
             case .toolCall(let callId, let name, let input):
                 chunks.append(["type": "tool-input-start", "toolCallId": .string(callId), "toolName": .string(name)])
                 for piece in pieces(of: input.jsonText, count: 3) {
-                    chunks.append(["type": "tool-input-delta", "toolCallId": .string(callId), "inputTextDelta": .string(piece)])
+                    chunks.append([
+                        "type": "tool-input-delta", "toolCallId": .string(callId), "inputTextDelta": .string(piece),
+                    ])
                 }
                 chunks.append([
-                    "type": "tool-input-available", "toolCallId": .string(callId), "toolName": .string(name), "input": input,
+                    "type": "tool-input-available", "toolCallId": .string(callId), "toolName": .string(name),
+                    "input": input,
                 ])
             }
         }

@@ -1,0 +1,105 @@
+// Fault injection (headers and injectFault) and persistence across a restart with a data file.
+
+import ChatStream
+import ChatStreamServer
+import Foundation
+import Testing
+
+@Suite("Faults and persistence")
+struct FaultAndPersistenceTests {
+    @Test func dropAfterHeaderCutsTheBody() throws {
+        let fixture = try APIFixture()
+        let whole = try fixture.chat("a reply long enough to be cut")
+        #expect(whole.body.count > 300)
+        let cut = try fixture.chat("a reply long enough to be cut", headers: [("X-ChatStream-Fault", "drop-after=200")])
+        #expect(cut.status == 200)
+        #expect(cut.body.count == 200)
+        #expect(!cut.complete)
+        #expect(!cut.streamChunks.done)
+        #expect(cut.text.hasPrefix(#"data: {"type":"start""#))
+    }
+
+    @Test func injectedDropAppliesToTheNextRequestOnly() throws {
+        let fixture = try APIFixture()
+        fixture.server.injectFault(.init(chunkSize: 5, dropAfterBytes: 120))
+        let cut = try fixture.chat("first")
+        #expect(cut.body.count == 120)
+        #expect(!cut.complete)
+        let fine = try fixture.chat("second")
+        #expect(fine.complete)
+        #expect(fine.streamChunks.done)
+    }
+
+    @Test func chunkSizeAndDelayKeepTheStreamIntact() throws {
+        let fixture = try APIFixture()
+        let small = try fixture.chat("split me", headers: [("X-ChatStream-Fault", "chunk-size=7, delay-ms=0")])
+        #expect(small.complete)
+        let (chunks, done) = small.streamChunks
+        #expect(done)
+        #expect(chunks.first?["type"] == "start")
+        #expect(chunks.last?["type"] == "finish")
+    }
+
+    @Test func injectedStatusAnswersTheNextRequestsWithRetryAfter() throws {
+        let fixture = try APIFixture()
+        fixture.server.injectFault(.init(status: 429, count: 2))
+        for _ in 0..<2 {
+            let limited = try fixture.chat("hi")
+            #expect(limited.status == 429)
+            #expect(limited.header("Retry-After") == "2")
+            #expect(limited.errorCode == "RATE_LIMIT_TOO_MANY_REQUESTS")
+        }
+        #expect(try fixture.chat("hi").status == 200)
+        #expect(fixture.server.conversationCount == 1)
+    }
+
+    @Test func statusHeaderFaults() throws {
+        let fixture = try APIFixture()
+        let limited = try fixture.chat("hi", headers: [("X-ChatStream-Fault", "status=429")])
+        #expect(limited.status == 429)
+        #expect(limited.header("Retry-After") == "2")
+        let failed = try fixture.chat("hi", headers: [("X-ChatStream-Fault", "status=500")])
+        #expect(failed.status == 500)
+        #expect(failed.errorCode == "INTERNAL_SERVER_ERROR")
+        #expect(failed.header("Retry-After") == nil)
+        let bad = try fixture.chat("hi", headers: [("X-ChatStream-Fault", "explode=1")])
+        #expect(bad.status == 400)
+        #expect(fixture.server.conversationCount == 0)
+    }
+
+    @Test func stateSurvivesARestartWithTheDataFile() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("chatstream-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("state.json").path
+        let id: String
+        let before: [JSONValue]
+        do {
+            let fixture = try APIFixture(dataFile: file)
+            id = try fixture.startConversation("remember me")
+            _ = try fixture.chat("and this", conversation: id)
+            _ = try fixture.request("PUT", fixture.api("conversations/\(id)/tags"), body: #"{"tags":["kept"]}"#)
+            _ = try fixture.startConversation("second")
+            before = try fixture.page(fixture.api("conversations")).items
+            fixture.server.stop()
+        }
+        #expect(FileManager.default.fileExists(atPath: file))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["state.json"])
+        let fixture = try APIFixture(dataFile: file)
+        #expect(fixture.server.conversationCount == 2)
+        #expect(try fixture.page(fixture.api("conversations")).items == before)
+        let history = try fixture.page(fixture.api("conversations/\(id)/messages"))
+        #expect(history.items.compactMap { $0["parts"]?[0]?["text"]?.stringValue }.first == "remember me")
+        #expect(history.total == 4)
+        #expect(try fixture.chat("after restart", conversation: id).status == 200)
+        #expect(try fixture.page(fixture.api("conversations?tag=kept")).items.count == 1)
+    }
+
+    @Test func anUnreadableDataFileFailsStart() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("broken-\(UUID().uuidString).json")
+            .path
+        try Data("{ not json".utf8).write(to: URL(fileURLWithPath: file))
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        #expect(throws: (any Error).self) { _ = try APIFixture(dataFile: file) }
+    }
+}
