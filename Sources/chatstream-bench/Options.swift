@@ -7,6 +7,8 @@ struct Options {
     /// nil: the default (on, except with --quick).
     var gigabyte: Bool? = nil
     var checkAllocations: String? = nil
+    /// Runs one path once on the 1 MB home stream, for a profiler (callgrind).
+    var profile: String? = nil
 
     static let usage = """
         usage: chatstream-bench [--json] [--runs N] [--quick] [--gigabyte | --no-gigabyte]
@@ -14,9 +16,10 @@ struct Options {
 
           --json               print one JSON object instead of the table
           --runs N             runs per measurement; the median is reported (default 5, --quick 3)
-          --quick              smaller payloads (1 MB home stream, 10k/20k tool deltas), no 1 GiB stream
-          --gigabyte           stream 1 GiB through the pipeline (default on, off with --quick)
+          --quick              smaller payloads (1 MB home stream, 10k/20k tool deltas)
+          --gigabyte           also stream 1 GiB through the pipeline (off by default: over a minute)
           --no-gigabyte        skip the 1 GiB stream
+          --profile PATH       run one path once, for callgrind: sse, typed, assembled, copy, tool
           --check-allocations  compare allocations per event with the limits in the file; exit 1
                                when one is above its limit
         """
@@ -47,6 +50,10 @@ struct Options {
                 index += 1
                 guard index < arguments.count else { fail("--check-allocations needs a file") }
                 options.checkAllocations = arguments[index]
+            case "--profile":
+                index += 1
+                guard index < arguments.count else { fail("--profile needs a path: sse, typed, assembled, copy, tool") }
+                options.profile = arguments[index]
             case "-h", "--help":
                 print(usage)
                 exit(0)
