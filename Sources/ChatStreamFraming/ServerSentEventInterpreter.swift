@@ -28,6 +28,8 @@ struct ServerSentEventInterpreter: @unchecked Sendable {
     private var blockRetry: Int?
     /// Offset of the block's first field line; `nil` when no field line is pending.
     private(set) var blockStart: Int?
+    /// Offset in the stream of the first data line's value.
+    private var dataStart = 0
     private(set) var lastEventID: [UInt8] = []
     private(set) var reconnectionTime: Int?
     private var atStreamStart = true
@@ -116,6 +118,7 @@ struct ServerSentEventInterpreter: @unchecked Sendable {
         }
         if !hasData {
             hasData = true
+            dataStart = valueOffset
             if inInput {
                 dataInInput = value
             } else {
@@ -141,10 +144,16 @@ struct ServerSentEventInterpreter: @unchecked Sendable {
         try withType { type in
             try lastEventID.withUnsafeBytes { id in
                 if let pending = dataInInput {
-                    try onEvent(ServerSentEventView(type: type, data: pending, lastEventID: id, retry: retry, byteOffset: start))
+                    try onEvent(
+                        ServerSentEventView(
+                            type: type, data: pending, lastEventID: id, retry: retry, byteOffset: start,
+                            dataOffset: dataStart))
                 } else {
                     try data.withUnsafeBytes { data in
-                        try onEvent(ServerSentEventView(type: type, data: data, lastEventID: id, retry: retry, byteOffset: start))
+                        try onEvent(
+                            ServerSentEventView(
+                                type: type, data: data, lastEventID: id, retry: retry, byteOffset: start,
+                                dataOffset: dataStart))
                     }
                 }
             }

@@ -20,11 +20,15 @@ public struct ServerSentEventView {
     public let retry: Int?
     /// Offset in the stream of the block's first field line (comments before it not counted).
     public let byteOffset: Int
+    /// Offset in the stream of the first byte of ``data`` (exact when the data came from one
+    /// line; with several data lines, positions past the first line's end are approximate).
+    public let dataOffset: Int
 
     init(
         type: UnsafeRawBufferPointer, data: UnsafeRawBufferPointer, lastEventID: UnsafeRawBufferPointer,
-        retry: Int?, byteOffset: Int
+        retry: Int?, byteOffset: Int, dataOffset: Int
     ) {
+        self.dataOffset = dataOffset
         self.type = type
         self.data = data
         self.lastEventID = lastEventID

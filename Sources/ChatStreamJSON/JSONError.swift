@@ -43,7 +43,8 @@ public struct JSONError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// What went wrong.
     public var kind: Kind
-    /// Where, in bytes from the start of the stream.
+    /// Where, in bytes from the start of the stream: for syntax errors, just past the token yajl
+    /// could not accept; for UTF-8 errors, the first bad byte; for limits, where the limit was crossed.
     public var byteOffset: Int
     /// yajl's message, or ChatStream's.
     public var message: String

@@ -1,0 +1,149 @@
+// History: paged lists of conversations and messages (PROTOCOLS.md section 1), and the
+// conversation-management extensions (section 5). Limits are checked before any request.
+
+import ChatStream
+import Foundation
+
+extension ChatClient {
+    /// The valid page sizes.
+    public static let limitRange = 1...100
+
+    static func validate(limit: Int?) throws {
+        if let limit, !limitRange.contains(limit) {
+            throw ChatError(.invalidArgument, "limit must be between 1 and 100, got \(limit)")
+        }
+    }
+
+    /// A page of the caller's conversations, newest first.
+    ///
+    /// ```swift
+    /// let page = try await client.listConversations(limit: 20)
+    /// let next = try await page.loadMore()  // nil at the end
+    /// ```
+    /// - Throws: ``ChatError/Kind/invalidArgument`` (before any request) when `limit` is outside 1...100.
+    public func listConversations(cursor: String? = nil, limit: Int? = nil) async throws -> PaginatedResponse<Conversation> {
+        try await listConversations(ConversationQuery(limit: limit), cursor: cursor)
+    }
+
+    /// A page of conversations matching `query` (filters need a server with the extensions).
+    public func listConversations(_ query: ConversationQuery, cursor: String? = nil) async throws
+        -> PaginatedResponse<Conversation>
+    {
+        try Self.validate(limit: query.limit)
+        return try await conversationPage(query: query, cursor: cursor, limit: query.limit)
+    }
+
+    private func conversationPage(query: ConversationQuery, cursor: String?, limit: Int?) async throws
+        -> PaginatedResponse<Conversation>
+    {
+        let bytes = try await performForBytes(
+            "GET", ["conversations"], query: pageQuery(cursor: cursor, limit: limit) + query.queryItems,
+            extensionRoute: false)
+        let page = try WireDecoding.page(bytes, item: WireDecoding.conversation)
+        return PaginatedResponse(
+            data: page.items, hasMore: page.hasMore, total: page.total, cursor: page.cursor, limit: limit
+        ) { [self] cursor, limit in
+            try await conversationPage(query: query, cursor: cursor, limit: limit)
+        }
+    }
+
+    /// A page of a conversation's messages: the first page holds the newest, each later page
+    /// older ones; inside a page, oldest to newest. Messages with no parts are skipped, so a page
+    /// may hold fewer than `limit` while ``PaginatedResponse/hasMore`` is true.
+    ///
+    /// ```swift
+    /// let page = try await client.listMessages(conversationId: id, limit: 50)
+    /// ```
+    public func listMessages(conversationId: String, cursor: String? = nil, limit: Int? = nil) async throws
+        -> PaginatedResponse<Message>
+    {
+        try Self.validate(limit: limit)
+        return try await messagePage(conversationId: conversationId, cursor: cursor, limit: limit)
+    }
+
+    private func messagePage(conversationId: String, cursor: String?, limit: Int?) async throws
+        -> PaginatedResponse<Message>
+    {
+        let bytes = try await performForBytes(
+            "GET", ["conversations", conversationId, "messages"], query: pageQuery(cursor: cursor, limit: limit),
+            extensionRoute: false)
+        let page = try WireDecoding.page(bytes, item: WireDecoding.message)
+        return PaginatedResponse(
+            data: page.items, hasMore: page.hasMore, total: page.total, cursor: page.cursor, limit: limit
+        ) { [self] cursor, limit in
+            try await messagePage(conversationId: conversationId, cursor: cursor, limit: limit)
+        }
+    }
+
+    private func pageQuery(cursor: String?, limit: Int?) -> [(String, String)] {
+        var items: [(String, String)] = []
+        if let cursor { items.append(("cursor", cursor)) }
+        if let limit { items.append(("limit", String(limit))) }
+        return items
+    }
+
+    // MARK: Conversation-management extensions
+
+    /// One conversation. Throws ``ChatError/Kind/notSupportedByServer`` when the server lacks the
+    /// extension, an ``ChatError/isNotFound`` error when there is no such conversation.
+    ///
+    /// ```swift
+    /// let conversation = try await client.conversation(id: id)
+    /// ```
+    public func conversation(id: String) async throws -> Conversation {
+        try WireDecoding.conversationEnvelope(
+            await performForBytes("GET", ["conversations", id], extensionRoute: true))
+    }
+
+    /// Ends a conversation (idempotent); later chats in it answer `403 CHAT_CONVERSATION_NOT_ONGOING`.
+    @discardableResult
+    public func closeConversation(id: String) async throws -> Conversation {
+        try WireDecoding.conversationEnvelope(
+            await performForBytes("POST", ["conversations", id, "close"], extensionRoute: true))
+    }
+
+    /// Replaces the caller's tags on a conversation (at most 25, each 1...64 characters).
+    @discardableResult
+    public func setTags(_ tags: [String], conversationId: String) async throws -> Conversation {
+        guard tags.count <= 25 else { throw ChatError(.invalidArgument, "at most 25 tags, got \(tags.count)") }
+        if let bad = tags.first(where: { $0.isEmpty || $0.count > 64 }) {
+            throw ChatError(.invalidArgument, "a tag must be 1...64 characters: \"\(bad)\"")
+        }
+        return try WireDecoding.conversationEnvelope(
+            await performForBytes(
+                "PUT", ["conversations", conversationId, "tags"], body: ["tags": .array(tags.map(JSONValue.string))],
+                extensionRoute: true))
+    }
+
+    /// Marks the conversation read up to `messageId`; the answer carries the new `unreadCount`.
+    @discardableResult
+    public func markRead(conversationId: String, messageId: String) async throws -> Conversation {
+        try WireDecoding.conversationEnvelope(
+            await performForBytes(
+                "POST", ["conversations", conversationId, "read"], body: ["messageId": .string(messageId)],
+                extensionRoute: true))
+    }
+
+    /// Every conversation matching `query`, fetching pages only as iteration needs them.
+    ///
+    /// ```swift
+    /// for try await conversation in client.conversations(matching: ConversationQuery().status(.ongoing)) {
+    ///     print(conversation.id)
+    /// }
+    /// ```
+    public func conversations(matching query: ConversationQuery = ConversationQuery()) -> AsyncPaginatedSequence<Conversation> {
+        AsyncPaginatedSequence(order: .pageOrder) { [self] in try await listConversations(query) }
+    }
+
+    /// Every message of a conversation, newest first (going back in time), fetching pages only as
+    /// iteration needs them.
+    ///
+    /// ```swift
+    /// for try await message in client.messages(in: id, pageSize: 50) { print(message.text) }
+    /// ```
+    public func messages(in conversationId: String, pageSize: Int? = nil) -> AsyncPaginatedSequence<Message> {
+        AsyncPaginatedSequence(order: .reversedWithinPage) { [self] in
+            try await listMessages(conversationId: conversationId, limit: pageSize)
+        }
+    }
+}

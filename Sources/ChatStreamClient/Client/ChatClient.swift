@@ -1,0 +1,218 @@
+// ChatClient: the Chatbase-compatible chat API (PROTOCOLS.md section 1) over any HTTPTransport.
+//
+// One class, Sendable, its few mutable fields (current conversation, user token, tools) behind a
+// Mutex. Every request goes through `perform`, which checks the status before reading a body:
+// a non-2xx answer is read as the API's error body into a ChatError. Bodies are read with the
+// yajl layer (WireDecoding), streams with the UI-message-stream decoder and MessageAssembler.
+
+import ChatStream
+import Foundation
+import Synchronization
+
+/// A client for one agent of a Chatbase-compatible chat API.
+///
+/// ```swift
+/// let client = ChatClient(agentId: "my-agent", baseURL: URL(string: "http://127.0.0.1:8787")!)
+/// for try await update in client.send("Hello!") {
+///     if case .textDelta(_, let delta) = update.event { print(delta, terminator: "") }
+/// }
+/// let more = try await client.sendMessage("And then?", conversationId: client.currentConversationId)
+/// ```
+public final class ChatClient: Sendable {
+    /// The library version sent in `User-Agent: ChatStream/<version>`.
+    public static let version = "0.1.0"
+
+    /// A tool handler: the call's input in, the output to post back.
+    public typealias ToolHandler = @Sendable (_ input: JSONValue) async throws -> JSONValue
+
+    /// How transient failures (network errors, 5xx, 429) of tool-result posts are retried.
+    public struct RetryPolicy: Sendable {
+        /// Attempts in all, the first included.
+        public var maxAttempts: Int
+        /// The first wait; it doubles after every attempt (a `Retry-After` longer than it wins,
+        /// up to ``maxDelay``).
+        public var baseDelay: Duration
+        /// The longest single wait.
+        public var maxDelay: Duration
+
+        public init(maxAttempts: Int = 4, baseDelay: Duration = .milliseconds(200), maxDelay: Duration = .seconds(5)) {
+            self.maxAttempts = max(1, maxAttempts)
+            self.baseDelay = baseDelay
+            self.maxDelay = maxDelay
+        }
+    }
+
+    /// The agent this client talks to.
+    public let agentId: String
+    /// The API's base URL (paths such as `agents/{id}/chat` are relative to it).
+    public let baseURL: URL
+    /// The transport requests go through.
+    public let transport: any HTTPTransport
+    /// The most tool-loop rounds one send may run before failing with
+    /// ``ChatError/Kind/toolLoopLimitExceeded``.
+    public let maxToolLoopSteps: Int
+    /// How tool-result posts are retried.
+    public let retryPolicy: RetryPolicy
+    /// The longest silence allowed on a request (waiting for the head, between body chunks).
+    public let idleTimeout: Duration
+
+    private let deviceIdStore: any DeviceIdStore
+    private let state = Mutex(State())
+
+    struct State {
+        var conversationId: String?
+        var userToken: String?
+        var deviceId: String?
+        var tools: [String: ToolHandler] = [:]
+    }
+
+    /// A client for `agentId` at `baseURL`.
+    ///
+    /// - Parameters:
+    ///   - transport: how requests are sent (default `URLSessionTransport()`).
+    ///   - deviceIdStore: where the device ID lives (default: a file in ``ChatStreamPaths/dataDirectory``).
+    ///   - maxToolLoopSteps: the most tool-loop rounds per send (default 10).
+    public init(
+        agentId: String, baseURL: URL, transport: any HTTPTransport = URLSessionTransport(),
+        deviceIdStore: any DeviceIdStore = FileDeviceIdStore(), maxToolLoopSteps: Int = 10,
+        retryPolicy: RetryPolicy = RetryPolicy(), idleTimeout: Duration = .seconds(60)
+    ) {
+        self.agentId = agentId
+        self.baseURL = baseURL
+        self.transport = transport
+        self.deviceIdStore = deviceIdStore
+        self.maxToolLoopSteps = maxToolLoopSteps
+        self.retryPolicy = retryPolicy
+        self.idleTimeout = idleTimeout
+    }
+
+    // MARK: Conversation and identity state
+
+    /// The conversation of the last reply (set as soon as a stream reveals it); nil after
+    /// ``newConversation()``. Sending with `conversationId: nil` never uses it: pass it explicitly.
+    public var currentConversationId: String? { state.withLock { $0.conversationId } }
+
+    /// Forgets ``currentConversationId``.
+    public func newConversation() { state.withLock { $0.conversationId = nil } }
+
+    /// The device ID sent as `X-Device-Id` (read from the store once).
+    public func deviceId() throws -> String {
+        if let id = state.withLock({ $0.deviceId }) { return id }
+        let id = try deviceIdStore.deviceId()
+        state.withLock { $0.deviceId = id }
+        return id
+    }
+
+    /// Whether a user token is set (``identify(token:)``).
+    public var isIdentified: Bool { state.withLock { $0.userToken != nil } }
+
+    /// Verifies `token` with the server, then sends it as `X-User-Token` on every request. The
+    /// device's anonymous conversations now belong to the user.
+    ///
+    /// ```swift
+    /// try await client.identify(token: jwt)
+    /// ```
+    public func identify(token: String) async throws {
+        _ = try await performForBytes(
+            "POST", ["verify"], body: ["token": .string(token)], extensionRoute: false)
+        state.withLock { $0.userToken = token }
+    }
+
+    /// Stops sending the user token and forgets the current conversation.
+    public func logout() {
+        state.withLock {
+            $0.userToken = nil
+            $0.conversationId = nil
+        }
+    }
+
+    func noteConversation(_ id: String) { state.withLock { $0.conversationId = id } }
+
+    func withState<R: Sendable>(_ body: (inout sending State) -> sending R) -> R {
+        state.withLock { body(&$0) }
+    }
+
+    // MARK: Requests
+
+    static let pathAllowed: CharacterSet = {
+        var set = CharacterSet.urlPathAllowed
+        set.remove(charactersIn: "/;?#")
+        return set
+    }()
+
+    /// `baseURL/agents/{agentId}/<components...>?<query>`.
+    func url(_ components: [String], query: [(String, String)] = []) throws -> URL {
+        var text = baseURL.absoluteString
+        while text.hasSuffix("/") { text.removeLast() }
+        for component in ["agents", agentId] + components {
+            text += "/" + (component.addingPercentEncoding(withAllowedCharacters: Self.pathAllowed) ?? component)
+        }
+        guard var parts = URLComponents(string: text) else {
+            throw ChatError(.invalidArgument, "cannot build a URL from \(text)")
+        }
+        if !query.isEmpty { parts.queryItems = query.map { URLQueryItem(name: $0.0, value: $0.1) } }
+        // `+` is literal in URLComponents' encoding but a space to many servers.
+        parts.percentEncodedQuery = parts.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
+        guard let url = parts.url else { throw ChatError(.invalidArgument, "cannot build a URL from \(text)") }
+        return url
+    }
+
+    func request(
+        _ method: String, _ components: [String], query: [(String, String)] = [], body: JSONValue? = nil,
+        accept: String = "application/json"
+    ) throws -> HTTPRequest {
+        var headers: HTTPHeaderFields = ["Accept": accept, "User-Agent": "ChatStream/\(Self.version)"]
+        do {
+            headers["X-Device-Id"] = try deviceId()
+        } catch {
+            throw ChatError(.invalidArgument, "cannot read or store the device ID: \(error)")
+        }
+        if let token = state.withLock({ $0.userToken }) { headers["X-User-Token"] = token }
+        if body != nil { headers["Content-Type"] = "application/json" }
+        return HTTPRequest(
+            method: method, url: try url(components, query: query), headers: headers, body: body?.jsonBytes,
+            idleTimeout: idleTimeout)
+    }
+
+    /// Sends `request`; returns the response of a 2xx answer, throws ``ChatError`` otherwise.
+    /// `extensionRoute`: a `404 NOT_FOUND` means the server lacks the route.
+    func perform(_ request: HTTPRequest, extensionRoute: Bool) async throws -> HTTPResponse {
+        let response: HTTPResponse
+        do {
+            response = try await transport.send(request)
+        } catch {
+            throw ChatError.wrapping(error)
+        }
+        guard !(200..<300).contains(response.status) else { return response }
+        let bytes = (try? await response.body.collect(upTo: 1 << 20)) ?? []
+        if Task.isCancelled { throw CancellationError() }
+        let retryAfter = ChatError.parseRetryAfter(response.headers["Retry-After"])
+        let parsed = WireDecoding.errorBody(bytes)
+        let code = parsed?.code ?? "UNKNOWN"
+        let message =
+            parsed?.message
+            ?? (String(decoding: bytes.prefix(200), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        if extensionRoute, response.status == 404, code == "NOT_FOUND" || parsed == nil {
+            throw ChatError(
+                .notSupportedByServer, "\(request.method) \(request.url.path) is not supported by this server",
+                status: 404, code: code)
+        }
+        throw ChatError(
+            .http, message.isEmpty ? "HTTP \(response.status)" : message, status: response.status, code: code,
+            details: parsed?.details ?? [:], retryAfter: retryAfter)
+    }
+
+    /// Performs a JSON request and returns the whole 2xx body.
+    func performForBytes(
+        _ method: String, _ components: [String], query: [(String, String)] = [], body: JSONValue? = nil,
+        extensionRoute: Bool
+    ) async throws -> [UInt8] {
+        let request = try request(method, components, query: query, body: body)
+        let response = try await perform(request, extensionRoute: extensionRoute)
+        do {
+            return try await response.body.collect(upTo: 64 << 20)
+        } catch {
+            throw ChatError.wrapping(error)
+        }
+    }
+}

@@ -1,0 +1,123 @@
+// Response bodies read with the project's yajl layer: JSONParser field cursors over a tape, no
+// JSONDecoder. Lenient where the protocol asks it (unknown part types, unknown statuses,
+// messages with no parts) and strict about the fields a page cannot do without.
+
+import ChatStream
+import Foundation
+
+/// One page of the wire envelope `{"data":[...], "pagination":{cursor, hasMore, total}}`.
+struct WirePage<Item> {
+    var items: [Item]
+    var cursor: String?
+    var hasMore: Bool
+    var total: Int?
+}
+
+enum WireDecoding {
+    static func failure(_ message: String) -> ChatError { ChatError(.decoding, message) }
+
+    /// Parses `bytes` and hands the root to `body`; JSON errors become ``ChatError/Kind/decoding``.
+    static func parse<R>(_ bytes: [UInt8], _ body: (JSONElement) throws -> R) throws -> R {
+        do {
+            return try JSONParser().parse(bytes, body)
+        } catch let error as JSONError {
+            throw ChatError(.decoding, error.message, byteOffset: error.byteOffset)
+        }
+    }
+
+    /// Decodes a JSONValue (from a Codable decoder) through the same cursor code.
+    static func decodeValue<R>(_ value: JSONValue, _ decode: (JSONElement) throws -> R) throws -> R {
+        try parse(value.jsonBytes, decode)
+    }
+
+    static func date(_ element: JSONElement?, _ field: String) throws -> Date {
+        guard let seconds = element?.double else { throw failure("\(field) is not a number") }
+        return Date(timeIntervalSince1970: seconds)
+    }
+
+    static func conversation(_ element: JSONElement) throws -> Conversation {
+        guard element.kind == .object else { throw failure("a conversation is not an object") }
+        guard let id = element["id"]?.string else { throw failure("a conversation has no id") }
+        var tags: [String]? = nil
+        if let list = element["tags"], list.kind == .array {
+            var collected: [String] = []
+            list.forEachElement { if let tag = $0.string { collected.append(tag) } }
+            tags = collected
+        }
+        var last: Message? = nil
+        if let value = element["lastMessage"], value.kind == .object { last = try? message(value) }
+        return Conversation(
+            id: id, title: element["title"]?.string, createdAt: try date(element["createdAt"], "createdAt"),
+            updatedAt: try date(element["updatedAt"] ?? element["createdAt"], "updatedAt"),
+            userId: element["userId"]?.string, status: ConversationStatus(wire: element["status"]?.string),
+            tags: tags, unreadCount: element["unreadCount"]?.int, lastMessage: last)
+    }
+
+    /// A history message; nil when it has no parts (such messages are skipped).
+    static func message(_ element: JSONElement) throws -> Message? {
+        guard element.kind == .object else { throw failure("a message is not an object") }
+        guard let id = element["id"]?.string else { throw failure("a message has no id") }
+        var parts: [MessagePart] = []
+        element["parts"]?.forEachElement { parts.append(MessagePart(json: $0.jsonValue)) }
+        guard !parts.isEmpty else { return nil }
+        let role = element["role"]?.string ?? "assistant"
+        return Message(
+            id: id, sender: role == "user" ? .user : .agent, date: try date(element["createdAt"], "createdAt"),
+            feedback: element["feedback"]?.string.flatMap(MessageFeedback.init(rawValue:)),
+            score: element["metadata"]?["score"]?.double, parts: parts)
+    }
+
+    static func page<Item>(_ bytes: [UInt8], item: (JSONElement) throws -> Item?) throws -> WirePage<Item> {
+        try parse(bytes) { root in
+            guard let data = root["data"], data.kind == .array else { throw failure("the page has no data array") }
+            var items: [Item] = []
+            try data.forEachElement { if let value = try item($0) { items.append(value) } }
+            let pagination = root["pagination"]
+            let cursor = pagination?["cursor"]?.string
+            let hasMore = pagination?["hasMore"]?.bool ?? (cursor != nil)
+            return WirePage(items: items, cursor: cursor, hasMore: hasMore, total: pagination?["total"]?.int)
+        }
+    }
+
+    /// `{"data": conversation}`.
+    static func conversationEnvelope(_ bytes: [UInt8]) throws -> Conversation {
+        try parse(bytes) { root in
+            guard let data = root["data"] else { throw failure("the answer has no data") }
+            return try conversation(data)
+        }
+    }
+
+    /// `{"error":{code,message,details}}`; nil when the body is not that shape.
+    static func errorBody(_ bytes: [UInt8]) -> (code: String, message: String, details: [String: String])? {
+        try? JSONParser().parse(bytes) { root -> (String, String, [String: String])? in
+            guard let error = root["error"], error.kind == .object else { return nil }
+            var details: [String: String] = [:]
+            error["details"]?.forEachMember { key, value in
+                if let key = key.string { details[key] = value.string ?? value.jsonValue.jsonText }
+            }
+            return (error["code"]?.string ?? "UNKNOWN", error["message"]?.string ?? "", details)
+        }
+    }
+
+    /// The non-streaming chat answer `{"data":{"id","role","parts","metadata":{...}}}` as an assembled message.
+    static func chatMessage(_ bytes: [UInt8]) throws -> AssembledMessage {
+        try parse(bytes) { root in
+            guard let data = root["data"], data.kind == .object else { throw failure("the answer has no data") }
+            var message = AssembledMessage(isFinished: true)
+            message.id = data["id"]?.string
+            data["parts"]?.forEachElement { message.parts.append(MessagePart(json: $0.jsonValue)) }
+            if let metadata = data["metadata"], metadata.kind == .object {
+                message.metadata = metadata.jsonValue
+                message.conversationId = metadata["conversationId"]?.string
+                message.userMessageId = metadata["userMessageId"]?.string
+                if message.id == nil { message.id = metadata["messageId"]?.string }
+                if let raw = metadata["finishReason"]?.string {
+                    message.rawFinishReason = raw
+                    message.finishReason = FinishReason(normalizing: raw)
+                }
+                if let usage = metadata["usage"], !usage.isNull { message.usage = usage.jsonValue }
+            }
+            return message
+        }
+    }
+}

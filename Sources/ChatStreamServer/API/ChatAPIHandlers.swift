@@ -1,0 +1,138 @@
+// ChatAPIHandlers: the request entry point of a ChatAPIServer and what every handler shares
+// (the store, the configuration, the queue of injected faults, JSON body and response helpers).
+// The handlers themselves live in ChatAPIHandlers+Chat.swift and ChatAPIHandlers+Conversations.swift.
+
+import ChatStream
+import Foundation
+import Synchronization
+
+/// Serves the chat API's requests; one instance shared by every connection thread.
+final class ChatAPIHandlers: Sendable {
+    let configuration: ChatAPIServer.Configuration
+    let store: ConversationStore
+    private let injectedFaults = Mutex<[ChatAPIServer.Fault]>([])
+
+    init(configuration: ChatAPIServer.Configuration, store: ConversationStore) {
+        self.configuration = configuration
+        self.store = store
+    }
+
+    var extensions: Bool { configuration.extensionsEnabled }
+
+    /// Answers one request (the ``HTTPServer`` handler).
+    func handle(_ request: HTTPServerRequest, _ writer: HTTPServerResponseWriter) throws {
+        do {
+            let route = try APIRoute.resolve(
+                request, agentId: configuration.agentId, extensions: configuration.extensionsEnabled)
+            switch route {
+            case .chat: try chat(request, writer)
+            case .verify: try verify(request, writer)
+            case .listConversations: try listConversations(request, writer)
+            case .conversation(let id): try conversation(id, request, writer)
+            case .messages(let id): try messages(id, request, writer)
+            case .toolResult(let id): try toolResult(id, request, writer)
+            case .retry(let id): try retry(id, request, writer)
+            case .close(let id): try close(id, request, writer)
+            case .tags(let id): try tags(id, request, writer)
+            case .read(let id): try read(id, request, writer)
+            }
+        } catch let error as APIError {
+            guard !writer.hasStartedResponse else { throw error }
+            try respond(error, writer)
+        } catch let error as HTTPServerError {
+            throw error
+        } catch {
+            guard !writer.hasStartedResponse else { throw error }
+            try respond(
+                APIError(status: 500, code: "INTERNAL_SERVER_ERROR", message: "internal error: \(error)"), writer)
+        }
+    }
+
+    // MARK: - Faults
+
+    /// Queues a fault for the next `fault.count` chat or retry requests.
+    func inject(_ fault: ChatAPIServer.Fault) {
+        guard fault.count > 0 else { return }
+        injectedFaults.withLock { $0.append(fault) }
+    }
+
+    /// Forgets every queued fault.
+    func clearInjectedFaults() {
+        injectedFaults.withLock { $0.removeAll() }
+    }
+
+    /// The fault for this chat or retry request: header, then the next injected one (used up), then the standing one.
+    func fault(for request: HTTPServerRequest) throws(APIError) -> ChatAPIServer.Fault {
+        let header = try request.headers["X-ChatStream-Fault"].map { header throws(APIError) in
+            try ChatAPIServer.Fault.parse(header: header)
+        }
+        let injected: ChatAPIServer.Fault? = injectedFaults.withLock { queue in
+            guard !queue.isEmpty else { return nil }
+            let fault = queue[0]
+            queue[0].count -= 1
+            if queue[0].count <= 0 { queue.removeFirst() }
+            return fault
+        }
+        var fault = configuration.fault
+        if let injected { fault = injected.merged(with: fault) }
+        if let header { fault = header.merged(with: fault) }
+        return fault
+    }
+
+    // MARK: - Helpers
+
+    /// The request body as a JSON object: 400 `VALIDATION_INVALID_JSON` when it is not JSON,
+    /// `VALIDATION_INVALID_BODY` when it is JSON but not an object.
+    func jsonObject(_ request: HTTPServerRequest) throws(APIError) -> JSONObject {
+        guard !request.body.isEmpty else { throw APIError.invalidJSON("the request body must be a JSON object") }
+        let value: JSONValue
+        do {
+            value = try JSONValue(parsing: request.body)
+        } catch {
+            throw APIError.invalidJSON("the request body is not valid JSON: \(error)")
+        }
+        guard let object = value.objectValue else { throw APIError.invalidBody("the request body must be a JSON object") }
+        return object
+    }
+
+    /// The string member `key`, nil when absent or null; 400 for another type.
+    func optionalString(_ body: JSONObject, _ key: String) throws(APIError) -> String? {
+        guard let value = body[key], !value.isNull else { return nil }
+        guard let text = value.stringValue else { throw APIError.invalidBody("\(key) must be a string", field: key) }
+        return text
+    }
+
+    /// The string member `key`; 400 when absent, empty or of another type.
+    func requiredString(_ body: JSONObject, _ key: String) throws(APIError) -> String {
+        guard let text = try optionalString(body, key), !text.isEmpty else {
+            throw APIError.invalidBody("\(key) is required", field: key)
+        }
+        return text
+    }
+
+    /// The Boolean member `key`, nil when absent; 400 for another type.
+    func optionalBool(_ body: JSONObject, _ key: String) throws(APIError) -> Bool? {
+        guard let value = body[key], !value.isNull else { return nil }
+        guard let flag = value.boolValue else { throw APIError.invalidBody("\(key) must be a boolean", field: key) }
+        return flag
+    }
+
+    /// Sends `value` as JSON.
+    func respond(_ value: JSONValue, status: Int = 200, _ writer: HTTPServerResponseWriter) throws {
+        try writer.respond(
+            status: status, headers: [("Content-Type", "application/json; charset=utf-8")], body: value.jsonBytes)
+    }
+
+    /// Sends an error body.
+    func respond(_ error: APIError, _ writer: HTTPServerResponseWriter) throws {
+        try writer.respond(
+            status: error.status, headers: [("Content-Type", "application/json; charset=utf-8")] + error.headers,
+            body: error.jsonValue.jsonBytes)
+    }
+
+    /// The current time in epoch seconds.
+    static var now: Int { Int(Date().timeIntervalSince1970) }
+
+    /// A new random lowercase UUID v4.
+    static func newID() -> String { UUID().uuidString.lowercased() }
+}

@@ -1,0 +1,128 @@
+// ChatAPIServer.Configuration and ChatAPIServer.Fault: everything a ChatAPIServer is set up with.
+//
+// Faults exist so client tests can meet the failures real servers produce: replies cut into tiny
+// writes, slow replies, connections dropped mid-stream, and error statuses such as 429 with
+// `Retry-After`. They come from three places, merged field by field (first wins): the request's
+// `X-ChatStream-Fault` header, a fault queued with `ChatAPIServer.injectFault(_:)`, and the
+// configuration's standing `fault`.
+
+import ChatStream
+
+/// Types for configuring a ``ChatAPIServer``.
+extension ChatAPIServer {
+    /// How a ``ChatAPIServer`` listens, which agent it serves, where it keeps state, and how it replies.
+    ///
+    /// ```swift
+    /// var configuration = ChatAPIServer.Configuration()
+    /// configuration.port = 0            // any free port
+    /// configuration.replyDelay = .zero  // no pacing in tests
+    /// let server = ChatAPIServer(configuration: configuration)
+    /// ```
+    public struct Configuration: Sendable {
+        /// The address to listen on. Default `127.0.0.1`.
+        public var host: String = "127.0.0.1"
+        /// The port to listen on; 0 picks a free one (read ``ChatAPIServer/port`` after starting). Default 8787.
+        public var port: UInt16 = 8787
+        /// The only agent this server knows; other agent IDs answer 404 `AGENT_NOT_FOUND`. Default `demo-agent`.
+        public var agentId: String = "demo-agent"
+        /// A JSON file holding the state: loaded at start, rewritten atomically after every change.
+        /// Nil (the default) keeps state in memory only.
+        public var dataFile: String? = nil
+        /// Whether the conversation-management extensions (PROTOCOLS.md section 5) are served. When false their
+        /// routes answer 404 `NOT_FOUND`, list filters are ignored, and conversations carry no `tags`,
+        /// `unreadCount` or `lastMessage`. Default true.
+        public var extensionsEnabled: Bool = true
+        /// The pause between two events of a streamed reply. Default 15 ms; tests use `.zero`.
+        public var replyDelay: Duration = .milliseconds(15)
+        /// A fault applied to every chat and retry request (for example from `chatstream serve --drop-after`).
+        /// Default: none.
+        public var fault: Fault = Fault()
+        /// Limits and timeouts of the underlying HTTP server.
+        public var http: HTTPServerConfiguration = HTTPServerConfiguration()
+
+        /// The defaults: `127.0.0.1:8787`, agent `demo-agent`, in memory, extensions on, 15 ms pacing.
+        public init() {}
+    }
+
+    /// A failure to simulate on chat and retry requests. Unset fields simulate nothing.
+    ///
+    /// ```swift
+    /// server.injectFault(.init(status: 429, retryAfterSeconds: 2, count: 2))  // the next two chats get 429
+    /// server.injectFault(.init(dropAfterBytes: 200))                          // the next reply is cut short
+    /// ```
+    ///
+    /// The same faults can be asked for per request with the header
+    /// `X-ChatStream-Fault: drop-after=200, chunk-size=7, delay-ms=5, status=429, retry-after=2`.
+    public struct Fault: Sendable, Hashable {
+        /// Split the streamed body into writes of at most this many bytes.
+        public var chunkSize: Int?
+        /// Pause this long after every write of a streamed body (replaces the configured pacing).
+        public var delay: Duration?
+        /// Drop the connection (without the stream's end) once this many body bytes were sent.
+        public var dropAfterBytes: Int?
+        /// Answer this HTTP status with the matching error body instead of replying
+        /// (429 `RATE_LIMIT_TOO_MANY_REQUESTS`, 500 `INTERNAL_SERVER_ERROR`, 402 `CHAT_CREDITS_EXHAUSTED`, ...).
+        public var status: Int?
+        /// The `Retry-After` value sent with ``status`` (default 2 for 429 and 503, none otherwise).
+        public var retryAfterSeconds: Int?
+        /// How many chat or retry requests an injected fault applies to (``ChatAPIServer/injectFault(_:)``). Default 1.
+        public var count: Int
+
+        /// A fault with the given fields; everything unset by default.
+        public init(
+            chunkSize: Int? = nil, delay: Duration? = nil, dropAfterBytes: Int? = nil, status: Int? = nil,
+            retryAfterSeconds: Int? = nil, count: Int = 1
+        ) {
+            self.chunkSize = chunkSize
+            self.delay = delay
+            self.dropAfterBytes = dropAfterBytes
+            self.status = status
+            self.retryAfterSeconds = retryAfterSeconds
+            self.count = count
+        }
+
+        /// Whether no field is set.
+        public var isEmpty: Bool {
+            chunkSize == nil && delay == nil && dropAfterBytes == nil && status == nil && retryAfterSeconds == nil
+        }
+
+        /// This fault with every unset field taken from `other`.
+        func merged(with other: Fault) -> Fault {
+            Fault(
+                chunkSize: chunkSize ?? other.chunkSize, delay: delay ?? other.delay,
+                dropAfterBytes: dropAfterBytes ?? other.dropAfterBytes, status: status ?? other.status,
+                retryAfterSeconds: retryAfterSeconds ?? other.retryAfterSeconds, count: count)
+        }
+
+        /// Parses the `X-ChatStream-Fault` header: `key=value` pairs separated by commas or semicolons.
+        static func parse(header: String) throws(APIError) -> Fault {
+            var fault = Fault()
+            for pair in header.split(whereSeparator: { $0 == "," || $0 == ";" }) {
+                let pieces = pair.split(separator: "=", maxSplits: 1).map { $0.trimmingSpaces() }
+                guard pieces.count == 2, let number = Int(pieces[1]), number >= 0 else {
+                    throw APIError.invalidFault("malformed fault \"\(pair.trimmingSpaces())\"")
+                }
+                switch pieces[0].lowercased() {
+                case "drop-after": fault.dropAfterBytes = number
+                case "chunk-size" where number > 0: fault.chunkSize = number
+                case "delay-ms": fault.delay = .milliseconds(number)
+                case "status" where (400...599).contains(number): fault.status = number
+                case "retry-after": fault.retryAfterSeconds = number
+                default: throw APIError.invalidFault("unknown or out-of-range fault \"\(pieces[0])=\(number)\"")
+                }
+            }
+            return fault
+        }
+    }
+}
+
+extension StringProtocol {
+    /// The text without leading and trailing spaces and tabs.
+    func trimmingSpaces() -> String {
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        guard let start = firstIndex(where: { !isSpace($0) }), let end = lastIndex(where: { !isSpace($0) }) else {
+            return ""
+        }
+        return String(self[start...end])
+    }
+}

@@ -1,0 +1,106 @@
+// ChatAPIServer: a local, Chatbase-compatible chat API (PROTOCOLS.md sections 1, 2 and 5) on top of
+// HTTPServer, for the CLI's `serve`, client tests and demos.
+//
+// The demo agent replies deterministically (see ReplyGenerator). State lives in a mutex-guarded
+// store, optionally persisted to a JSON file. DEVELOPMENT SERVER: user tokens are read as JWTs
+// without checking their signatures.
+
+import ChatStream
+
+/// A local chat API server speaking the Chatbase SDK protocol and the ChatStream extensions.
+///
+/// ```swift
+/// var configuration = ChatAPIServer.Configuration()
+/// configuration.port = 0
+/// let server = ChatAPIServer(configuration: configuration)
+/// try server.start()
+/// print("http://127.0.0.1:\(server.port)/api/sdk/agents/demo-agent/chat")
+/// server.injectFault(.init(status: 429))  // the next chat answers 429 with Retry-After: 2
+/// server.stop()
+/// ```
+///
+/// Routes, with or without the `/api/sdk` prefix: `POST /agents/{agentId}/chat`, `POST .../verify`,
+/// `GET .../conversations`, `GET .../conversations/{id}/messages`, `POST .../conversations/{id}/tool-result`,
+/// `POST .../conversations/{id}/retry`, and with the extensions `GET .../conversations/{id}`,
+/// `POST .../conversations/{id}/close`, `PUT .../conversations/{id}/tags`, `POST .../conversations/{id}/read`.
+public final class ChatAPIServer: Sendable {
+    /// The configuration the server was created with.
+    public let configuration: Configuration
+    private let handlers: ChatAPIHandlers
+    private let http: HTTPServer
+    private let loadError: (any Error)?
+
+    /// A server with `configuration`; the data file, if any, is read now (a failure surfaces from ``start()``).
+    public init(configuration: Configuration) {
+        self.configuration = configuration
+        let persistence = configuration.dataFile.map { StorePersistence(path: $0) }
+        var loadError: (any Error)?
+        let store: ConversationStore
+        do {
+            store = try ConversationStore(persistence: persistence)
+        } catch {
+            loadError = error
+            store = try! ConversationStore(persistence: nil)
+        }
+        self.loadError = loadError
+        let handlers = ChatAPIHandlers(configuration: configuration, store: store)
+        self.handlers = handlers
+        http = HTTPServer(host: configuration.host, port: configuration.port, configuration: configuration.http) {
+            request, writer in try handlers.handle(request, writer)
+        }
+    }
+
+    /// Starts listening. Throws when the data file could not be read or the address cannot be bound.
+    public func start() throws {
+        if let loadError { throw loadError }
+        try http.start()
+    }
+
+    /// The port listened on (the real one when configured with 0); 0 before ``start()``.
+    public var port: UInt16 { http.port }
+
+    /// Stops listening and drops open connections. Idempotent.
+    public func stop() { http.stop() }
+
+    /// Applies `fault` to the next `fault.count` chat or retry requests (after any fault injected before).
+    public func injectFault(_ fault: Fault) { handlers.inject(fault) }
+
+    /// Forgets every fault injected and not yet used.
+    public func clearFaults() { handlers.clearInjectedFaults() }
+
+    /// The number of conversations stored.
+    public var conversationCount: Int { (try? handlers.store.read { $0.conversations.count }) ?? 0 }
+
+    /// Marks a conversation `ended`, as an agent would; false when there is no such conversation.
+    @discardableResult
+    public func endConversation(id: String) -> Bool { setStatus("ended", of: id) }
+
+    /// Marks a conversation `taken_over` (a human took over); false when there is no such conversation.
+    @discardableResult
+    public func takeOverConversation(id: String) -> Bool { setStatus("taken_over", of: id) }
+
+    /// Adds an agent message (as a human agent would) and returns its ID; nil when there is no such conversation.
+    @discardableResult
+    public func addAgentMessage(conversationId: String, text: String) -> String? {
+        let now = ChatAPIHandlers.now
+        return try? handlers.store.update { state -> String? in
+            guard state.conversations[conversationId] != nil else { return nil }
+            let message = MessageRecord(
+                id: ChatAPIHandlers.newID(), role: "assistant", parts: [MessagePart.text(text).jsonValue],
+                createdAt: now, sequence: state.nextSequence())
+            state.conversations[conversationId]!.messages.append(message)
+            state.touch(conversationId, now: now)
+            return message.id
+        }
+    }
+
+    private func setStatus(_ status: String, of id: String) -> Bool {
+        let now = ChatAPIHandlers.now
+        return (try? handlers.store.update { state -> Bool in
+            guard state.conversations[id] != nil else { return false }
+            state.conversations[id]!.status = status
+            state.touch(id, now: now)
+            return true
+        }) ?? false
+    }
+}

@@ -1,0 +1,92 @@
+// ListQuery: the query parameters of the conversation and message lists, validated.
+//
+// `limit` is 1...100 (default 20). With the extensions on, the conversation list also takes
+// `status=` (repeatable), `tag=` (repeatable, all must match), `unread=true|false`, `q=` and
+// `order=desc|asc`; they combine with AND. Their canonical text (sorted, lowercased where matching
+// ignores case) is what a cursor carries.
+
+import ChatStream
+
+/// The validated parameters of a list request.
+struct ListQuery: Sendable {
+    static let statuses: Set<String> = ["ongoing", "ended", "taken_over"]
+
+    var limit = 20
+    var cursor: String?
+    var statuses: Set<String> = []
+    var tags: Set<String> = []
+    var unreadOnly = false
+    var search: String?
+    var ascending = false
+
+    /// Reads `request`'s query; filters only when `filters` is true (the extensions are on).
+    init(request: HTTPServerRequest, filters: Bool) throws(APIError) {
+        if let text = request.queryValue("limit") {
+            guard let value = Int(text), (1...100).contains(value) else {
+                throw APIError.invalidBody("limit must be an integer from 1 to 100", field: "limit")
+            }
+            limit = value
+        }
+        if let text = request.queryValue("cursor"), !text.isEmpty { cursor = text }
+        guard filters else { return }
+        for status in request.queryValues("status") {
+            guard Self.statuses.contains(status) else {
+                throw APIError.validation(
+                    "VALIDATION_INVALID_STATUS", "status must be ongoing, ended or taken_over, not \"\(status)\"")
+            }
+            statuses.insert(status)
+        }
+        let tagValues = request.queryValues("tag")
+        try Self.validate(tags: tagValues)
+        tags = Set(tagValues)
+        switch request.queryValue("unread") {
+        case nil, "false": unreadOnly = false
+        case "true": unreadOnly = true
+        case let other?:
+            throw APIError.validation("VALIDATION_INVALID_UNREAD", "unread must be true or false, not \"\(other)\"")
+        }
+        if let text = request.queryValue("q"), !text.isEmpty { search = text.lowercased() }
+        switch request.queryValue("order") {
+        case nil, "desc": ascending = false
+        case "asc": ascending = true
+        case let other?:
+            throw APIError.validation("VALIDATION_INVALID_ORDER", "order must be desc or asc, not \"\(other)\"")
+        }
+    }
+
+    /// Checks a tag list: at most 25 tags of 1...64 characters.
+    static func validate(tags: [String]) throws(APIError) {
+        guard tags.count <= 25 else {
+            throw APIError.validation("VALIDATION_TOO_MANY_TAGS", "at most 25 tags are allowed, got \(tags.count)")
+        }
+        for tag in tags where !(1...64).contains(tag.count) {
+            throw APIError.validation("VALIDATION_INVALID_TAG", "each tag must be 1 to 64 characters long")
+        }
+    }
+
+    /// The filters as canonical text, for cursors.
+    var filterKey: String {
+        let value: JSONValue = [
+            "status": .array(statuses.sorted().map { .string($0) }),
+            "tag": .array(tags.sorted().map { .string($0) }),
+            "unread": .bool(unreadOnly),
+            "q": search.map { .string($0) } ?? .null,
+            "order": ascending ? "asc" : "desc",
+        ]
+        return value.jsonText
+    }
+
+    /// Whether `conversation` passes every filter for `caller`.
+    func matches(_ conversation: ConversationRecord, caller: Caller) -> Bool {
+        if !statuses.isEmpty && !statuses.contains(conversation.status) { return false }
+        if !tags.isEmpty && !tags.isSubset(of: conversation.tags[caller.deviceId] ?? []) { return false }
+        if unreadOnly && conversation.unreadCount(for: caller.deviceId) == 0 { return false }
+        if let search {
+            let inTitle = conversation.title?.lowercased().contains(search) ?? false
+            if !inTitle && !conversation.messages.contains(where: { $0.text.lowercased().contains(search) }) {
+                return false
+            }
+        }
+        return true
+    }
+}

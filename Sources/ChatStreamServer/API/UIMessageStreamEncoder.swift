@@ -1,0 +1,84 @@
+// UIMessageStreamEncoder: a reply as the chunks of the UI message stream (PROTOCOLS.md section 2)
+// and their SSE bytes.
+//
+// Order: `start` (messageId, messageMetadata {conversationId, messageId, userMessageId}),
+// `start-step`, per part either `text-start` / `text-delta`* / `text-end` or `tool-input-start` /
+// `tool-input-delta`* / `tool-input-available`, `finish-step`, `finish` (finishReason,
+// messageMetadata {conversationId, messageId, userMessageId, userId, finishReason, usage:{credits}}),
+// then `[DONE]`. Each chunk is one `data: <json>\n\n` event.
+
+import ChatStream
+
+/// The IDs a reply's metadata names.
+struct ReplyMetadata: Sendable {
+    var conversationId: String
+    var messageId: String
+    var userMessageId: String?
+    var userId: String?
+    var credits = 1
+
+    /// The `finish` metadata (and the non-stream answer's `metadata`).
+    func finishMetadata(reason: String) -> JSONValue {
+        [
+            "conversationId": .string(conversationId), "messageId": .string(messageId),
+            "userMessageId": userMessageId.map { .string($0) } ?? .null, "userId": userId.map { .string($0) } ?? .null,
+            "finishReason": .string(reason), "usage": ["credits": .number(JSONNumber(credits))],
+        ]
+    }
+}
+
+/// Turns a reply into UI message stream chunks.
+enum UIMessageStreamEncoder {
+    /// The chunks of `plan`, in order (without the final `[DONE]`).
+    static func chunks(for plan: ReplyPlan, metadata: ReplyMetadata) -> [JSONValue] {
+        var chunks: [JSONValue] = [
+            [
+                "type": "start", "messageId": .string(metadata.messageId),
+                "messageMetadata": [
+                    "conversationId": .string(metadata.conversationId), "messageId": .string(metadata.messageId),
+                    "userMessageId": metadata.userMessageId.map { .string($0) } ?? .null,
+                ],
+            ],
+            ["type": "start-step"],
+        ]
+        for (index, part) in plan.parts.enumerated() {
+            switch part {
+            case .text(let text):
+                let id: JSONValue = .string("text-\(index)")
+                chunks.append(["type": "text-start", "id": id])
+                for word in ReplyGenerator.words(text) {
+                    chunks.append(["type": "text-delta", "id": id, "delta": .string(word)])
+                }
+                chunks.append(["type": "text-end", "id": id])
+            case .toolCall(let callId, let name, let input):
+                chunks.append(["type": "tool-input-start", "toolCallId": .string(callId), "toolName": .string(name)])
+                for piece in pieces(of: input.jsonText, count: 3) {
+                    chunks.append(["type": "tool-input-delta", "toolCallId": .string(callId), "inputTextDelta": .string(piece)])
+                }
+                chunks.append([
+                    "type": "tool-input-available", "toolCallId": .string(callId), "toolName": .string(name), "input": input,
+                ])
+            }
+        }
+        chunks.append(["type": "finish-step"])
+        chunks.append([
+            "type": "finish", "finishReason": .string(plan.finishReason),
+            "messageMetadata": metadata.finishMetadata(reason: plan.finishReason),
+        ])
+        return chunks
+    }
+
+    /// The SSE events of `chunks` followed by `data: [DONE]`, one byte array per event.
+    static func events(_ chunks: [JSONValue]) -> [[UInt8]] {
+        chunks.map { Array("data: \($0.jsonText)\n\n".utf8) } + [Array("data: [DONE]\n\n".utf8)]
+    }
+
+    /// `text` cut into `count` pieces of about the same length (fewer when it is short).
+    static func pieces(of text: String, count: Int) -> [String] {
+        let characters = Array(text)
+        let size = max(1, (characters.count + count - 1) / count)
+        return stride(from: 0, to: characters.count, by: size).map {
+            String(characters[$0..<min($0 + size, characters.count)])
+        }
+    }
+}

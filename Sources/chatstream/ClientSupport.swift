@@ -1,0 +1,81 @@
+// Shared by the client commands (chat, conversations, messages, conversation, close, tag, read):
+// the --base-url/--agent options, the embedded local server when no --base-url is given, running
+// async work from the synchronous entry point, and the error contract
+// (`error: <STATUS> <CODE>: <message>` on stderr, exit 1).
+
+import ChatStreamClient
+import ChatStreamServer
+import Dispatch
+import Foundation
+import Synchronization
+
+enum ClientSupport {
+    static let defaultAgent = "demo-agent"
+
+    /// A client for the options' server; with no `--base-url`, an embedded server (stopped by `finish`).
+    static func makeClient(_ parsed: ArgumentParser) throws -> (client: ChatClient, finish: @Sendable () -> Void) {
+        let agent = parsed.value("agent") ?? defaultAgent
+        guard !agent.isEmpty else { throw ArgumentParser.UsageError(message: "--agent needs a value") }
+        if let base = parsed.value("base-url") {
+            guard let url = URL(string: base), url.scheme == "http" || url.scheme == "https", url.host != nil else {
+                throw ArgumentParser.UsageError(message: "--base-url needs an http(s) URL, got \"\(base)\"")
+            }
+            return (ChatClient(agentId: agent, baseURL: url), {})
+        }
+        let directory = ChatStreamPaths.dataDirectory
+        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        var configuration = ChatAPIServer.Configuration()
+        configuration.host = "127.0.0.1"
+        configuration.port = 0
+        configuration.agentId = agent
+        configuration.replyDelay = .zero
+        configuration.dataFile = directory.appendingPathComponent("server-data.json").path
+        let server = ChatAPIServer(configuration: configuration)
+        do {
+            try server.start()
+        } catch {
+            throw ChatError(.network, "cannot start the embedded server: \(error)")
+        }
+        let url = URL(string: "http://127.0.0.1:\(server.port)")!
+        return (ChatClient(agentId: agent, baseURL: url), { server.stop() })
+    }
+
+    /// Runs `body` to completion from synchronous code.
+    static func wait(_ body: @escaping @Sendable () async -> Int32) -> Int32 {
+        let result = Mutex<Int32>(1)
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            let status = await body()
+            result.withLock { $0 = status }
+            done.signal()
+        }
+        done.wait()
+        return result.withLock { $0 }
+    }
+
+    /// Prints `error` as the contract says and returns exit status 1.
+    static func report(_ error: any Error) -> Int32 {
+        Output.flush()
+        if let error = error as? ChatError {
+            Output.standardError("error: \(error.description)\n")
+        } else {
+            Output.standardError("error: \(error)\n")
+        }
+        return 1
+    }
+
+    /// Prints usage and returns exit status 2.
+    static func usage(_ message: String, _ text: String) -> Int32 {
+        Output.standardError("error: \(message)\n" + text)
+        return 2
+    }
+
+    /// `--limit N` checked for 1...100.
+    static func limit(_ parsed: ArgumentParser) throws -> Int? {
+        guard let text = parsed.value("limit") else { return nil }
+        guard let value = Int(text), ChatClient.limitRange.contains(value) else {
+            throw ArgumentParser.UsageError(message: "--limit needs a number in 1...100, got \"\(text)\"")
+        }
+        return value
+    }
+}
