@@ -37,15 +37,15 @@ public final class JSONParser {
     /// The limits this parser enforces.
     public let configuration: JSONConfiguration
 
-    private var handle: yajl_handle!
+    @exclusivity(unchecked)     private var handle: yajl_handle!
     let tape = JSONTape()
 
     // State of the parse in progress.
-    private var input = UnsafeRawBufferPointer(start: nil, count: 0)
-    private var streamOffset = 0
-    private var depth = 0
-    private var completedValues = 0
-    private var failure: JSONError?
+    @exclusivity(unchecked)     private var input = UnsafeRawBufferPointer(start: nil, count: 0)
+    @exclusivity(unchecked)     private var streamOffset = 0
+    @exclusivity(unchecked)     private var depth = 0
+    @exclusivity(unchecked)     private var completedValues = 0
+    @exclusivity(unchecked)     private var failure: JSONError?
 
     /// A parser with these limits.
     public init(configuration: JSONConfiguration = JSONConfiguration()) {

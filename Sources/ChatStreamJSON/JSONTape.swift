@@ -22,10 +22,10 @@ struct JSONTapeToken {
 /// The tape one `JSONParser` fills and its readers walk. Valid until the parser's next parse.
 @usableFromInline
 final class JSONTape {
-    @usableFromInline var tokens: [JSONTapeToken] = []
-    @usableFromInline var arena: [UInt8] = []
+    @exclusivity(unchecked)     @usableFromInline var tokens: [JSONTapeToken] = []
+    @exclusivity(unchecked)     @usableFromInline var arena: [UInt8] = []
     /// Indices of the containers still open while parsing.
-    var open: [Int] = []
+    @exclusivity(unchecked)     var open: [Int] = []
 
     init() {
         tokens.reserveCapacity(64)

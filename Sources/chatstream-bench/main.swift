@@ -1,2 +1,47 @@
-// chatstream-bench: the benchmark suite (issue 6).
-print("chatstream-bench: not yet written")
+// chatstream-bench: ChatStream's benchmark suite. See BENCHMARKS.md.
+//
+//   swift run -c release chatstream-bench [--json] [--runs N] [--quick] [--gigabyte | --no-gigabyte]
+//   swift run -c release chatstream-bench --check-allocations Fixtures/allocation-limits.json
+
+import ChatStream
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+let options = Options.parse(Array(CommandLine.arguments.dropFirst()))
+if let path = options.checkAllocations {
+    exit(AllocationCheck.run(limitsPath: path))
+}
+if let path = options.profile {
+    let home = Payloads.homeTextDeltas(targetBytes: 1_000_000)
+    let before = Allocations.count
+    switch path {
+    case "sse": blackHole(Pipelines.serverSentEvents(home.bytes, chunk: 4096))
+    case "typed": blackHole(Pipelines.typedEvents(home.bytes, chunk: 4096))
+    case "assembled": blackHole(Pipelines.assembled(home.bytes, chunk: 4096))
+    case "apply":
+        // The assembler alone: 20,000 text deltas of 19 bytes.
+        var assembler = MessageAssembler()
+        let start = Clock.nanoseconds()
+        for _ in 0..<20_000 { assembler.apply(.textDelta(id: "t1", delta: "hello world again ")) }
+        print("apply: \(Double(Clock.nanoseconds() - start) / 1e6) ms, \(assembler.message.text.utf8.count) bytes")
+    case "copy": blackHole(Ceilings.yajlCopy(home))
+    case "tool": blackHole(Pipelines.toolInput(Payloads.toolInputStream(inputBytes: 20_000).payload.bytes))
+    default: print("unknown path \(path)"); exit(2)
+    }
+    print("\(path): \(Allocations.count - before) allocations (generation included)")
+    exit(0)
+}
+if !Allocations.isCounting {
+    print("note: the counting allocator is not in use; allocation figures read 0")
+}
+let suite = Suite(options: options)
+suite.run()
+if options.json {
+    Report.printJSON(suite)
+} else {
+    Report.printTable(suite)
+}

@@ -194,22 +194,7 @@ extension MessageAssembler {
 
         private mutating func appendText(_ delta: String, id: String, kind: TextKind) {
             let key = TextKey(id: id, kind: kind == .text ? 0 : kind == .reasoning ? 1 : 2)
-            if key == lastTextKey, let last = message.parts.indices.last {
-                let existing = message.parts[last]
-                message.parts[last] = .text("")  // drop the array's reference so the append is in place
-                switch existing {
-                case .text(var text):
-                    text += delta
-                    message.parts[last] = .text(text)
-                case .reasoning(var text):
-                    text += delta
-                    message.parts[last] = .reasoning(text)
-                case .refusal(var text):
-                    text += delta
-                    message.parts[last] = .refusal(text)
-                default:
-                    message.parts[last] = existing
-                }
+            if key == lastTextKey, let last = message.parts.indices.last, message.parts[last].appendInPlace(delta) {
                 return
             }
             switch kind {
@@ -242,6 +227,38 @@ extension MessageAssembler {
             guard case .object(var merged)? = old, case .object(let additions) = new else { return new }
             for (key, value) in additions { merged[key] = value }
             return .object(merged)
+        }
+    }
+}
+
+extension MessagePart {
+    /// Appends `delta` to a text, reasoning or refusal part without copying its text; false
+    /// (and no change) for other parts.
+    ///
+    /// The text is taken out of the part (leaving an empty part behind) in a separate call, so
+    /// no copy of the old part outlives the take and the string holds the only reference: the
+    /// append then happens in its own storage (amortized O(delta), not O(text)).
+    fileprivate mutating func appendInPlace(_ delta: String) -> Bool {
+        let kind: Int
+        switch self {
+        case .text: kind = 0
+        case .reasoning: kind = 1
+        case .refusal: kind = 2
+        default: return false
+        }
+        var text = takeText()
+        text += delta
+        self = kind == 0 ? .text(text) : kind == 1 ? .reasoning(text) : .refusal(text)
+        return true
+    }
+
+    @inline(never)
+    private mutating func takeText() -> String {
+        var taken = MessagePart.text("")
+        swap(&self, &taken)
+        switch taken {
+        case .text(let text), .reasoning(let text), .refusal(let text): return text
+        default: return ""
         }
     }
 }

@@ -1,0 +1,62 @@
+// AllocationCheck: the CI regression guard. Allocation counts do not depend on the machine's load,
+// so unlike timings they can be checked against fixed limits on a noisy machine.
+//
+// `chatstream-bench --check-allocations Fixtures/allocation-limits.json` measures allocations per
+// event on the main paths (a 1 MB home stream; the smallest count of three runs) and exits 1 when
+// one is above its limit. The file maps each path's key to its limit:
+// `{"limits": {"home.typed.4KiB": 0.05, ...}}`.
+
+import ChatStream
+import Foundation
+
+enum AllocationCheck {
+    /// The paths checked, by key.
+    static func paths(_ bytes: [UInt8]) -> [(String, () -> Int)] {
+        [
+            ("home.sse.4KiB", { Pipelines.serverSentEvents(bytes, chunk: 4096) }),
+            ("home.typed.64B", { Pipelines.typedEvents(bytes, chunk: 64) }),
+            ("home.typed.4KiB", { Pipelines.typedEvents(bytes, chunk: 4096) }),
+            ("home.typed.whole", { Pipelines.typedEvents(bytes, chunk: nil) }),
+            ("home.assembled.64B", { Pipelines.assembled(bytes, chunk: 64) }),
+            ("home.assembled.4KiB", { Pipelines.assembled(bytes, chunk: 4096) }),
+            ("home.assembled.whole", { Pipelines.assembled(bytes, chunk: nil) }),
+        ]
+    }
+
+    static func run(limitsPath: String) -> Int32 {
+        guard Allocations.isCounting else {
+            print("check-allocations: the counting allocator is not in use; cannot check")
+            return 2
+        }
+        guard let data = FileManager.default.contents(atPath: limitsPath),
+            let file = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+            let limits = file["limits"] as? [String: Any]
+        else {
+            print("check-allocations: cannot read limits from \(limitsPath) (expected {\"limits\": {key: number}})")
+            return 2
+        }
+        let home = Payloads.homeTextDeltas(targetBytes: 1_000_000)
+        var failed = false
+        var checked = Set<String>()
+        print("allocations per event, home text deltas (\(home.eventCount) events); limit from \(limitsPath)")
+        for (key, body) in paths(home.bytes) {
+            let perEvent = Double(measure(runs: 3, body).allocations) / Double(home.eventCount)
+            guard let limit = (limits[key] as? NSNumber)?.doubleValue else {
+                print("  \(key): \(String(format: "%.4f", perEvent))  (no limit in the file)")
+                continue
+            }
+            checked.insert(key)
+            let ok = perEvent <= limit
+            if !ok { failed = true }
+            print(
+                "  \(key): \(String(format: "%.4f", perEvent)) per event, limit \(String(format: "%.4f", limit))  "
+                    + (ok ? "ok" : "ABOVE LIMIT"))
+        }
+        for key in limits.keys.sorted() where !checked.contains(key) {
+            print("  \(key): in the limits file but not measured")
+            failed = true
+        }
+        print(failed ? "check-allocations: FAILED" : "check-allocations: ok")
+        return failed ? 1 : 0
+    }
+}

@@ -1,0 +1,66 @@
+// Gigabyte: 1 GiB of home-protocol stream through StreamDecoder and MessageAssembler, generated
+// on the fly in 4 KiB pieces from a repeating block (one whole message of 1,000 text deltas), so
+// the input is never held. The assembler starts afresh at every `finish`, as a client starts a
+// new message; peak memory must stay flat.
+
+import ChatStream
+
+struct GigabyteResult {
+    var bytes: Int
+    var events: Int
+    var messages: Int
+    var seconds: Double
+    var peakResidentBytes: Int
+}
+
+enum Gigabyte {
+    static func run(totalBytes: Int = 1 << 30) -> GigabyteResult {
+        let block = Payloads.messageBlock(deltas: 1000, seed: 2024)
+        var decoder = StreamDecoder<UIMessageStreamDialect>()
+        var assembler = MessageAssembler()
+        var events = 0
+        var messages = 0
+        var expectedLength = -1
+        var piece = [UInt8](repeating: 0, count: 4096)
+        var blockIndex = 0
+        var fed = 0
+        let start = Clock.nanoseconds()
+        func sink(_ event: StreamEvent) {
+            events &+= 1
+            assembler.apply(event)
+            if case .finish = event {
+                let length = assembler.message.text.utf8.count
+                if expectedLength < 0 { expectedLength = length }
+                precondition(length == expectedLength && length > 0, "1 GiB stream: a message came out wrong")
+                messages += 1
+                assembler = MessageAssembler()
+            }
+        }
+        // Past the target, finish the block under way so the stream ends between messages.
+        while fed < totalBytes || blockIndex != 0 {
+            let count = fed < totalBytes ? piece.count : min(piece.count, block.count - blockIndex)
+            piece.withUnsafeMutableBytes { out in
+                var filled = 0
+                block.withUnsafeBytes { source in
+                    while filled < count {
+                        let take = min(count - filled, source.count - blockIndex)
+                        out.baseAddress!.advanced(by: filled).copyMemory(
+                            from: source.baseAddress!.advanced(by: blockIndex), byteCount: take)
+                        filled += take
+                        blockIndex = (blockIndex + take) % source.count
+                    }
+                }
+            }
+            piece.withUnsafeBytes { raw in
+                try! decoder.decode(UnsafeRawBufferPointer(rebasing: raw[0..<count]), emit: sink)
+            }
+            fed += count
+        }
+        let tail = Array("data: [DONE]\n\n".utf8)
+        tail.withUnsafeBytes { try! decoder.decode($0, emit: sink) }
+        try! decoder.finish(emit: sink)
+        let seconds = Double(Clock.nanoseconds() - start) / 1e9
+        return GigabyteResult(
+            bytes: fed, events: events, messages: messages, seconds: seconds, peakResidentBytes: peakResidentBytes())
+    }
+}

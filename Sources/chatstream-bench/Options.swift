@@ -1,0 +1,74 @@
+// Options: the command line of chatstream-bench.
+
+struct Options {
+    var json = false
+    var runs = 5
+    var quick = false
+    /// nil: the default (on, except with --quick).
+    var gigabyte: Bool? = nil
+    var checkAllocations: String? = nil
+    /// Runs one path once on the 1 MB home stream, for a profiler (callgrind).
+    var profile: String? = nil
+
+    static let usage = """
+        usage: chatstream-bench [--json] [--runs N] [--quick] [--gigabyte | --no-gigabyte]
+               chatstream-bench --check-allocations Fixtures/allocation-limits.json
+
+          --json               print one JSON object instead of the table
+          --runs N             runs per measurement; the median is reported (default 5, --quick 3)
+          --quick              smaller payloads (1 MB home stream, 10k/20k tool deltas)
+          --gigabyte           also stream 1 GiB through the pipeline (off by default: over a minute)
+          --no-gigabyte        skip the 1 GiB stream
+          --profile PATH       run one path once, for callgrind: sse, typed, assembled, copy, tool
+          --check-allocations  compare allocations per event with the limits in the file; exit 1
+                               when one is above its limit
+        """
+
+    static func parse(_ arguments: [String]) -> Options {
+        var options = Options()
+        var runsGiven = false
+        var index = 0
+        func fail(_ message: String) -> Never {
+            print("chatstream-bench: \(message)\n\(usage)")
+            exit(2)
+        }
+        while index < arguments.count {
+            let argument = arguments[index]
+            switch argument {
+            case "--json": options.json = true
+            case "--quick": options.quick = true
+            case "--gigabyte": options.gigabyte = true
+            case "--no-gigabyte": options.gigabyte = false
+            case "--runs":
+                index += 1
+                guard index < arguments.count, let runs = Int(arguments[index]), runs > 0 else {
+                    fail("--runs needs a positive number")
+                }
+                options.runs = runs
+                runsGiven = true
+            case "--check-allocations":
+                index += 1
+                guard index < arguments.count else { fail("--check-allocations needs a file") }
+                options.checkAllocations = arguments[index]
+            case "--profile":
+                index += 1
+                guard index < arguments.count else { fail("--profile needs a path: sse, typed, assembled, copy, tool") }
+                options.profile = arguments[index]
+            case "-h", "--help":
+                print(usage)
+                exit(0)
+            default:
+                fail("unknown argument \(argument)")
+            }
+            index += 1
+        }
+        if options.quick && !runsGiven { options.runs = 3 }
+        return options
+    }
+}
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif

@@ -1,0 +1,200 @@
+// Payloads: deterministic (seeded) byte streams the benchmark decodes.
+//
+// Each generator returns the exact bytes a server would send plus what a correct decoder must
+// produce from them (the assembled text, the tool input), so every measured path is also checked.
+
+/// SplitMix64: a small, fast, seeded generator, so every run sees the same bytes.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// A generated stream: its bytes, the byte ranges of its JSON payloads, and the expected output.
+struct StreamPayload {
+    var name: String
+    var bytes: [UInt8]
+    /// (offset, length) of each event's JSON in `bytes` (the `data:` value), for the ceilings.
+    var jsonRanges: [(Int, Int)]
+    /// SSE events in the stream (JSON payloads plus `[DONE]`).
+    var eventCount: Int
+    /// The text the assembled message must hold.
+    var expectedText: String
+    /// How many text-delta events the stream carries.
+    var textDeltaCount: Int
+}
+
+enum Payloads {
+    /// Words a reply is made of: plain English, punctuation that JSON escapes (quotes,
+    /// backslashes, newlines, tabs), and multibyte text (accents, CJK, emoji).
+    static let words: [String] = [
+        "the", "model", "streams", "a", "reply", "token", "by", "token", "and", "each", "delta", "is", "small",
+        "hello", "world", "Swift", "decoder", "yajl", "parser", "bytes", "event", "message", "assistant",
+        "function", "result", "value", "because", "however", "therefore", "example", "configuration",
+        "performance", "streaming", "JSON", "of", "in", "to", "for", "with", "on", "that", "this", "it",
+        "\"quoted\"", "path\\to\\file", "line\n", "\n\n", "tab\there", "café", "naïve", "über", "日本語",
+        "テキスト", "中文", "🚀", "👍🏽", "Ωmega", "emoji😀", "1,234", "3.14", "(see below)", "- item\n",
+        "**bold**", "`code`", "x = y + 1;", "{braces}", "[brackets]", "50%", "<tag>", "&amp;",
+    ]
+
+    /// The JSON string body (without quotes) for `text`; every 50th call writes non-ASCII as
+    /// `\u` escapes, as some servers do.
+    static func jsonEscaped(_ text: String, unicodeEscapes: Bool = false) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\t": out += "\\t"
+            case "\r": out += "\\r"
+            default:
+                if scalar.value < 0x20 || (unicodeEscapes && scalar.value > 0x7F) {
+                    for unit in String(scalar).utf16 {
+                        let hex = String(unit, radix: 16)
+                        out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                    }
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out
+    }
+
+    static func event(_ json: String) -> String { "data: " + json + "\n\n" }
+
+    /// The home protocol (UI message stream): start, text-start, text deltas of one to three
+    /// words (~60-byte events), text-end, finish with Chatbase metadata, `[DONE]`.
+    static func homeTextDeltas(targetBytes: Int, seed: UInt64 = 42) -> StreamPayload {
+        var random = SeededGenerator(seed: seed)
+        var out: [UInt8] = []
+        out.reserveCapacity(targetBytes + 1024)
+        var ranges: [(Int, Int)] = []
+        var expected = ""
+        var deltas = 0
+        func add(_ json: String) {
+            out += "data: ".utf8
+            ranges.append((out.count, json.utf8.count))
+            out += json.utf8
+            out += "\n\n".utf8
+        }
+        add(#"{"type":"start","messageId":"msg_0001"}"#)
+        add(#"{"type":"start-step"}"#)
+        add(#"{"type":"text-start","id":"t1"}"#)
+        while out.count < targetBytes {
+            var delta = ""
+            for _ in 0..<Int.random(in: 1...3, using: &random) {
+                delta += words[Int.random(in: 0..<words.count, using: &random)]
+                delta += " "
+            }
+            expected += delta
+            deltas += 1
+            add(#"{"type":"text-delta","id":"t1","delta":""# + jsonEscaped(delta, unicodeEscapes: deltas % 50 == 0) + #""}"#)
+        }
+        add(#"{"type":"text-end","id":"t1"}"#)
+        add(#"{"type":"finish-step"}"#)
+        add(
+            #"{"type":"finish","finishReason":"stop","messageMetadata":{"conversationId":"conv_42","messageId":"msg_0001","userMessageId":"msg_0000","userId":"user_7","finishReason":"stop","usage":{"credits":2}}}"#
+        )
+        out += "data: [DONE]\n\n".utf8
+        return StreamPayload(
+            name: "home", bytes: out, jsonRanges: ranges, eventCount: ranges.count + 1, expectedText: expected,
+            textDeltaCount: deltas)
+    }
+
+    /// A tool call whose input (`inputBytes` of ASCII JSON) streams one byte per
+    /// `tool-input-delta` event. Returns the stream and the input text.
+    static func toolInputStream(inputBytes: Int, seed: UInt64 = 7) -> (payload: StreamPayload, input: String) {
+        var random = SeededGenerator(seed: seed)
+        let ascii = words.filter { $0.utf8.allSatisfy { $0 < 0x80 } }
+        let head = #"{"path":"docs/notes.md","mode":"overwrite","content":""#
+        let tail = #""}"#
+        var input = head
+        while true {
+            let token = jsonEscaped(ascii[Int.random(in: 0..<ascii.count, using: &random)] + " ")
+            if input.utf8.count + token.utf8.count + tail.utf8.count > inputBytes { break }
+            input += token
+        }
+        while input.utf8.count + tail.utf8.count < inputBytes { input += " " }
+        input += tail
+        var out: [UInt8] = []
+        out.reserveCapacity(inputBytes * 80)
+        var ranges: [(Int, Int)] = []
+        func add(_ json: String) {
+            out += "data: ".utf8
+            ranges.append((out.count, json.utf8.count))
+            out += json.utf8
+            out += "\n\n".utf8
+        }
+        add(#"{"type":"start","messageId":"msg_tool"}"#)
+        add(#"{"type":"tool-input-start","toolCallId":"call_1","toolName":"write_file"}"#)
+        for byte in input.utf8 {
+            let piece = jsonEscaped(String(decoding: [byte], as: UTF8.self))
+            add(#"{"type":"tool-input-delta","toolCallId":"call_1","inputTextDelta":""# + piece + #""}"#)
+        }
+        add(#"{"type":"finish","finishReason":"tool-calls"}"#)
+        out += "data: [DONE]\n\n".utf8
+        return (
+            StreamPayload(
+                name: "tool-input", bytes: out, jsonRanges: ranges, eventCount: ranges.count + 1, expectedText: "",
+                textDeltaCount: 0),
+            input
+        )
+    }
+
+    /// One block of the 1 GiB stream: a whole message (start ... finish) of `deltas` text deltas.
+    static func messageBlock(deltas: Int, seed: UInt64) -> [UInt8] {
+        var random = SeededGenerator(seed: seed)
+        var text = event(#"{"type":"start","messageId":"msg_g"}"#) + event(#"{"type":"text-start","id":"t1"}"#)
+        for _ in 0..<deltas {
+            let delta = words[Int.random(in: 0..<words.count, using: &random)] + " "
+            text += event(#"{"type":"text-delta","id":"t1","delta":""# + jsonEscaped(delta) + #""}"#)
+        }
+        text += event(#"{"type":"text-end","id":"t1"}"#) + event(#"{"type":"finish","finishReason":"stop"}"#)
+        return Array(text.utf8)
+    }
+
+    /// A history page (`{"data":[...],"pagination":{...}}`) of `count` messages with text,
+    /// tool-call and tool-result parts.
+    static func historyPage(count: Int, seed: UInt64 = 99) -> [UInt8] {
+        var random = SeededGenerator(seed: seed)
+        func sentence(_ n: Int) -> String {
+            var s = ""
+            for i in 0..<n {
+                if i > 0 { s += " " }
+                s += words[Int.random(in: 0..<words.count, using: &random)]
+            }
+            return jsonEscaped(s)
+        }
+        var messages: [String] = []
+        for i in 0..<count {
+            let user = i % 2 == 0
+            var parts = [#"{"type":"text","text":""# + sentence(Int.random(in: 5...60, using: &random)) + #""}"#]
+            if !user && i % 6 == 1 {
+                parts.append(
+                    #"{"type":"tool-call","toolCallId":"call_\#(i)","toolName":"get_weather","input":{"city":"Paris","days":3,"units":"metric","detailed":true}}"#
+                )
+                parts.append(
+                    #"{"type":"tool-result","toolCallId":"call_\#(i)","toolName":"get_weather","output":{"forecast":[{"day":1,"high":21.5,"low":12,"sky":"sunny"},{"day":2,"high":19,"low":11.25,"sky":"cloudy"}]}}"#
+                )
+                parts.append(#"{"type":"text","text":""# + sentence(20) + #""}"#)
+            }
+            let feedback = user ? "null" : (i % 10 == 3 ? #""positive""# : "null")
+            let metadata = user ? "" : #","metadata":{"score":0.\#(Int.random(in: 100...999, using: &random))}"#
+            messages.append(
+                #"{"id":"msg_\#(i)","role":"\#(user ? "user" : "assistant")","parts":[\#(parts.joined(separator: ","))],"createdAt":\#(1_700_000_000 + i * 17),"feedback":\#(feedback)\#(metadata)}"#
+            )
+        }
+        let page =
+            #"{"data":["# + messages.joined(separator: ",")
+            + #"],"pagination":{"cursor":"eyJvZmZzZXQiOjEwMH0","hasMore":true,"total":1234}}"#
+        return Array(page.utf8)
+    }
+}

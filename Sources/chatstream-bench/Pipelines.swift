@@ -1,0 +1,104 @@
+// Pipelines: ChatStream's own paths, each fed the stream in pieces of a given size.
+
+import ChatStream
+
+enum Pipelines {
+    /// bytes -> SSE events (the visitor API); returns the events seen.
+    static func serverSentEvents(_ bytes: [UInt8], chunk: Int?) -> Int {
+        var decoder = ServerSentEventDecoder()
+        var events = 0
+        var dataBytes = 0
+        bytes.withUnsafeBytes { raw in
+            forEachChunk(raw, chunk) { piece in
+                try! decoder.feed(piece) { event in
+                    events &+= 1
+                    dataBytes &+= event.data.count
+                }
+            }
+        }
+        _ = try! decoder.finish()
+        blackHole(dataBytes)
+        return events
+    }
+
+    /// bytes -> typed events (StreamDecoder<UIMessageStreamDialect>); returns the text-delta
+    /// bytes seen plus the event count, so the work is checked and kept.
+    static func typedEvents(_ bytes: [UInt8], chunk: Int?) -> Int {
+        var decoder = StreamDecoder<UIMessageStreamDialect>()
+        var events = 0
+        var textBytes = 0
+        bytes.withUnsafeBytes { raw in
+            forEachChunk(raw, chunk) { piece in
+                try! decoder.decode(piece) { event in
+                    events &+= 1
+                    if case .textDelta(_, let delta) = event { textBytes &+= delta.utf8.count }
+                }
+            }
+        }
+        try! decoder.finish { _ in events &+= 1 }
+        return events &+ textBytes
+    }
+
+    /// bytes -> one assembled message (StreamDecoder + MessageAssembler.apply per event);
+    /// returns the assembled text's length in bytes.
+    static func assembled(_ bytes: [UInt8], chunk: Int?) -> Int {
+        var decoder = StreamDecoder<UIMessageStreamDialect>()
+        var assembler = MessageAssembler()
+        bytes.withUnsafeBytes { raw in
+            forEachChunk(raw, chunk) { piece in
+                try! decoder.decode(piece) { assembler.apply($0) }
+            }
+        }
+        try! decoder.finish { assembler.apply($0) }
+        return assembler.finish()[0].text.utf8.count
+    }
+
+    /// The assembled text itself (for the correctness check before timing).
+    static func assembledText(_ bytes: [UInt8], chunk: Int?) -> String {
+        var decoder = StreamDecoder<UIMessageStreamDialect>()
+        var assembler = MessageAssembler()
+        bytes.withUnsafeBytes { raw in
+            forEachChunk(raw, chunk) { piece in
+                try! decoder.decode(piece) { assembler.apply($0) }
+            }
+        }
+        try! decoder.finish { assembler.apply($0) }
+        return assembler.finish()[0].text
+    }
+
+    /// A streamed tool input: every event goes through the assembler, and the partial tool
+    /// input is read from the assembler's message after every event, as a UI would. Returns
+    /// the number of reads that saw an input.
+    static func toolInput(_ bytes: [UInt8]) -> Int {
+        var decoder = StreamDecoder<UIMessageStreamDialect>()
+        var assembler = MessageAssembler()
+        var reads = 0
+        bytes.withUnsafeBytes { raw in
+            forEachChunk(raw, 4096) { piece in
+                try! decoder.decode(piece) { event in
+                    assembler.apply(event)
+                    if case .toolCall(let call)? = assembler.message.parts.last, call.input != .null { reads &+= 1 }
+                }
+            }
+        }
+        try! decoder.finish { assembler.apply($0) }
+        return reads
+    }
+
+    /// The tool input as the assembler holds it at the end (for the correctness check).
+    static func toolInputValue(_ bytes: [UInt8]) -> JSONValue? {
+        var decoder = StreamDecoder<UIMessageStreamDialect>()
+        var assembler = MessageAssembler()
+        bytes.withUnsafeBytes { raw in
+            try! decoder.decode(raw) { assembler.apply($0) }
+        }
+        try! decoder.finish { assembler.apply($0) }
+        return assembler.finish()[0].toolCalls.first?.input
+    }
+
+    /// A history page parsed into a JSONValue tree; returns the number of messages.
+    static func historyPage(_ parser: JSONParser, _ bytes: [UInt8]) -> Int {
+        let value = try! parser.parseValue(bytes)
+        return value["data"]?.arrayValue?.count ?? 0
+    }
+}

@@ -1,0 +1,155 @@
+// Suite: every measurement of one invocation, and the ratios the report prints.
+
+import ChatStream
+import Foundation
+
+/// One measured row.
+struct Row {
+    var group: String
+    var name: String
+    var bytes: Int
+    var events: Int
+    var measurement: Measurement
+
+    var seconds: Double { measurement.median }
+    var megabytesPerSecond: Double { Double(bytes) / 1e6 / seconds }
+    var eventsPerSecond: Double { Double(events) / seconds }
+    var allocationsPerEvent: Double { Double(measurement.allocations) / Double(max(1, events)) }
+}
+
+struct Target {
+    var name: String
+    var figure: Double
+    var limit: Double
+    var atLeast: Bool
+    var holds: Bool { atLeast ? figure >= limit : figure <= limit }
+}
+
+final class Suite {
+    let options: Options
+    var rows: [Row] = []
+    var ratios: [(String, Double)] = []
+    var targets: [Target] = []
+    var notes: [String] = []
+    var gigabyte: GigabyteResult?
+    var toolTimes: [(Int, Double)] = []
+
+    init(options: Options) { self.options = options }
+
+    private func progress(_ text: String) {
+        if !options.json { FileHandle.standardError.write(Data("  \(text)\n".utf8)) }
+    }
+
+    @discardableResult
+    func add(_ group: String, _ name: String, bytes: Int, events: Int, expect: Int? = nil, _ body: () -> Int) -> Row {
+        progress("\(group): \(name)")
+        let measurement = measure(runs: options.runs, body)
+        if let expect, measurement.result != expect {
+            fatalError("\(group) \(name): got \(measurement.result), expected \(expect)")
+        }
+        let row = Row(group: group, name: name, bytes: bytes, events: events, measurement: measurement)
+        rows.append(row)
+        return row
+    }
+
+    func run() {
+        let runs = options.runs
+        if options.gigabyte ?? false {
+            progress("1 GiB stream (first, so peak memory is its own)")
+            gigabyte = Gigabyte.run()
+        }
+
+        // Home protocol text deltas.
+        let home = Payloads.homeTextDeltas(targetBytes: options.quick ? 1_000_000 : 8_000_000)
+        let bytes = home.bytes
+        let n = home.eventCount
+        // Check before timing: every path must produce the right output.
+        for chunk in [64, 4096, nil] as [Int?] {
+            precondition(Pipelines.assembledText(bytes, chunk: chunk) == home.expectedText, "assembled text differs")
+        }
+        let typedExpected = Pipelines.typedEvents(bytes, chunk: nil)
+        let group = "home text deltas (\(bytes.count / 1000) kB, \(n) events)"
+        let lex = add(group, "ceiling: yajl, NULL callbacks", bytes: bytes.count, events: n) { Ceilings.yajlLexOnly(home) }
+        let copy = add(group, "ceiling: yajl copying strings (copy ceiling)", bytes: bytes.count, events: n) {
+            Ceilings.yajlCopy(home)
+        }
+        add(group, "ceiling: newline scan (memchr)", bytes: bytes.count, events: n) { Ceilings.newlineScan(bytes) }
+        let decoderRow = add(group, "peers: line split + JSONDecoder", bytes: bytes.count, events: n) {
+            Peers.jsonDecoder(bytes)
+        }
+        add(group, "peers: line split + JSONSerialization", bytes: bytes.count, events: n) {
+            Peers.jsonSerialization(bytes)
+        }
+        var ours: [Row] = []
+        for (label, chunk) in [("64 B", 64), ("4 KiB", 4096), ("whole", nil)] as [(String, Int?)] {
+            ours.append(
+                add(group, "ours: bytes -> SSE events, \(label) chunks", bytes: bytes.count, events: n) {
+                    Pipelines.serverSentEvents(bytes, chunk: chunk)
+                })
+            ours.append(
+                add(group, "ours: bytes -> typed events, \(label) chunks", bytes: bytes.count, events: n, expect: typedExpected) {
+                    Pipelines.typedEvents(bytes, chunk: chunk)
+                })
+            ours.append(
+                add(group, "ours: bytes -> assembled message, \(label) chunks", bytes: bytes.count, events: n) {
+                    Pipelines.assembled(bytes, chunk: chunk)
+                })
+        }
+        for row in ours {
+            ratios.append(("\(row.name) / yajl NULL callbacks", lex.seconds / row.seconds))
+            ratios.append(("\(row.name) / copy ceiling", copy.seconds / row.seconds))
+            ratios.append(("\(row.name) / JSONDecoder", decoderRow.seconds / row.seconds))
+        }
+        let typed4k = ours.first { $0.name == "ours: bytes -> typed events, 4 KiB chunks" }!
+        let assembled4k = ours.first { $0.name == "ours: bytes -> assembled message, 4 KiB chunks" }!
+        targets.append(Target(name: "typed events (4 KiB) / copy ceiling", figure: copy.seconds / typed4k.seconds, limit: 0.8, atLeast: true))
+        targets.append(Target(name: "typed events (4 KiB) / JSONDecoder", figure: decoderRow.seconds / typed4k.seconds, limit: 8, atLeast: true))
+        targets.append(Target(name: "assembled (4 KiB) / copy ceiling", figure: copy.seconds / assembled4k.seconds, limit: 0.7, atLeast: true))
+        targets.append(Target(name: "allocations per event, typed (4 KiB)", figure: typed4k.allocationsPerEvent, limit: 2, atLeast: false))
+        targets.append(Target(name: "allocations per event, assembled (4 KiB)", figure: assembled4k.allocationsPerEvent, limit: 2, atLeast: false))
+
+        notes.append("OpenAI chat chunks: skipped, OpenAIChatDialect is not on main yet")
+        notes.append("Anthropic events: skipped, AnthropicDialect is not on main yet")
+
+        // Streamed tool input, one byte per delta.
+        let sizes = options.quick ? [10_000, 20_000] : [100_000, 200_000]
+        for size in sizes {
+            let (tool, input) = Payloads.toolInputStream(inputBytes: size)
+            let expected = try! JSONParser().parseValue(input)
+            precondition(Pipelines.toolInputValue(tool.bytes) == expected, "tool input differs")
+            let reads = Pipelines.toolInput(tool.bytes)
+            let row = add(
+                "streamed tool input (1-byte deltas)", "ours: \(size) deltas, reading the message after each",
+                bytes: tool.bytes.count, events: tool.eventCount, expect: reads
+            ) { Pipelines.toolInput(tool.bytes) }
+            toolTimes.append((size, row.seconds))
+        }
+        let toolRatio = toolTimes[1].1 / toolTimes[0].1
+        ratios.append(("tool input: time for \(sizes[1]) / time for \(sizes[0]) deltas", toolRatio))
+        targets.append(Target(name: "tool input time \(sizes[1]) / \(sizes[0]) deltas", figure: toolRatio, limit: 2.3, atLeast: false))
+
+        // A history page of 100 messages, parsed 100 times per run.
+        let page = Payloads.historyPage(count: 100)
+        let repeats = options.quick ? 20 : 100
+        let parser = JSONParser()
+        precondition(Pipelines.historyPage(parser, page) == 100 && Peers.historyPage(page) == 100)
+        let historyGroup = "history page (100 messages, \(page.count / 1000) kB) x \(repeats)"
+        let ourPage = add(historyGroup, "ours: JSONParser -> JSONValue", bytes: page.count * repeats, events: repeats) {
+            (0..<repeats).reduce(0) { sum, _ in sum + Pipelines.historyPage(parser, page) }
+        }
+        let theirPage = add(historyGroup, "peers: JSONDecoder -> Codable", bytes: page.count * repeats, events: repeats) {
+            (0..<repeats).reduce(0) { sum, _ in sum + Peers.historyPage(page) }
+        }
+        ratios.append(("history page: JSONParser -> JSONValue / JSONDecoder", theirPage.seconds / ourPage.seconds))
+
+        if let gigabyte {
+            targets.append(
+                Target(
+                    name: "1 GiB stream peak memory (MiB)", figure: Double(gigabyte.peakResidentBytes) / 1_048_576, limit: 64,
+                    atLeast: false))
+        } else {
+            notes.append("1 GiB stream: not run (pass --gigabyte; it takes over a minute here)")
+        }
+        _ = runs
+    }
+}
