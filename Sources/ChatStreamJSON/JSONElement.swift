@@ -58,9 +58,7 @@ public struct JSONElement {
     public func withUTF8<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R? {
         let token = self.token
         guard token.kind == .string || token.kind == .key else { return nil }
-        return try tape.arena.withUnsafeBytes { arena in
-            try body(UnsafeRawBufferPointer(rebasing: arena[Int(token.a)..<Int(token.a) + Int(token.b)]))
-        }
+        return try body(tape.bytes(of: token))
     }
 
     /// The string, when this is a string.
@@ -81,9 +79,7 @@ public struct JSONElement {
     public var number: JSONNumber? {
         let token = self.token
         guard token.kind == .number else { return nil }
-        return tape.arena.withUnsafeBytes { arena in
-            JSONNumber(validLiteral: UnsafeRawBufferPointer(rebasing: arena[Int(token.a)..<Int(token.a) + Int(token.b)]))
-        }
+        return JSONNumber(validLiteral: tape.bytes(of: token))
     }
 
     /// The number as `Int64`, when it is an integer that fits.
@@ -108,31 +104,35 @@ public struct JSONElement {
         member(UnsafeRawBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
     }
 
-    /// The value of the member named `key`, when this is an object that has it.
-    public subscript(key: String) -> JSONElement? {
+    /// The value of the member named by a run-time `key`, when this is an object that has it.
+    /// (Literal keys use `element["key"]`, which compares bytes without touching a `String`.)
+    public subscript(named key: String) -> JSONElement? {
         var key = key
         return key.withUTF8 { member(UnsafeRawBufferPointer($0)) }
     }
 
     @inlinable
     func member(_ key: UnsafeRawBufferPointer) -> JSONElement? {
-        let token = self.token
+        // Only raw pointers inside the loop: no reference counting, no method calls on the tape.
+        let tokens = tape.tokens
+        let arena = tape.arena
+        let token = tokens[index]
         guard token.kind == .object else { return nil }
         let end = Int(token.a)
-        var i = index + 1
-        var found: Int? = nil
-        tape.arena.withUnsafeBytes { arena in
-            while i < end {
-                let keyToken = tape.tokens[i]
-                if Int(keyToken.b) == key.count
-                    && (key.isEmpty || memcmpBytes(arena.baseAddress! + Int(keyToken.a), key.baseAddress!, key.count))
-                {
-                    found = i + 1
-                }
-                i = tape.next(after: i + 1)
+        let keyCount = key.count
+        var i = index &+ 1
+        var found = -1
+        while i < end {
+            let keyToken = tokens[i]
+            if Int(keyToken.b) == keyCount
+                && (keyCount == 0 || memcmpBytes(arena + Int(keyToken.a), key.baseAddress!, keyCount))
+            {
+                found = i &+ 1  // keep going: a repeated key's last value wins
             }
+            let value = tokens[i &+ 1]
+            i = value.kind == .object || value.kind == .array ? Int(value.a) : i &+ 2
         }
-        return found.map { JSONElement(tape: tape, index: $0) }
+        return found < 0 ? nil : JSONElement(tape: tape, index: found)
     }
 
     /// Calls `body` with each member's key and value, in order, when this is an object.
@@ -170,14 +170,12 @@ public struct JSONElement {
 
     /// This value as a tree. A key that repeats keeps its last value.
     public var jsonValue: JSONValue {
-        tape.arena.withUnsafeBytes { arena in JSONElement.materialize(tape, arena, index) }
+        JSONElement.materialize(tape, index)
     }
 
-    private static func materialize(_ tape: JSONTape, _ arena: UnsafeRawBufferPointer, _ index: Int) -> JSONValue {
+    private static func materialize(_ tape: JSONTape, _ index: Int) -> JSONValue {
         let token = tape.tokens[index]
-        func bytes() -> UnsafeRawBufferPointer {
-            UnsafeRawBufferPointer(rebasing: arena[Int(token.a)..<Int(token.a) + Int(token.b)])
-        }
+        func bytes() -> UnsafeRawBufferPointer { tape.bytes(of: token) }
         switch token.kind {
         case .null: return .null
         case .falseValue: return .bool(false)
@@ -189,7 +187,7 @@ public struct JSONElement {
             elements.reserveCapacity(Int(token.b))
             var i = index + 1
             while i < Int(token.a) {
-                elements.append(materialize(tape, arena, i))
+                elements.append(materialize(tape, i))
                 i = tape.next(after: i)
             }
             return .array(elements)
@@ -199,10 +197,8 @@ public struct JSONElement {
             var i = index + 1
             while i < Int(token.a) {
                 let keyToken = tape.tokens[i]
-                let key = String(
-                    decoding: UnsafeRawBufferPointer(rebasing: arena[Int(keyToken.a)..<Int(keyToken.a) + Int(keyToken.b)]),
-                    as: UTF8.self)
-                let value = materialize(tape, arena, i + 1)
+                let key = String(decoding: tape.bytes(of: keyToken), as: UTF8.self)
+                let value = materialize(tape, i + 1)
                 if positions != nil {
                     if let existing = positions![key] {
                         object.replaceValue(at: existing, with: value)

@@ -38,7 +38,7 @@ public final class JSONParser {
     public let configuration: JSONConfiguration
 
     @exclusivity(unchecked)     private var handle: yajl_handle!
-    let tape = JSONTape()
+    @usableFromInline let tape = JSONTape()
 
     // State of the parse in progress.
     @exclusivity(unchecked)     private var input = UnsafeRawBufferPointer(start: nil, count: 0)
@@ -60,6 +60,9 @@ public final class JSONParser {
             fatalError("yajl_alloc failed: out of memory")
         }
         _ = chatstream_yajl_allow_multiple_values(handle)
+        // Every string and key is checked as strict UTF-8 in `onString` (yajl's own check lets
+        // overlong forms and encoded surrogates through), so yajl need not check them first.
+        _ = chatstream_yajl_dont_validate_strings(handle)
         return handle
     }
 
@@ -76,6 +79,7 @@ public final class JSONParser {
     ///   - body: reads what it needs; the element is valid only during the call.
     /// - Throws: ``JSONError`` when `bytes` are not exactly one JSON value within the limits,
     ///   and whatever `body` throws.
+    @inlinable
     public func parse<R>(
         _ bytes: UnsafeRawBufferPointer, streamOffset: Int = 0, _ body: (JSONElement) throws -> R
     ) throws -> R {
@@ -106,7 +110,8 @@ public final class JSONParser {
 
     // MARK: - Driving yajl
 
-    private func fill(_ bytes: UnsafeRawBufferPointer, streamOffset: Int) throws {
+    @usableFromInline
+    func fill(_ bytes: UnsafeRawBufferPointer, streamOffset: Int) throws {
         tape.reset()
         depth = 0
         completedValues = 0
@@ -268,9 +273,9 @@ public final class JSONParser {
             start -= 1
         }
         let raw = UnsafeRawBufferPointer(rebasing: input[(start + 1)..<end])
-        let arenaStart = tape.arena.count
-        if let error = JSONStringUnescaper.unescape(raw, into: &tape.arena, streamOffset: streamOffset + start + 1) {
-            tape.arena.removeSubrange(arenaStart...)
+        let arenaStart = tape.arenaCount
+        if let error = JSONStringUnescaper.unescape(raw, into: tape, streamOffset: streamOffset + start + 1) {
+            tape.truncateArena(to: arenaStart)
             return error
         }
         tape.appendArenaTail(kind, from: arenaStart)
@@ -308,25 +313,29 @@ public final class JSONParser {
         let pointer = UnsafeMutablePointer<yajl_callbacks>.allocate(capacity: 1)
         pointer.initialize(
             to: yajl_callbacks(
-                yajl_null: { context in parser(context).onScalar(.null) },
-                yajl_boolean: { context, value in parser(context).onScalar(value != 0 ? .trueValue : .falseValue) },
+                yajl_null: { context in withParser(context) { $0.onScalar(.null) } },
+                yajl_boolean: { context, value in
+                    withParser(context) { $0.onScalar(value != 0 ? .trueValue : .falseValue) }
+                },
                 yajl_integer: nil,
                 yajl_double: nil,
-                yajl_number: { context, text, length in parser(context).onNumber(text, Int(length)) },
-                yajl_string: { context, text, length in parser(context).onString(.string, text, Int(length)) },
-                yajl_start_map: { context in parser(context).onOpen(.object) },
-                yajl_map_key: { context, text, length in parser(context).onString(.key, text, Int(length)) },
-                yajl_end_map: { context in parser(context).onClose() },
-                yajl_start_array: { context in parser(context).onOpen(.array) },
-                yajl_end_array: { context in parser(context).onClose() }
+                yajl_number: { context, text, length in withParser(context) { $0.onNumber(text, Int(length)) } },
+                yajl_string: { context, text, length in withParser(context) { $0.onString(.string, text, Int(length)) } },
+                yajl_start_map: { context in withParser(context) { $0.onOpen(.object) } },
+                yajl_map_key: { context, text, length in withParser(context) { $0.onString(.key, text, Int(length)) } },
+                yajl_end_map: { context in withParser(context) { $0.onClose() } },
+                yajl_start_array: { context in withParser(context) { $0.onOpen(.array) } },
+                yajl_end_array: { context in withParser(context) { $0.onClose() } }
             ))
         return pointer
     }()
 }
 
+/// Calls `body` with the parser behind yajl's context pointer, without retaining it: the
+/// parser is alive for the whole `yajl_parse` call that runs the callback.
 @inline(__always)
-private func parser(_ context: UnsafeMutableRawPointer?) -> JSONParser {
-    Unmanaged<JSONParser>.fromOpaque(context!).takeUnretainedValue()
+private func withParser(_ context: UnsafeMutableRawPointer?, _ body: (JSONParser) -> Int32) -> Int32 {
+    Unmanaged<JSONParser>.fromOpaque(context!)._withUnsafeGuaranteedRef(body)
 }
 
 extension String {

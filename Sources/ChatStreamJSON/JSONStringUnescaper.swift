@@ -5,7 +5,9 @@
 enum JSONStringUnescaper {
     /// Appends the unescaped bytes to `output`; returns an error (and leaves `output` partly
     /// written) when the text is not a valid JSON string body.
-    static func unescape(_ raw: UnsafeRawBufferPointer, into output: inout [UInt8], streamOffset: Int) -> JSONError? {
+    static func unescape(_ raw: UnsafeRawBufferPointer, into output: JSONTape, streamOffset: Int) -> JSONError? {
+        // Unescaping never makes a string longer than its raw text.
+        output.reserveArena(raw.count)
         let count = raw.count
         var i = 0
         var runStart = 0
@@ -15,7 +17,7 @@ enum JSONStringUnescaper {
             if let bad = UTF8Validation.firstInvalidIndex(run) {
                 return JSONError(.invalidUTF8, byteOffset: streamOffset + runStart + bad, message: "invalid UTF-8 in a string")
             }
-            output.append(contentsOf: run)
+            output.appendArena(run)
             return nil
         }
         func hex4(_ at: Int) -> UInt32? {
@@ -46,12 +48,12 @@ enum JSONStringUnescaper {
             let escape = raw[i + 1]
             i += 2
             switch escape {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): output.append(escape)
-            case UInt8(ascii: "b"): output.append(0x08)
-            case UInt8(ascii: "f"): output.append(0x0C)
-            case UInt8(ascii: "n"): output.append(0x0A)
-            case UInt8(ascii: "r"): output.append(0x0D)
-            case UInt8(ascii: "t"): output.append(0x09)
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): output.appendArenaByte(escape)
+            case UInt8(ascii: "b"): output.appendArenaByte(0x08)
+            case UInt8(ascii: "f"): output.appendArenaByte(0x0C)
+            case UInt8(ascii: "n"): output.appendArenaByte(0x0A)
+            case UInt8(ascii: "r"): output.appendArenaByte(0x0D)
+            case UInt8(ascii: "t"): output.appendArenaByte(0x09)
             case UInt8(ascii: "u"):
                 guard let unit = hex4(i) else {
                     return JSONError(.syntax, byteOffset: streamOffset + i - 2, message: "invalid \\u escape")
@@ -70,7 +72,7 @@ enum JSONStringUnescaper {
                 } else if unit & 0xFC00 == 0xDC00 {
                     scalar = 0xFFFD
                 }
-                appendUTF8(scalar, to: &output)
+                appendUTF8(scalar, to: output)
             default:
                 return JSONError(.syntax, byteOffset: streamOffset + i - 2, message: "invalid escape")
             }
@@ -80,22 +82,22 @@ enum JSONStringUnescaper {
     }
 
     @inline(__always)
-    static func appendUTF8(_ scalar: UInt32, to output: inout [UInt8]) {
+    static func appendUTF8(_ scalar: UInt32, to output: JSONTape) {
         switch scalar {
         case 0..<0x80:
-            output.append(UInt8(scalar))
+            output.appendArenaByte(UInt8(scalar))
         case 0x80..<0x800:
-            output.append(UInt8(0xC0 | scalar >> 6))
-            output.append(UInt8(0x80 | scalar & 0x3F))
+            output.appendArenaByte(UInt8(0xC0 | scalar >> 6))
+            output.appendArenaByte(UInt8(0x80 | scalar & 0x3F))
         case 0x800..<0x10000:
-            output.append(UInt8(0xE0 | scalar >> 12))
-            output.append(UInt8(0x80 | scalar >> 6 & 0x3F))
-            output.append(UInt8(0x80 | scalar & 0x3F))
+            output.appendArenaByte(UInt8(0xE0 | scalar >> 12))
+            output.appendArenaByte(UInt8(0x80 | scalar >> 6 & 0x3F))
+            output.appendArenaByte(UInt8(0x80 | scalar & 0x3F))
         default:
-            output.append(UInt8(0xF0 | scalar >> 18))
-            output.append(UInt8(0x80 | scalar >> 12 & 0x3F))
-            output.append(UInt8(0x80 | scalar >> 6 & 0x3F))
-            output.append(UInt8(0x80 | scalar & 0x3F))
+            output.appendArenaByte(UInt8(0xF0 | scalar >> 18))
+            output.appendArenaByte(UInt8(0x80 | scalar >> 12 & 0x3F))
+            output.appendArenaByte(UInt8(0x80 | scalar >> 6 & 0x3F))
+            output.appendArenaByte(UInt8(0x80 | scalar & 0x3F))
         }
     }
 }

@@ -111,7 +111,7 @@ public struct AnthropicDialect: StreamDialect {
                 try emit(.done)
             } else if type.isString("error") {
                 let error = root["error"]
-                let message = error?["message"]?.string ?? root["message"]?.string ?? "stream error"
+                let message: String = error?["message"]?.string ?? root["message"]?.string ?? "stream error"
                 sawError = true
                 try emit(.error(StreamErrorInfo(code: error?["type"]?.string, message: message)))
             } else {

@@ -35,3 +35,28 @@ extension JSONElement {
         self[key]?.string
     }
 }
+
+/// Remembers the last string made from a field, so a value that repeats event after event (a
+/// part ID on every delta) becomes a `String` once, not once per event.
+public struct RepeatedStringCache: Sendable {
+    private var bytes: [UInt8] = []
+    private var string = ""
+
+    public init() {}
+
+    /// The string of `element` (nil when it is not a string), reusing the last one when equal.
+    @inlinable
+    public mutating func string(_ element: JSONElement?) -> String? {
+        guard let element else { return nil }
+        return element.withUTF8 { value in cached(value) }
+    }
+
+    @usableFromInline
+    mutating func cached(_ value: UnsafeRawBufferPointer) -> String {
+        if value.count == bytes.count, bytes.withUnsafeBytes({ $0.elementsEqual(value) }) { return string }
+        bytes.removeAll(keepingCapacity: true)
+        bytes.append(contentsOf: value)
+        string = String(decoding: value, as: UTF8.self)
+        return string
+    }
+}

@@ -16,21 +16,25 @@
 public struct StreamDecoder<Dialect: StreamDialect> {
     public let configuration: StreamDecoderConfiguration
     /// The dialect, for its counters.
-    public private(set) var dialect: Dialect
+    public var dialect: Dialect { _dialect }
     /// Malformed units skipped in lenient mode, in order.
-    public private(set) var skippedErrors: [StreamError] = []
+    public var skippedErrors: [StreamError] { _skippedErrors }
 
-    private var sse: ServerSentEventDecoder?
-    private var ndjson: NDJSONDecoder?
-    private var v4: DataStreamV4Decoder?
-    private var array: JSONArrayElementFramer?
-    private var failure: StreamError?
+    // Internal and inlinable, so that a client specialises the hot path for its dialect
+    // (unspecialised, every unit would look up generic metadata).
+    @usableFromInline var _dialect: Dialect
+    @usableFromInline var _skippedErrors: [StreamError] = []
+    @usableFromInline var sse: ServerSentEventDecoder?
+    @usableFromInline var ndjson: NDJSONDecoder?
+    @usableFromInline var v4: DataStreamV4Decoder?
+    @usableFromInline var array: JSONArrayElementFramer?
+    @usableFromInline var failure: StreamError?
     private var finished = false
 
     /// A decoder with these options; the framing limits follow the JSON value limit.
     public init(configuration: StreamDecoderConfiguration = StreamDecoderConfiguration()) {
         self.configuration = configuration
-        dialect = Dialect(configuration: configuration)
+        _dialect = Dialect(configuration: configuration)
         let limit = configuration.json.maxValueBytes
         switch Dialect.framing {
         case .serverSentEvents:
@@ -51,6 +55,7 @@ public struct StreamDecoder<Dialect: StreamDialect> {
     ///
     /// - Throws: ``StreamError``: malformed (unless lenient) or limit exceeded, naming the byte
     ///   offset. After an error every later call throws it again.
+    @inlinable
     public mutating func decode(_ bytes: UnsafeRawBufferPointer, emit: (StreamEvent) throws -> Void) throws {
         if let failure { throw failure }
         do {
@@ -129,7 +134,7 @@ public struct StreamDecoder<Dialect: StreamDialect> {
                     // The dialect decides below whether what arrived is complete enough.
                 }
             }
-            try dialect.finish(emit: emit)
+            try _dialect.finish(emit: emit)
         } catch {
             throw fail(error)
         }
@@ -142,18 +147,20 @@ public struct StreamDecoder<Dialect: StreamDialect> {
         return events
     }
 
-    private static var empty: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: nil, count: 0) }
+    @usableFromInline
+    static var empty: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: nil, count: 0) }
 
-    @inline(__always)
-    private mutating func unit(_ unit: FramedUnit, _ emit: (StreamEvent) throws -> Void) throws {
+    @inlinable @inline(__always)
+    mutating func unit(_ unit: FramedUnit, _ emit: (StreamEvent) throws -> Void) throws {
         do {
-            try dialect.decode(unit, emit: emit)
+            try _dialect.decode(unit, emit: emit)
         } catch let error as StreamError where configuration.lenient && error.kind == .malformed {
-            skippedErrors.append(error)
+            _skippedErrors.append(error)
         }
     }
 
-    private mutating func fail(_ error: any Error) -> StreamError {
+    @usableFromInline
+    mutating func fail(_ error: any Error) -> StreamError {
         let streamError = StreamError(converting: error)
         failure = streamError
         return streamError

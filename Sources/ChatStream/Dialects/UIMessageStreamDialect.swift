@@ -12,6 +12,7 @@ public struct UIMessageStreamDialect: StreamDialect {
     public static var framing: StreamFraming { .serverSentEvents }
 
     private let parser: JSONParser
+    private var partIDs = RepeatedStringCache()
     private var conversationAnnounced = false
     private var sawTerminator = false
     private var sawError = false
@@ -42,11 +43,12 @@ public struct UIMessageStreamDialect: StreamDialect {
                 throw StreamError(.malformed, message: "a chunk needs a \"type\"", byteOffset: offset, field: "type")
             }
             if type.isString("text-delta") {
-                let id = root["id"]?.string ?? Self.defaultTextPartID
-                event = .textDelta(id: id, delta: try root.requiredString("delta", eventType: "text-delta", offset: offset))
+                // The hot path: emitted straight from here, no optional event to copy and destroy.
+                let id = partIDs.string(root["id"]) ?? Self.defaultTextPartID
+                try emit(.textDelta(id: id, delta: try root.requiredString("delta", eventType: "text-delta", offset: offset)))
             } else if type.isString("reasoning-delta") {
                 event = .reasoningDelta(
-                    id: root["id"]?.string ?? "reasoning-0",
+                    id: partIDs.string(root["id"]) ?? "reasoning-0",
                     delta: try root.requiredString("delta", eventType: "reasoning-delta", offset: offset))
             } else if type.isString("tool-input-delta") {
                 event = .toolInputDelta(
