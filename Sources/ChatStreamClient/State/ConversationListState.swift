@@ -3,7 +3,8 @@
 // Live updates come in two forms. A reply (`apply(_: ChatResponse)`) becomes a conversation
 // with `Conversation(reply:previous:)` and moves to the front (newest first; to the end with
 // `order(.ascending)`). A conversation the server answered with (close, tags, read) replaces the
-// listed one, moving only when its `updatedAt` advanced. Either way it is listed once, and it
+// listed one, moving only when its `updatedAt` advanced or its status changed (the server
+// counts both as a change). Either way it is listed once, and it
 // leaves the list when it no longer passes the query's filters. `ConversationState.onReply`
 // feeds the list after every completed send.
 
@@ -73,11 +74,13 @@ public final class ConversationListState {
 
     /// Shows a conversation as the server now answers it (from ``ChatClient/closeConversation(id:)``,
     /// ``ChatClient/setTags(_:conversationId:)``, ``ChatClient/markRead(conversationId:messageId:)``
-    /// or ``ChatClient/conversation(id:)``): the listed one is replaced, and moves only when its
-    /// `updatedAt` advanced; one that no longer passes the query's filters leaves the list.
+    /// or ``ChatClient/conversation(id:)``): the listed one is replaced, and moves (as the server
+    /// reorders it) only when its `updatedAt` advanced or its status changed; one that no longer
+    /// passes the query's filters leaves the list.
     public func apply(_ conversation: Conversation) {
         let previous = conversations.first { $0.id == conversation.id }
-        place(conversation, moved: previous.map { conversation.updatedAt > $0.updatedAt } ?? true)
+        let moved = previous.map { conversation.updatedAt > $0.updatedAt || conversation.status != $0.status } ?? true
+        place(conversation, moved: moved)
     }
 
     /// Closes conversation `id` on the server and shows it as ended (idempotent).
