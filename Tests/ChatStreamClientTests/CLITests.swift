@@ -7,8 +7,8 @@ import ChatStreamServer
 import Dispatch
 import Foundation
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 @Suite("chatstream client commands (the built binary)")
 struct CLITests {
@@ -126,7 +126,10 @@ struct CLITests {
         #expect(first.status == 0, "\(first)")
         #expect(first.lines.count == 1, "\(first)")
         let reply = try Self.firstJSON(first)
-        #expect(Set(reply.objectValue?.keys ?? []) == ["conversationId", "userMessageId", "finishReason", "usage", "message"])
+        #expect(
+            Set(reply.objectValue?.keys ?? []) == [
+                "conversationId", "userMessageId", "finishReason", "usage", "message",
+            ])
         #expect(reply["finishReason"] == "stop")
         #expect(reply["usage"]?["credits"] == 1)
         #expect(reply["message"]?["parts"]?[0]?["type"] == "text")
@@ -164,7 +167,8 @@ struct CLITests {
         ["chat"], ["chat", "--bogus", "hi"], ["chat", "--json"], ["chat", "--base-url", "ftp://example.com", "hi"],
         ["conversations", "--order", "sideways"], ["conversations", "--status", "open"],
         ["conversations", "--limit", "0"], ["conversations", "extra"], ["messages"], ["messages", "--all"],
-        ["conversation"], ["close"], ["close", "a", "b"], ["tag"], ["read", "only-one"], ["read", "a", "b", "--tag", "x"],
+        ["conversation"], ["close"], ["close", "a", "b"], ["tag"], ["read", "only-one"],
+        ["read", "a", "b", "--tag", "x"],
         ["serve", "--port", "x"], ["serve", "--fail-status", "200"], ["nonsense"],
     ])
     func badFlagsPrintUsageAndExit2(arguments: [String]) async throws {
@@ -250,13 +254,17 @@ struct CLITests {
         #expect(ascendingIds.count == 3)
         #expect(ascendingIds == (try descending.lines.map { try Self.json($0)["id"]?.stringValue ?? "" }).reversed())
         let either = try await home.run(
-            ["conversations", "--status", "ended", "--status", "ongoing", "--tag", "a", "--all", "--limit", "1", "--json"]
+            [
+                "conversations", "--status", "ended", "--status", "ongoing", "--tag", "a", "--all", "--limit", "1",
+                "--json",
+            ]
                 + base)
         #expect(Set(try either.lines.map { try Self.json($0)["id"]?.stringValue ?? "" }) == [id, ongoingTagged])
         let searched = try await home.run(["conversations", "--search", "UNTAGGED", "--json"] + base)
         #expect(try searched.lines.map { try Self.json($0)["id"]?.stringValue } == [endedUntagged])
         let unread = try await home.run(["conversations", "--unread", "--json"] + base)
-        #expect(Set(try unread.lines.map { try Self.json($0)["id"]?.stringValue ?? "" }) == [ongoingTagged, endedUntagged])
+        #expect(
+            Set(try unread.lines.map { try Self.json($0)["id"]?.stringValue ?? "" }) == [ongoingTagged, endedUntagged])
 
         let missing = try await home.run(["conversation", "00000000-0000-4000-8000-000000000000"] + base)
         #expect(missing.status == 1)
@@ -275,7 +283,8 @@ struct CLITests {
         #expect(chat.status == 0, "\(chat)")
         let id = String(chat.stderr.split(separator: "\n").last ?? "")
         for arguments in [
-            ["conversation", id], ["close", id], ["tag", id, "x"], ["read", id, "m"], ["conversations", "--status", "ended"],
+            ["conversation", id], ["close", id], ["tag", id, "x"], ["read", id, "m"],
+            ["conversations", "--status", "ended"],
         ] {
             let run = try await home.run(arguments + base)
             #expect(run.status == 1, "\(arguments): \(run)")

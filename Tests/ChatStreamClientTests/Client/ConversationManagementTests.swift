@@ -13,7 +13,9 @@ import Testing
 @Suite("Conversation management end to end")
 struct ConversationManagementTests {
     /// The conversations listed by following `loadMore()` from the first page of `query`.
-    static func pages(_ client: ChatClient, _ query: ConversationQuery) async throws -> [PaginatedResponse<Conversation>] {
+    static func pages(_ client: ChatClient, _ query: ConversationQuery) async throws -> [PaginatedResponse<
+        Conversation
+    >] {
         var pages: [PaginatedResponse<Conversation>] = []
         var page: PaginatedResponse<Conversation>? = try await client.listConversations(query)
         while let current = page {
@@ -88,7 +90,9 @@ struct ConversationManagementTests {
             let second = try await client.listConversations(query, cursor: cursor)
             #expect(second.data.count == 1 && second.data[0].id != first.data[0].id)
             for other in [ConversationQuery().limit(1), query.order(.ascending), query.tag("x")] {
-                let error = await #expect(throws: ChatError.self) { try await client.listConversations(other, cursor: cursor) }
+                let error = await #expect(throws: ChatError.self) {
+                    try await client.listConversations(other, cursor: cursor)
+                }
                 #expect(error?.kind == .http)
                 #expect(error?.status == 400)
                 #expect(error?.code == "VALIDATION_CURSOR_MISMATCH")
@@ -106,7 +110,9 @@ struct ConversationManagementTests {
             #expect(again.status == .ended)
             #expect(again.updatedAt == closed.updatedAt)
             #expect(try await client.conversation(id: id).status == .ended)
-            let error = await #expect(throws: ChatError.self) { try await client.sendMessage("hello?", conversationId: id) }
+            let error = await #expect(throws: ChatError.self) {
+                try await client.sendMessage("hello?", conversationId: id)
+            }
             #expect(error?.status == 403)
             #expect(error?.isConversationNotOngoing == true)
             let streamed = await #expect(throws: ChatError.self) {
@@ -269,7 +275,8 @@ struct ConversationManagementTests {
             // Section 1 is untouched: lists, the sequences, history, continuing.
             let listed = try await client.listConversations(ConversationQuery().limit(5))
             #expect(listed.data.map(\.id) == [id])
-            #expect(listed.data[0].tags == nil && listed.data[0].unreadCount == nil && listed.data[0].lastMessage == nil)
+            #expect(
+                listed.data[0].tags == nil && listed.data[0].unreadCount == nil && listed.data[0].lastMessage == nil)
             var sequence: [String] = []
             for try await conversation in client.conversations(matching: ConversationQuery().limit(1)) {
                 sequence.append(conversation.id)
