@@ -1,7 +1,7 @@
 // `chatstream chat [--base-url URL] [--agent ID] [--conversation ID] [--json] MESSAGE`
 //
-// Prints the reply text as it streams (flushed per delta), a newline, then `conversation: <id>`
-// on stderr; exit 0. `--json` prints exactly one line instead:
+// Prints the reply text as it streams (flushed per delta), a newline, then the conversation ID
+// alone on a line of stderr; exit 0. `--json` prints exactly one line instead:
 // `{"conversationId","userMessageId","finishReason","usage","message"}` (message as
 // `AssembledMessage.jsonValue`). No `--base-url`: an embedded local server keeps its state in the
 // data directory, so `chatstream conversations` lists what `chat` started.
@@ -54,13 +54,13 @@ enum ChatCommand {
                     Output.standardOutput(response.jsonValue.jsonText + "\n")
                 } else {
                     Output.standardOutput("\n")
-                    Output.standardError("conversation: \(response.conversationId)\n")
+                    Output.standardError(response.conversationId + "\n")
                 }
                 return 0
             } catch {
                 if !json, (error as? ChatError)?.partialMessage?.text.isEmpty == false { Output.standardOutput("\n") }
                 if let id = (error as? ChatError)?.partialMessage?.conversationId ?? client.currentConversationId {
-                    Output.standardError("conversation: \(id)\n")
+                    Output.standardError(id + "\n")
                 }
                 return ClientSupport.report(error)
             }

@@ -25,7 +25,15 @@ extension ChatClient {
         try await listConversations(ConversationQuery(limit: limit), cursor: cursor)
     }
 
-    /// A page of conversations matching `query` (filters need a server with the extensions).
+    /// A page of conversations matching `query`.
+    ///
+    /// ```swift
+    /// let page = try await client.listConversations(ConversationQuery().limit(20).status(.ongoing).tag("vip"))
+    /// ```
+    /// - Throws: ``ChatError/Kind/invalidArgument`` (before any request) when the limit is outside
+    ///   1...100; ``ChatError/Kind/notSupportedByServer`` when the query filters or orders
+    ///   (``ConversationQuery/usesExtensions``) and the server lacks the extensions (it answers
+    ///   conversations without `tags` and `unreadCount`; an empty page cannot tell and is returned).
     public func listConversations(_ query: ConversationQuery, cursor: String? = nil) async throws
         -> PaginatedResponse<Conversation>
     {
@@ -40,6 +48,11 @@ extension ChatClient {
             "GET", ["conversations"], query: pageQuery(cursor: cursor, limit: limit) + query.queryItems,
             extensionRoute: false)
         let page = try WireDecoding.page(bytes, item: WireDecoding.conversation)
+        // A server without the extensions ignores the filters and lists everything; it is known by
+        // conversations that lack the extension fields, which such a server always sends.
+        if query.usesExtensions, page.items.contains(where: { $0.tags == nil && $0.unreadCount == nil }) {
+            throw ChatError(.notSupportedByServer, "conversation filters and order (status, tag, unread, q, order)")
+        }
         return PaginatedResponse(
             data: page.items, hasMore: page.hasMore, total: page.total, cursor: page.cursor, limit: limit
         ) { [self] cursor, limit in

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Which conversations to list, and how (conversation-management extension, PROTOCOLS.md section 5).
 /// Filters combine with AND.
 ///
@@ -54,6 +56,26 @@ public struct ConversationQuery: Sendable, Hashable {
         var copy = self
         change(&copy)
         return copy
+    }
+
+    /// Whether the query needs the conversation-management extensions (any filter or an order).
+    public var usesExtensions: Bool {
+        !statuses.isEmpty || !tags.isEmpty || unreadOnly || !(search ?? "").isEmpty || order != nil
+    }
+
+    /// Whether `conversation` passes the filters, judged from what the client knows of it: its
+    /// status, tags and unread count, and for the search its title and last message (the server
+    /// also searches older messages, so a conversation that `wasListed` keeps passing the search).
+    /// Unknown tags fail a tag filter; an unknown unread count passes the unread filter.
+    func admits(_ conversation: Conversation, wasListed: Bool) -> Bool {
+        if !statuses.isEmpty && !statuses.contains(conversation.status) { return false }
+        if !tags.isEmpty && !Set(tags).isSubset(of: conversation.tags ?? []) { return false }
+        if unreadOnly && (conversation.unreadCount ?? 1) == 0 { return false }
+        if let search, !search.isEmpty, !wasListed {
+            let haystacks = [conversation.title ?? "", conversation.lastMessage?.text ?? ""]
+            if !haystacks.contains(where: { $0.range(of: search, options: .caseInsensitive) != nil }) { return false }
+        }
+        return true
     }
 
     /// The query items, without `limit` and `cursor`.

@@ -1,20 +1,34 @@
+// The conversation list for a UI: pages loaded on demand, and live updates without a refetch.
+//
+// Live updates come in two forms. A reply (`apply(_: ChatResponse)`) becomes a conversation
+// with `Conversation(reply:previous:)` and moves to the front (newest first; to the end with
+// `order(.ascending)`). A conversation the server answered with (close, tags, read) replaces the
+// listed one, moving only when its `updatedAt` advanced or its status changed (the server
+// counts both as a change). Either way it is listed once, and it
+// leaves the list when it no longer passes the query's filters. `ConversationState.onReply`
+// feeds the list after every completed send.
+
 import ChatStream
 import Foundation
 import Observation
 
-/// The conversation list for a UI, loaded page by page without duplicates.
+/// The conversation list for a UI, loaded page by page without duplicates and updated live.
 ///
 /// ```swift
 /// @State var list = ConversationListState(client: client, query: ConversationQuery().limit(30))
 /// // .task { await list.load() }, and at the end of the list: await list.loadMore()
+///
+/// // Keep it current while a conversation screen sends:
+/// let chat = ConversationState(client: client, conversationId: id)
+/// chat.onReply = { [weak list] response in list?.apply(response) }
 /// ```
 @MainActor @Observable
 public final class ConversationListState {
     /// The client doing the work.
     public let client: ChatClient
-    /// What to list.
+    /// What to list: set it, then ``load()`` to list again with it.
     public var query: ConversationQuery
-    /// The conversations loaded so far, in server order.
+    /// The conversations loaded so far, in the query's order, each once.
     public private(set) var conversations: [Conversation] = []
     /// Whether more pages remain.
     public private(set) var hasMore = false
@@ -25,12 +39,13 @@ public final class ConversationListState {
 
     private var page: PaginatedResponse<Conversation>?
 
+    /// A list of `client`'s conversations matching `query` (nothing is loaded until ``load()``).
     public init(client: ChatClient, query: ConversationQuery = ConversationQuery()) {
         self.client = client
         self.query = query
     }
 
-    /// Loads the first page, replacing what was loaded.
+    /// Loads the first page with ``query``, replacing what was loaded.
     public func load() async {
         let query = self.query
         await fetch(replacing: true) { [client] in try await client.listConversations(query) }
@@ -41,6 +56,67 @@ public final class ConversationListState {
         guard let page, page.hasMore else { return }
         await fetch(replacing: false) { try await page.loadMore() }
     }
+
+    // MARK: Live updates
+
+    /// Shows a completed reply: its conversation moves to the top (the end with ascending order)
+    /// with the reply as its last message, and is listed once. A conversation not listed yet
+    /// (a new one) is added when it passes the query's filters as far as the client can tell.
+    ///
+    /// ```swift
+    /// let response = try await client.sendMessage("Hi", conversationId: id)
+    /// list.apply(response)
+    /// ```
+    public func apply(_ reply: ChatResponse) {
+        let previous = conversations.first { $0.id == reply.conversationId }
+        place(Conversation(reply: reply, previous: previous), moved: true)
+    }
+
+    /// Shows a conversation as the server now answers it (from ``ChatClient/closeConversation(id:)``,
+    /// ``ChatClient/setTags(_:conversationId:)``, ``ChatClient/markRead(conversationId:messageId:)``
+    /// or ``ChatClient/conversation(id:)``): the listed one is replaced, and moves (as the server
+    /// reorders it) only when its `updatedAt` advanced or its status changed; one that no longer
+    /// passes the query's filters leaves the list.
+    public func apply(_ conversation: Conversation) {
+        let previous = conversations.first { $0.id == conversation.id }
+        let moved = previous.map { conversation.updatedAt > $0.updatedAt || conversation.status != $0.status } ?? true
+        place(conversation, moved: moved)
+    }
+
+    /// Closes conversation `id` on the server and shows it as ended (idempotent).
+    ///
+    /// ```swift
+    /// await list.close(conversation.id)   // list.conversations now shows it `.ended`
+    /// ```
+    public func close(_ id: String) async {
+        error = nil
+        do {
+            apply(try await client.closeConversation(id: id))
+        } catch {
+            self.error = Self.chatError(error)
+        }
+    }
+
+    private func place(_ conversation: Conversation, moved: Bool) {
+        let index = conversations.firstIndex { $0.id == conversation.id }
+        guard query.admits(conversation, wasListed: index != nil) else {
+            if let index { conversations.remove(at: index) }
+            return
+        }
+        if let index, !moved {
+            conversations[index] = conversation
+            return
+        }
+        if let index { conversations.remove(at: index) }
+        if query.order == .ascending {
+            // The newest belongs at the end; while pages remain, a later page will bring it.
+            if !hasMore { conversations.append(conversation) }
+        } else {
+            conversations.insert(conversation, at: 0)
+        }
+    }
+
+    // MARK: Pages
 
     private func fetch(
         replacing: Bool, _ body: @Sendable () async throws -> PaginatedResponse<Conversation>?
@@ -61,10 +137,12 @@ public final class ConversationListState {
             for conversation in next.data where known.insert(conversation.id).inserted {
                 conversations.append(conversation)
             }
-        } catch let failure as ChatError {
-            error = failure
         } catch {
-            self.error = ChatError(.network, "\(error)")
+            self.error = Self.chatError(error)
         }
+    }
+
+    static func chatError(_ error: any Error) -> ChatError {
+        (error as? ChatError) ?? ChatError(.network, "\(error)")
     }
 }

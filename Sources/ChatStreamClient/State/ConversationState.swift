@@ -13,6 +13,8 @@ import Observation
 /// ForEach(state.messages) { Text($0.text) }
 /// if let reply = state.streamingMessage { Text(reply.text) }
 /// ```
+///
+/// A ``ConversationListState`` shown beside it stays current through ``onReply``.
 @MainActor @Observable
 public final class ConversationState {
     /// The client doing the work.
@@ -31,6 +33,13 @@ public final class ConversationState {
     public private(set) var hasMoreHistory = false
     /// The last failure, cleared by the next action.
     public var error: ChatError?
+    /// Called on the main actor after each ``send(_:)`` that completes, with the finished reply
+    /// (after any tool loop). Use it to keep a ``ConversationListState`` current without a refetch:
+    ///
+    /// ```swift
+    /// chat.onReply = { [weak list] response in list?.apply(response) }
+    /// ```
+    public var onReply: (@MainActor (ChatResponse) -> Void)?
 
     private var historyPage: PaginatedResponse<Message>?
 
@@ -53,16 +62,24 @@ public final class ConversationState {
         messages.append(Message(id: pendingUserId, sender: .user, date: Date(), parts: [.text(text)]))
         do {
             var last: AssembledMessage? = nil
+            var userMessageId: String? = nil
             for try await update in client.send(text, conversationId: conversationId) {
                 if case .conversationAssigned(let id) = update.event { conversationId = id }
+                if userMessageId == nil { userMessageId = update.message.userMessageId }
                 streamingMessage = update.message
                 last = update.message
             }
             if let last {
-                if let id = last.userMessageId, let index = messages.firstIndex(where: { $0.id == pendingUserId }) {
+                if let id = userMessageId, let index = messages.firstIndex(where: { $0.id == pendingUserId }) {
                     messages[index].id = id
                 }
                 append(last)
+                if let conversationId = last.conversationId ?? conversationId {
+                    onReply?(
+                        ChatResponse(
+                            message: last, conversationId: conversationId, userMessageId: userMessageId,
+                            finishReason: last.finishReason, usage: last.usage))
+                }
             }
         } catch let failure as ChatError {
             error = failure

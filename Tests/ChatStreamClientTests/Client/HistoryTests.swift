@@ -135,7 +135,14 @@ struct HistoryTests {
     }
 
     @Test func queryBuildsItsFiltersIntoTheRequest() async throws {
-        let transport = Self.server()
+        // Conversations with the extension fields: a server that understands the filters.
+        let extended: [JSONValue] = Self.conversations.map {
+            var object = $0.objectValue!
+            object["tags"] = []
+            object["unreadCount"] = 0
+            return .object(object)
+        }
+        let transport = FakeTransport { Wire.page(extended, request: $0) }
         let client = Wire.client(transport)
         let query = ConversationQuery().limit(2).status(.ongoing).status(.takenOver).tag("a b").tag("c+d").unreadOnly()
             .search("héllo").order(.ascending)
