@@ -1,52 +1,50 @@
-// ByteScan: finding line endings a word at a time.
+// ByteScan: finding line endings.
 //
-// The framers spend most of their time looking for the next LF (or CR). Instead of testing one
-// byte per step, the loop loads eight bytes, XORs them with the wanted byte repeated, and uses the
-// classic "has a zero byte" test, (x - 0x01..01) & ~x & 0x80..80, which is non-zero exactly when
-// some byte of x is zero. Only the word that holds a match is then walked byte by byte.
+// The framers spend most of their time looking for the next LF (or CR). libc's `memchr` is
+// vectorised; `LineEndFinder` uses it for both bytes while keeping the search linear.
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Finds line ends in one input buffer with `memchr`, remembering where the next LF is so that
+/// looking for CR-or-LF stays linear: the CR search only runs up to the next LF, and the LF
+/// search runs once per LF, not once per line (a CR-only stream has no LF to find again).
+struct LineEndFinder {
+    private let base: UnsafeRawPointer
+    private let count: Int
+    /// The next LF at or after the last search start, or `count` when there is none.
+    private var nextLF = -1
+
+    init(_ base: UnsafeRawPointer, count: Int) {
+        self.base = base
+        self.count = count
+    }
+
+    /// Index of the first LF (or, when `orCR`, the first CR or LF) in `from..<to`, if any.
+    @inline(__always)
+    mutating func find(from: Int, to: Int, orCR: Bool) -> Int? {
+        guard from < to else { return nil }
+        if nextLF < from {
+            if let hit = memchr(base + from, Int32(ByteScan.lf), count - from) {
+                nextLF = base.distance(to: UnsafeRawPointer(hit))
+            } else {
+                nextLF = count
+            }
+        }
+        let limit = min(nextLF, to)
+        if orCR, limit > from, let hit = memchr(base + from, Int32(ByteScan.cr), limit - from) {
+            return base.distance(to: UnsafeRawPointer(hit))
+        }
+        return nextLF < to ? nextLF : nil
+    }
+}
 
 enum ByteScan {
     static let lf: UInt8 = 0x0A
     static let cr: UInt8 = 0x0D
-
-    private static let ones: UInt64 = 0x0101_0101_0101_0101
-    private static let highs: UInt64 = 0x8080_8080_8080_8080
-    private static let lfs: UInt64 = 0x0A0A_0A0A_0A0A_0A0A
-    private static let crs: UInt64 = 0x0D0D_0D0D_0D0D_0D0D
-
-    @inline(__always)
-    private static func hasZeroByte(_ x: UInt64) -> Bool {
-        (x &- ones) & ~x & highs != 0
-    }
-
-    /// Index of the first LF (or, when `orCR`, the first CR or LF) in `base[from..<to]`, if any.
-    @inline(__always)
-    static func firstLineEnd(_ base: UnsafeRawPointer, from: Int, to: Int, orCR: Bool) -> Int? {
-        var index = from
-        if orCR {
-            while index &+ 8 <= to {
-                let word = base.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-                if hasZeroByte(word ^ lfs) || hasZeroByte(word ^ crs) { break }
-                index &+= 8
-            }
-            while index < to {
-                let byte = base.load(fromByteOffset: index, as: UInt8.self)
-                if byte == lf || byte == cr { return index }
-                index &+= 1
-            }
-        } else {
-            while index &+ 8 <= to {
-                let word = base.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-                if hasZeroByte(word ^ lfs) { break }
-                index &+= 8
-            }
-            while index < to {
-                if base.load(fromByteOffset: index, as: UInt8.self) == lf { return index }
-                index &+= 1
-            }
-        }
-        return nil
-    }
 
     /// Whether `bytes` holds only JSON whitespace (space, tab, CR, LF); true when empty.
     @inline(__always)

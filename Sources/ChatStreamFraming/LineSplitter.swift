@@ -56,6 +56,7 @@ struct LineSplitter: Sendable {
         let start = streamOffset
         let orCR = endings == .crLFOrCRLF
         var index = 0
+        var finder = LineEndFinder(base, count: count)
         if skipLeadingLF {
             skipLeadingLF = false
             if base.load(as: UInt8.self) == ByteScan.lf { index = 1 }
@@ -63,7 +64,7 @@ struct LineSplitter: Sendable {
         while index < count {
             let room = maxLineBytes - carry.count
             let window = room < count - index ? room + 1 : count - index
-            guard let end = ByteScan.firstLineEnd(base, from: index, to: index + window, orCR: orCR) else {
+            guard let end = finder.find(from: index, to: index + window, orCR: orCR) else {
                 if count - index > room {
                     throw FramingError.lineTooLong(lineStart: carry.isEmpty ? start + index : carryStart, limit: maxLineBytes)
                 }

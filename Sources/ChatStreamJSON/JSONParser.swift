@@ -178,15 +178,11 @@ public final class JSONParser {
     }
 
     private static func nonJSONWhitespace(_ bytes: UnsafeRawBufferPointer) -> Int? {
+        // Form feed and vertical tab are rare: libc's vectorised memchr finds them fastest.
         guard let base = bytes.baseAddress else { return nil }
-        // Form feed and vertical tab are rare: look for them with memchr before anything else.
         var first: Int? = nil
-        for byte: Int32 in [0x0C, 0x0B] {
-            if let hit = memchr(base, byte, bytes.count) {
-                let position = base.distance(to: UnsafeRawPointer(hit))
-                first = min(first ?? position, position)
-            }
-        }
+        if let hit = memchr(base, 0x0C, bytes.count) { first = base.distance(to: UnsafeRawPointer(hit)) }
+        if let hit = memchr(base, 0x0B, first ?? bytes.count) { first = base.distance(to: UnsafeRawPointer(hit)) }
         return first
     }
 
@@ -237,13 +233,12 @@ public final class JSONParser {
             start >= base, start + length <= base + input.count
         {
             // No escapes: yajl points into our input. Check the bytes and copy them.
-            if let bad = UTF8Validation.firstInvalidIndex(decoded) {
+            if let bad = tape.appendValidatedString(kind, start, length) {
                 return fail(
                     JSONError(
                         .invalidUTF8, byteOffset: streamOffset + base.distance(to: start) + bad,
                         message: "invalid UTF-8 in a string"))
             }
-            tape.appendBytes(kind, decoded)
         } else if let error = appendEscapedString(kind, decoded: decoded) {
             return fail(error)
         }

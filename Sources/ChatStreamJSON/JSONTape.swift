@@ -136,6 +136,40 @@ final class JSONTape {
         appendArenaTail(kind, from: offset)
     }
 
+    /// Appends a string or key token with these bytes when they are well-formed UTF-8, checking
+    /// and copying in one pass (eight ASCII bytes at a time); otherwise appends nothing and
+    /// returns the index of the first bad byte.
+    @inline(__always)
+    func appendValidatedString(_ kind: JSONTapeToken.Kind, _ source: UnsafeRawPointer, _ count: Int) -> Int? {
+        reserveArena(count)
+        let offset = arenaCount
+        let destination = UnsafeMutableRawPointer(arena + offset)
+        var i = 0
+        while i &+ 8 <= count {
+            let word = source.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            if word & 0x8080_8080_8080_8080 != 0 { break }
+            destination.storeBytes(of: word, toByteOffset: i, as: UInt64.self)
+            i &+= 8
+        }
+        if i < count {
+            var highBits: UInt8 = 0
+            var k = i
+            while k < count {
+                let byte = source.load(fromByteOffset: k, as: UInt8.self)
+                highBits |= byte
+                destination.storeBytes(of: byte, toByteOffset: k, as: UInt8.self)
+                k &+= 1
+            }
+            if highBits & 0x80 != 0 {
+                let rest = UnsafeRawBufferPointer(start: source + i, count: count &- i)
+                if let bad = UTF8Validation.firstInvalidIndex(rest) { return i &+ bad }
+            }
+        }
+        arenaCount &+= count
+        appendArenaTail(kind, from: offset)
+        return nil
+    }
+
     /// Appends a string-like token whose bytes the caller has already written to the end of the arena.
     @inline(__always)
     func appendArenaTail(_ kind: JSONTapeToken.Kind, from offset: Int) {

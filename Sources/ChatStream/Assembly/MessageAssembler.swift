@@ -117,12 +117,15 @@ extension MessageAssembler {
                 }
                 var parser = toolInputs.removeValue(forKey: id) ?? PartialJSONParser(
                     maxDepth: limits.maxDepth, maxBytes: limits.maxValueBytes)
-                let ok = (try? parser.append(delta)) != nil
-                let partial = ok ? parser.value : nil
+                // The part's partial input shares storage with the parser's value under way: drop
+                // it first, so the parser appends in place instead of copying everything so far.
+                // (Invalid input leaves the parser's best partial value, and the stream's own
+                // tool-input-available or tool-input-error settles the input later.)
+                updateToolCall(id) { call in call.input = .null }
+                _ = try? parser.append(delta)
+                let partial = parser.value ?? .null
                 toolInputs[id] = parser
-                updateToolCall(id) { call in
-                    if let partial { call.input = partial }
-                }
+                updateToolCall(id) { call in call.input = partial }
             case .toolInputAvailable(let id, let name, let input):
                 toolInputs[id] = nil
                 if toolCallParts[id] == nil {

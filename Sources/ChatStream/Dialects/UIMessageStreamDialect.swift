@@ -44,8 +44,13 @@ public struct UIMessageStreamDialect: StreamDialect {
             }
             if type.isString("text-delta") {
                 // The hot path: emitted straight from here, no optional event to copy and destroy.
-                let id = partIDs.string(root["id"]) ?? Self.defaultTextPartID
-                try emit(.textDelta(id: id, delta: try root.requiredString("delta", eventType: "text-delta", offset: offset)))
+                let (idElement, deltaElement) = root.members("id", "delta")
+                guard let delta = deltaElement?.string else {
+                    throw StreamError(
+                        .malformed, message: "missing or non-string field \"delta\"", byteOffset: offset,
+                        eventType: "text-delta", field: "delta")
+                }
+                try emit(.textDelta(id: partIDs.string(idElement) ?? Self.defaultTextPartID, delta: delta))
             } else if type.isString("reasoning-delta") {
                 event = .reasoningDelta(
                     id: partIDs.string(root["id"]) ?? "reasoning-0",
