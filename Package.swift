@@ -44,11 +44,13 @@ var package = Package(
 )
 
 if fuzzing {
+    // Built only with `CHATSTREAM_FUZZ=1 swift build --sanitize=fuzzer ...` (see Fuzz/run.sh).
+    package.targets.append(.target(name: "FuzzSupport", path: "Fuzz/Support"))
     for name in ["FuzzSSE", "FuzzFraming", "FuzzJSON", "FuzzDialects", "FuzzHistory"] {
         package.targets.append(
             .executableTarget(
                 name: name,
-                dependencies: ["ChatStream", "ChatStreamClient"],
+                dependencies: ["ChatStream", "FuzzSupport"],
                 path: "Fuzz/Targets/\(name)",
                 swiftSettings: [.unsafeFlags(["-parse-as-library"])]
             )
