@@ -34,7 +34,7 @@ var package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "ChatStreamJSONTests", dependencies: ["ChatStreamJSON", "TestSupport"]),
         .testTarget(name: "ChatStreamFramingTests", dependencies: ["ChatStreamFraming", "TestSupport"]),
-        .testTarget(name: "ChatStreamTests", dependencies: ["ChatStream", "TestSupport"]),
+        .testTarget(name: "ChatStreamTests", dependencies: ["ChatStream", "TestSupport"], exclude: ["FuzzRegressions"]),
         .testTarget(
             name: "ChatStreamClientTests",
             dependencies: ["ChatStreamClient", "ChatStreamServer", "TestSupport"]

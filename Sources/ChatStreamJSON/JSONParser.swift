@@ -45,6 +45,9 @@ public final class JSONParser {
     private var streamOffset = 0
     private var depth = 0
     private var completedValues = 0
+    /// Where in the input the first top-level value ended (the input's end when yajl reported it
+    /// during the trailing-space call).
+    private var firstValueEnd = 0
     private var failure: JSONError?
 
     /// A parser with these limits.
@@ -110,6 +113,7 @@ public final class JSONParser {
         tape.reset()
         depth = 0
         completedValues = 0
+        firstValueEnd = bytes.count
         failure = nil
         self.streamOffset = streamOffset
         guard bytes.count <= configuration.maxValueBytes else {
@@ -148,6 +152,14 @@ public final class JSONParser {
                 .multipleValues, byteOffset: streamOffset + bytes.count,
                 message: "expected one JSON value, found \(completedValues)")
         }
+        if let extra = JSONParser.firstNonWhitespace(bytes, from: firstValueEnd) {
+            // A token yajl is still lexing after the value (`{} "ab`, `1 tr`): it holds those
+            // bytes in its lexer, so the handle must not see the next payload.
+            resetHandle()
+            throw JSONError(
+                .multipleValues, byteOffset: streamOffset + extra,
+                message: "expected one JSON value, found more bytes after it")
+        }
     }
 
     private static let space: [UInt8] = [0x20]
@@ -185,6 +197,16 @@ public final class JSONParser {
         return first
     }
 
+    private static func firstNonWhitespace(_ bytes: UnsafeRawBufferPointer, from start: Int) -> Int? {
+        var i = start
+        while i < bytes.count {
+            let byte = bytes[i]
+            if byte != 0x20 && byte != 0x0A && byte != 0x0D && byte != 0x09 { return i }
+            i += 1
+        }
+        return nil
+    }
+
     private static func endsInDigit(_ bytes: UnsafeRawBufferPointer) -> Bool {
         var i = bytes.count - 1
         while i >= 0 {
@@ -205,7 +227,12 @@ public final class JSONParser {
 
     @inline(__always)
     private func valueDone() {
-        if depth == 0 { completedValues += 1 }
+        if depth == 0 {
+            completedValues += 1
+            if completedValues == 1, input.baseAddress != nil {
+                firstValueEnd = Int(yajl_get_bytes_consumed(handle))
+            }
+        }
     }
 
     fileprivate func onScalar(_ kind: JSONTapeToken.Kind) -> Int32 {
