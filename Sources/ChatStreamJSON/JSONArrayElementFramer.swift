@@ -167,7 +167,8 @@ public struct JSONArrayElementFramer: Sendable {
         let message: String
         switch state {
         case .beforeArray: message = "stream ended before the array's '['"
-        case .inElement: message = "stream ended inside an element that starts at byte \(core.valueOffset), \(delivered)"
+        case .inElement:
+            message = "stream ended inside an element that starts at byte \(core.valueOffset), \(delivered)"
         default: message = "stream ended before the array's closing ']', \(delivered)"
         }
         return JSONFramingError(.truncated, at: consumed, message)
@@ -310,7 +311,8 @@ public struct JSONSequenceFramer: Sendable {
         guard core.scanner.endsAtEndOfInput else {
             let error = JSONFramingError(
                 .truncated, at: consumed,
-                "stream ended inside a value that starts at byte \(core.valueOffset), after \(valueCount) complete values")
+                "stream ended inside a value that starts at byte \(core.valueOffset), after \(valueCount) complete values"
+            )
             failure = error
             throw error
         }

@@ -45,6 +45,7 @@ public struct JSONFramingError: Error, Sendable, Hashable, CustomStringConvertib
         /// A value is longer than the configured maximum number of bytes.
         public static let valueTooLarge = Kind(.valueTooLarge)
 
+        /// The kind's name, as in the static values.
         public var description: String {
             switch base {
             case .expectedArrayStart: "expectedArrayStart"
@@ -70,6 +71,7 @@ public struct JSONFramingError: Error, Sendable, Hashable, CustomStringConvertib
         self.message = message
     }
 
+    /// The message with its byte offset.
     public var description: String { "JSON framing error at byte \(byteOffset): \(message)" }
 }
 
@@ -142,7 +144,9 @@ struct JSONValueScanner: Sendable {
     ///   scanner is idle again; `nil` when every byte from `start` on belongs to the value.
     /// - Throws: ``JSONFramingError`` for a byte that cannot start a value, the depth limit, or the
     ///   size limit; `streamOffset` is the stream offset of `bytes[0]`, used in the error.
-    mutating func scan(_ bytes: UnsafeRawBufferPointer, from start: Int, streamOffset: Int) throws(JSONFramingError) -> Int? {
+    mutating func scan(_ bytes: UnsafeRawBufferPointer, from start: Int, streamOffset: Int) throws(JSONFramingError)
+        -> Int?
+    {
         let count = bytes.count
         guard start < count else { return nil }
         // Stop at the size limit: the value may not extend to `stop` or beyond.

@@ -39,6 +39,7 @@ public struct PartialJSONError: Error, Sendable, Hashable, CustomStringConvertib
         /// More input than the parser's `maxBytes`.
         public static let sizeLimitExceeded = Kind(.sizeLimitExceeded)
 
+        /// The kind's name, as in the static values.
         public var description: String {
             switch base {
             case .unexpectedByte: "unexpectedByte"
@@ -68,5 +69,6 @@ public struct PartialJSONError: Error, Sendable, Hashable, CustomStringConvertib
         self.message = message
     }
 
+    /// The message with its byte offset.
     public var description: String { "invalid JSON at byte \(byteOffset): \(message)" }
 }

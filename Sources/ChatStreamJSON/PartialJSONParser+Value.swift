@@ -17,6 +17,9 @@ extension PartialJSONParser {
     ///
     /// Cost per read: O(depth + members of the open containers), independent of the length of
     /// completed strings and members, so reading after every delta keeps the total work linear.
+    /// The result shares storage with the parser: keeping it past the next `append` makes that
+    /// append copy the string or member list under way once (copy-on-write); a UI that keeps only
+    /// the latest value, released before the next delta, stays linear.
     public var value: JSONValue? {
         var work = 0
         return value(countingWork: &work)

@@ -36,7 +36,7 @@
 /// partial last one: an unfinished string as its prefix, an unfinished number when it is a number
 /// so far (`12` yes; `-`, `1.`, `1e` not yet), and leaves out unfinished literals (`tr`) and keys
 /// whose value has not begun. Invalid input throws ``PartialJSONError`` with the byte offset; after
-/// an error, every later ``append(_:)-(Collection<UInt8>)`` throws the same error.
+/// an error, every later `append` and `finish()` throws the same error.
 public struct PartialJSONParser: Sendable {
     enum State: UInt8, Sendable {
         /// Expecting a value (at the start, after `:`, after `,` in an array).
@@ -194,7 +194,7 @@ public struct PartialJSONParser: Sendable {
     }
 
     /// Appends the next piece of input, given as text.
-    /// - Throws: as ``append(_:)-(Collection<UInt8>)``.
+    /// - Throws: ``PartialJSONError``, as the byte-collection `append`.
     public mutating func append(_ text: String) throws {
         if let failure { throw failure }
         var text = text
@@ -261,7 +261,8 @@ public struct PartialJSONParser: Sendable {
                     continue
                 default:
                     throw PartialJSONError(
-                        .invalidEscape, at: base + i, "invalid escape '\\\(Character(Unicode.Scalar(byte)))' in a string")
+                        .invalidEscape, at: base + i,
+                        "invalid escape: \(JSONValueScanner.describe(byte)) after a backslash in a string")
                 }
                 string.unicodeScalars.append(scalar)
                 state = .string
@@ -311,7 +312,8 @@ public struct PartialJSONParser: Sendable {
                 } else {
                     throw PartialJSONError(
                         .invalidNumber, at: base + i,
-                        "\(JSONValueScanner.describe(byte)) cannot follow '\(String(decoding: number, as: UTF8.self))' in a number")
+                        "\(JSONValueScanner.describe(byte)) cannot follow '\(String(decoding: number, as: UTF8.self))' in a number"
+                    )
                 }
             case .literal:
                 let byte = p[i]
@@ -380,7 +382,8 @@ public struct PartialJSONParser: Sendable {
         case UInt8(ascii: "{"), UInt8(ascii: "["):
             guard stack.count < maxDepth else {
                 throw PartialJSONError(
-                    .depthLimitExceeded, at: offset, "objects and arrays nest deeper than the maximum depth \(maxDepth)")
+                    .depthLimitExceeded, at: offset, "objects and arrays nest deeper than the maximum depth \(maxDepth)"
+                )
             }
             let isObject = byte == UInt8(ascii: "{")
             stack.append(Frame(isObject: isObject, openOffset: offset))
@@ -416,7 +419,9 @@ public struct PartialJSONParser: Sendable {
 
     /// Scans string content from `start`: appends runs of plain bytes in one piece, validating
     /// UTF-8; returns the index after the closing quote or backslash, or the chunk's end.
-    private mutating func scanString(_ p: UnsafeBufferPointer<UInt8>, from start: Int, base: Int) throws(PartialJSONError) -> Int {
+    private mutating func scanString(_ p: UnsafeBufferPointer<UInt8>, from start: Int, base: Int)
+        throws(PartialJSONError) -> Int
+    {
         let count = p.count
         var i = start
         var runStart = start
@@ -582,7 +587,8 @@ public struct PartialJSONParser: Sendable {
         case .number:
             parts.append("incomplete number '\(String(decoding: number, as: UTF8.self))' at byte \(tokenStart)")
         case .literal:
-            let prefix = String(decoding: UnsafeBufferPointer(start: literalText.utf8Start, count: literalIndex), as: UTF8.self)
+            let prefix = String(
+                decoding: UnsafeBufferPointer(start: literalText.utf8Start, count: literalIndex), as: UTF8.self)
             parts.append("incomplete literal '\(prefix)' at byte \(tokenStart)")
         case .value where stack.isEmpty:
             parts.append("expected a JSON value")

@@ -52,3 +52,32 @@ import TestSupport
         #expect(throws: JSONError.self) { try JSONParser().parseValue(Array("[1,\u{0B}2]".utf8)) }
     }
 }
+
+/// The same suite fed one byte at a time through the push parser.
+@Suite struct JSONTestSuiteBytewiseTests {
+    static func parseBytewise(_ bytes: [UInt8]) throws -> [JSONValue] {
+        var stream = JSONStreamParser()
+        var values: [JSONValue] = []
+        for byte in bytes { values += try stream.feed([byte]) }
+        values += try stream.finish()
+        return values
+    }
+
+    @Test(arguments: JSONTestSuiteTests.files.filter { $0.hasPrefix("y_") })
+    func acceptsEveryYesOneByteAtATime(_ name: String) throws {
+        let bytes = JSONTestSuiteTests.bytes(name)
+        #expect(try Self.parseBytewise(bytes) == [try JSONParser().parseValue(bytes)])
+    }
+
+    @Test(arguments: JSONTestSuiteTests.files.filter { $0.hasPrefix("n_") })
+    func rejectsEveryNoOneByteAtATime(_ name: String) throws {
+        // A stream may hold several values; one value exactly is what a `n_` file must fail to be.
+        let values = try? Self.parseBytewise(JSONTestSuiteTests.bytes(name))
+        #expect(values == nil || values!.count != 1, "\(name) gave \(String(describing: values))")
+    }
+
+    @Test(arguments: JSONTestSuiteTests.files.filter { $0.hasPrefix("i_") })
+    func answersEveryImplementationDefinedOneByteAtATime(_ name: String) {
+        _ = try? Self.parseBytewise(JSONTestSuiteTests.bytes(name))
+    }
+}

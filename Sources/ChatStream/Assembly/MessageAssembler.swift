@@ -38,12 +38,23 @@ public struct MessageAssembler: Sendable {
     /// Applies one event.
     public mutating func apply(_ event: StreamEvent) {
         if case .choice(let index) = event {
-            while builders.count <= index { builders.append(Builder(choice: builders.count)) }
+            while builders.count <= index {
+                // A new choice belongs to the same response: same message ID and conversation.
+                var builder = Builder(choice: builders.count)
+                builder.message.id = builders[0].message.id
+                builder.message.conversationId = builders[0].message.conversationId
+                builders.append(builder)
+            }
             current = index
             return
         }
         if case .conversationAssigned(let id) = event {
             for index in builders.indices { builders[index].message.conversationId = id }
+            return
+        }
+        if case .metadata = event, builders.count > 1 {
+            // Metadata (usage above all) describes the whole response, not one choice.
+            for index in builders.indices { builders[index].apply(event, limits: toolInputLimits) }
             return
         }
         builders[current].apply(event, limits: toolInputLimits)

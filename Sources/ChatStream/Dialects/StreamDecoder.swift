@@ -161,8 +161,8 @@ public struct StreamDecoder<Dialect: StreamDialect> {
 }
 
 extension StreamError {
-    /// Maps errors from the lower layers to stream errors, keeping their offsets.
-    init(converting error: any Error) {
+    /// Maps errors from the lower layers (framing, JSON, transport) to stream errors, keeping offsets.
+    public init(converting error: any Error) {
         switch error {
         case let error as StreamError:
             self = error
@@ -179,7 +179,8 @@ extension StreamError {
         case let error as JSONError:
             self = StreamError(.malformed, message: error.message, byteOffset: error.byteOffset)
         default:
-            self = StreamError(.malformed, message: String(describing: error))
+            // Anything else comes from below the decoders (the transport): the stream was cut.
+            self = StreamError(.truncated, message: "the stream failed: \(error)")
         }
     }
 }

@@ -20,11 +20,13 @@ public enum StreamFraming: Sendable, Hashable {
 /// One complete unit of a stream, as framing found it. The buffers are valid only during the
 /// call that receives the unit.
 public struct FramedUnit {
-    /// The SSE `event` field (empty when absent), or the v4 part code; empty for other framings.
+    /// The SSE event type (`message` when the event had no `event:` field), or the v4 part code;
+    /// empty for other framings.
     public var type: UnsafeRawBufferPointer
     /// The SSE data, the line, the v4 part's JSON, or the array element.
     public var data: UnsafeRawBufferPointer
-    /// Where the unit begins in the stream, in bytes.
+    /// Where the unit begins in the stream, in bytes (for SSE, the first line of the event block).
+    /// JSON errors inside the unit are reported at this offset plus their position in ``data``.
     public var streamOffset: Int
 
     public init(type: UnsafeRawBufferPointer, data: UnsafeRawBufferPointer, streamOffset: Int) {

@@ -1,0 +1,67 @@
+/// Snapshots of a reply as it grows: one after every event, then each choice's final message.
+///
+/// When the stream is cut, carries an error, or cannot be decoded, the final messages are
+/// still handed out, with ``AssembledMessage/error`` saying what happened; the next call to
+/// `next()` then throws the ``StreamError``. Nothing that arrived is lost.
+///
+/// ```swift
+/// var last: AssembledMessage?
+/// do {
+///     for try await message in body.assembledMessages(format: .uiMessageStream) { last = message }
+/// } catch let error as StreamError {
+///     print("stream failed: \(error); kept \(last?.text.count ?? 0) characters")
+/// }
+/// ```
+public struct AsyncAssembledMessageSequence<Events: AsyncSequence>: AsyncSequence where Events.Element == StreamEvent {
+    public typealias Element = AssembledMessage
+
+    let events: Events
+
+    public init(events: Events) { self.events = events }
+
+    public func makeAsyncIterator() -> Iterator { Iterator(events: events.makeAsyncIterator()) }
+
+    public struct Iterator: AsyncIteratorProtocol {
+        var events: Events.AsyncIterator
+        /// The assembler; its state is the message so far.
+        public private(set) var assembler = MessageAssembler()
+        var finals: [AssembledMessage] = []
+        var finalIndex = 0
+        var finished = false
+        var failure: (any Error)?
+
+        init(events: Events.AsyncIterator) { self.events = events }
+
+        public mutating func next() async throws -> AssembledMessage? {
+            if finished {
+                if finalIndex < finals.count {
+                    finalIndex += 1
+                    return finals[finalIndex - 1]
+                }
+                if let failure {
+                    self.failure = nil
+                    throw failure
+                }
+                return nil
+            }
+            do {
+                while let event = try await events.next() {
+                    assembler.apply(event)
+                    if case .choice = event { continue }
+                    return assembler.message
+                }
+                finals = assembler.finish()
+            } catch {
+                failure = error
+                finals = assembler.finish(error: StreamError(converting: error))
+            }
+            finished = true
+            return try await next()
+        }
+    }
+}
+
+extension AsyncAssembledMessageSequence: Sendable where Events: Sendable {}
+
+@available(*, unavailable)
+extension AsyncAssembledMessageSequence.Iterator: Sendable {}

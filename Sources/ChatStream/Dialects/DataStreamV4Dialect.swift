@@ -1,0 +1,163 @@
+// DataStreamV4Dialect: the Vercel AI SDK v4 data stream (`x-vercel-ai-data-stream: v1`).
+//
+// One part per line, `CODE:JSON`; framing hands over the code as the unit's type.
+//
+// | code | JSON | events |
+// |---|---|---|
+// | `f` | `{messageId}` | `.messageStart(id)` (first time only), `.stepStart` |
+// | `0` | `"text"` | `.textStart` once, `.textDelta` |
+// | `g` | `"reasoning"` | `.reasoningStart` once, `.reasoningDelta` |
+// | `b` | `{toolCallId, toolName}` | `.toolCallStart` (streaming) |
+// | `c` | `{toolCallId, argsTextDelta}` | `.toolInputDelta` |
+// | `9` | `{toolCallId, toolName, args}` | `.toolInputAvailable` (after `.toolCallStart` and one delta when not streamed) |
+// | `a` | `{toolCallId, result}` | `.toolResult(preliminary: false)` |
+// | `e` | `{finishReason, usage, isContinued}` | parts end, `.metadata(usage)`, `.stepFinish` |
+// | `d` | `{finishReason, usage}` | parts end, `.metadata(usage)`, `.finish`, `.done` |
+// | `3` | `"message"` | `.error(message)` |
+// | `2` | `[value, ...]` | one `.data(name: "data")` per element |
+// | `8` | `[annotation, ...]` | `.metadata(raw: the array)` |
+// | `h` | `{id, url, title?}` | `.source` |
+// | `k` | `{data, mimeType}` | `.file(url: a data URL)` |
+// | `i`, `j` | redacted reasoning, reasoning signature | nothing |
+//
+// v4 has no part ends: a text or reasoning part ends when the other kind begins, at a tool
+// call, and at a step or message finish (IDs `text-N`, `reasoning-N`).
+
+/// Decodes the AI SDK v4 data stream (`0:"text"` lines and friends).
+///
+/// ```swift
+/// var dialect = DataStreamV4Dialect(configuration: StreamDecoderConfiguration())
+/// try dialect.decode(unit) { event in print(event) }   // unit.type = "0", unit.data = "\"Hi\""
+/// ```
+public struct DataStreamV4Dialect: StreamDialect {
+    /// v4 streams are `CODE:JSON` lines.
+    public static var framing: StreamFraming { .dataStreamV4 }
+
+    /// How many parts with an unknown code were skipped.
+    public private(set) var unknownUnitCount = 0
+
+    private let parser: JSONParser
+    private let inputParser: JSONParser
+    private var parts = SequentialParts()
+    private var started = false
+    private var sawFinish = false
+    private var sawError = false
+    /// Tool calls begun (by `b` or `9`) whose input is not yet available: ID -> name.
+    private var pendingTools: [String: String] = [:]
+    /// Names of every tool call seen, for results.
+    private var toolNames: [String: String] = [:]
+
+    /// A decoder using the configuration's JSON limits.
+    public init(configuration: StreamDecoderConfiguration) {
+        parser = JSONParser(configuration: configuration.json)
+        inputParser = JSONParser(configuration: configuration.json)
+    }
+
+    /// Decodes one `CODE:JSON` part.
+    public mutating func decode(_ unit: FramedUnit, emit: (StreamEvent) throws -> Void) throws {
+        guard unit.type.count == 1 else {
+            unknownUnitCount += 1
+            return
+        }
+        let code = unit.type[0]
+        let offset = unit.streamOffset
+        let name = String(UnicodeScalar(code))
+        let parser = self.parser
+        try parser.parseUnit(unit, eventType: name + ":") { root in
+            func required(_ key: StaticString) throws -> String {
+                try root.requiredString(key, eventType: name + ":", offset: offset)
+            }
+            func text() throws -> String {
+                guard let text = root.string else {
+                    throw StreamError(.malformed, message: "expected a JSON string", byteOffset: offset, eventType: name + ":")
+                }
+                return text
+            }
+            switch code {
+            case UInt8(ascii: "0"):
+                let delta = try text()
+                if !delta.isEmpty { try parts.text(delta, emit: emit) }
+            case UInt8(ascii: "g"):
+                let delta = try text()
+                if !delta.isEmpty { try parts.reasoning(delta, emit: emit) }
+            case UInt8(ascii: "f"):
+                if !started {
+                    started = true
+                    try emit(.messageStart(id: root["messageId"]?.string))
+                }
+                try emit(.stepStart)
+            case UInt8(ascii: "b"):
+                let id = try required("toolCallId")
+                let toolName = try required("toolName")
+                try parts.closeAll(emit: emit)
+                pendingTools[id] = toolName
+                toolNames[id] = toolName
+                try emit(.toolCallStart(id: id, name: toolName, providerExecuted: false))
+            case UInt8(ascii: "c"):
+                let id = try required("toolCallId")
+                guard pendingTools[id] != nil else {
+                    throw StreamError(
+                        .malformed, message: "tool call delta for \(id), which did not start", byteOffset: offset,
+                        eventType: "c:", field: "toolCallId")
+                }
+                let delta = try required("argsTextDelta")
+                if !delta.isEmpty { try emit(.toolInputDelta(id: id, delta: delta)) }
+            case UInt8(ascii: "9"):
+                let id = try required("toolCallId")
+                let toolName = try required("toolName")
+                try parts.closeAll(emit: emit)
+                if pendingTools.removeValue(forKey: id) != nil {
+                    try emit(.toolInputAvailable(id: id, name: toolName, input: root["args"]?.jsonValue ?? .object(JSONObject())))
+                } else {
+                    try emit(.toolCallStart(id: id, name: toolName, providerExecuted: false))
+                    try emitWholeToolInput(id: id, name: toolName, arguments: root["args"], parser: inputParser, emit: emit)
+                }
+                toolNames[id] = toolName
+            case UInt8(ascii: "a"):
+                let id = try required("toolCallId")
+                try emit(.toolResult(id: id, name: toolNames[id], output: root["result"]?.jsonValue ?? .null, preliminary: false))
+            case UInt8(ascii: "e"):
+                try parts.closeAll(emit: emit)
+                try emitUsage(root, emit: emit)
+                try emit(.stepFinish)
+            case UInt8(ascii: "d"):
+                try parts.closeAll(emit: emit)
+                try emitUsage(root, emit: emit)
+                let raw = root["finishReason"]?.string
+                try emit(.finish(reason: raw.map(FinishReason.init(normalizing:)), rawReason: raw))
+                sawFinish = true
+                try emit(.done)
+            case UInt8(ascii: "3"):
+                sawError = true
+                try emit(.error(StreamErrorInfo(message: root.string ?? root.jsonValue.jsonText)))
+            case UInt8(ascii: "2"):
+                try root.forEachElement { try emit(.data(name: "data", id: nil, data: $0.jsonValue, transient: false)) }
+            case UInt8(ascii: "8"):
+                try emit(.metadata(StreamMetadata(raw: root.jsonValue)))
+            case UInt8(ascii: "h"):
+                let id = try required("id")
+                try emit(.source(StreamSource(id: id, url: root["url"]?.string, title: root["title"]?.string)))
+            case UInt8(ascii: "k"):
+                let mediaType = try required("mimeType")
+                try emit(.file(url: "data:\(mediaType);base64,\(try required("data"))", mediaType: mediaType))
+            case UInt8(ascii: "i"), UInt8(ascii: "j"):
+                return
+            default:
+                unknownUnitCount += 1
+            }
+        }
+    }
+
+    /// Ends open parts; throws ``StreamError/Kind/truncated`` unless a `d:` part or an error came.
+    public mutating func finish(emit: (StreamEvent) throws -> Void) throws {
+        try parts.closeAll(emit: emit)
+        if sawFinish || sawError { return }
+        throw StreamError(.truncated, message: "the stream ended before its finish message (d:)", eventType: "d:")
+    }
+
+    private func emitUsage(_ root: JSONElement, emit: (StreamEvent) throws -> Void) throws {
+        if let usage = root["usage"], usage.kind == .object {
+            try emit(.metadata(StreamMetadata(usage: usage.jsonValue)))
+        }
+    }
+}

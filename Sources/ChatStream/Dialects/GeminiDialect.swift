@@ -1,0 +1,138 @@
+// GeminiDialect: Gemini `streamGenerateContent` (without `alt=sse`) as StreamEvents.
+//
+// The response is one JSON array streamed element by element; framing hands over each element:
+// `{"candidates":[{"content":{"role","parts":[...]},"finishReason"?}],"usageMetadata"?,"responseId"?}`
+//
+// | wire | events |
+// |---|---|
+// | first element | `.messageStart(id: responseId)` |
+// | part `{text}` | `.textStart` once, `.textDelta` |
+// | part `{thought: true, text}` | `.reasoningStart` once, `.reasoningDelta` |
+// | part `{functionCall:{id?, name, args}}` | `.toolCallStart`, one `.toolInputDelta`, `.toolInputAvailable` (IDs `call-0`, ... when absent) |
+// | part `{inlineData:{mimeType, data}}` | `.file(url: a data URL)` |
+// | `usageMetadata` (when it changed) | `.metadata(usage)` |
+// | `candidates[0].finishReason` | parts end, `.finish` (first one only) |
+// | `promptFeedback.blockReason` | `.finish(content-filter)` |
+// | `{"error":{code, message, status}}` | `.error(code: status or code, message)` |
+// | end of the array (``finish(emit:)``) | `.done` when a finish reason came; else truncated |
+//
+// Only candidate 0 is read. Gemini has no part ends: a part ends when the other kind begins, at
+// a function call, and at the finish reason. Other part kinds (`executableCode`,
+// `codeExecutionResult`, `thoughtSignature` alone) are skipped and counted.
+
+/// Decodes Gemini's streamed JSON array (`streamGenerateContent`).
+///
+/// ```swift
+/// var dialect = GeminiDialect(configuration: StreamDecoderConfiguration())
+/// try dialect.decode(unit) { event in print(event) }   // one array element per unit
+/// try dialect.finish { event in print(event) }          // .done after a finishReason
+/// ```
+public struct GeminiDialect: StreamDialect {
+    /// Gemini streams a JSON array.
+    public static var framing: StreamFraming { .jsonArray }
+
+    /// How many unknown parts were skipped.
+    public private(set) var unknownUnitCount = 0
+
+    private let parser: JSONParser
+    private let inputParser: JSONParser
+    private var parts = SequentialParts()
+    private var started = false
+    private var finishEmitted = false
+    private var sawError = false
+    private var toolCallCount = 0
+    private var lastUsage: JSONValue?
+
+    /// A decoder using the configuration's JSON limits.
+    public init(configuration: StreamDecoderConfiguration) {
+        parser = JSONParser(configuration: configuration.json)
+        inputParser = JSONParser(configuration: configuration.json)
+    }
+
+    /// Decodes one element of the response array.
+    public mutating func decode(_ unit: FramedUnit, emit: (StreamEvent) throws -> Void) throws {
+        let parser = self.parser
+        let offset = unit.streamOffset
+        try parser.parseUnit(unit, eventType: "GenerateContentResponse") { root in
+            guard root.kind == .object else {
+                throw StreamError(
+                    .malformed, message: "an array element that is not an object", byteOffset: offset,
+                    eventType: "GenerateContentResponse")
+            }
+            if let error = root["error"] {
+                sawError = true
+                try parts.closeAll(emit: emit)
+                let code = error["status"]?.string ?? error["code"]?.number?.text
+                let message = error["message"]?.string ?? error.jsonValue.jsonText
+                try emit(.error(StreamErrorInfo(code: code, message: message)))
+                return
+            }
+            if !started {
+                started = true
+                try emit(.messageStart(id: root["responseId"]?.string))
+            }
+            let candidate = root["candidates"]?[0]
+            if let candidates = root["candidates"], candidates.kind != .array {
+                throw StreamError(
+                    .malformed, message: "\"candidates\" is not an array", byteOffset: offset,
+                    eventType: "GenerateContentResponse", field: "candidates")
+            }
+            try candidate?["content"]?["parts"]?.forEachElement { part in
+                try self.part(part, offset: offset, emit: emit)
+            }
+            var finishRaw = candidate?["finishReason"]?.string
+            if finishRaw == nil, let blocked = root["promptFeedback"]?["blockReason"]?.string { finishRaw = blocked }
+            if finishRaw != nil { try parts.closeAll(emit: emit) }
+            if let usage = root["usageMetadata"], usage.kind == .object {
+                let value = usage.jsonValue
+                if value != lastUsage {
+                    lastUsage = value
+                    try emit(.metadata(StreamMetadata(usage: value)))
+                }
+            }
+            if let raw = finishRaw, !finishEmitted {
+                finishEmitted = true
+                let reason = root["promptFeedback"]?["blockReason"] != nil && candidate == nil
+                    ? FinishReason.contentFilter : FinishReason(normalizing: raw)
+                try emit(.finish(reason: reason, rawReason: raw))
+            }
+        }
+    }
+
+    private mutating func part(_ part: JSONElement, offset: Int, emit: (StreamEvent) throws -> Void) throws {
+        if let text = part["text"]?.string {
+            guard !text.isEmpty else { return }
+            if part["thought"]?.bool == true {
+                try parts.reasoning(text, emit: emit)
+            } else {
+                try parts.text(text, emit: emit)
+            }
+        } else if let call = part["functionCall"] {
+            guard let name = call["name"]?.string else {
+                throw StreamError(
+                    .malformed, message: "a functionCall without a name", byteOffset: offset,
+                    eventType: "GenerateContentResponse", field: "candidates[0].content.parts.functionCall.name")
+            }
+            try parts.closeAll(emit: emit)
+            let id = call["id"]?.string ?? "call-\(toolCallCount)"
+            toolCallCount += 1
+            try emit(.toolCallStart(id: id, name: name, providerExecuted: false))
+            try emitWholeToolInput(id: id, name: name, arguments: call["args"], parser: inputParser, emit: emit)
+        } else if let data = part["inlineData"], let mediaType = data["mimeType"]?.string,
+            let base64 = data["data"]?.string
+        {
+            try emit(.file(url: "data:\(mediaType);base64,\(base64)", mediaType: mediaType))
+        } else {
+            unknownUnitCount += 1
+        }
+    }
+
+    /// At the end of the array: ends open parts, then emits `.done` when a finish reason came;
+    /// throws ``StreamError/Kind/truncated`` when neither a finish reason nor an error came.
+    public mutating func finish(emit: (StreamEvent) throws -> Void) throws {
+        try parts.closeAll(emit: emit)
+        if finishEmitted { return try emit(.done) }
+        if sawError { return }
+        throw StreamError(.truncated, message: "the stream ended before a candidate's finishReason", field: "finishReason")
+    }
+}

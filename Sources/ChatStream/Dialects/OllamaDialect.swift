@@ -1,0 +1,190 @@
+// OllamaDialect: Ollama's `/api/chat` NDJSON stream as StreamEvents.
+//
+// One JSON object per line:
+// `{"model","created_at","message":{"role","content","thinking"?,"tool_calls"?},"done":bool,
+//   "done_reason"?, "total_duration"?, "prompt_eval_count"?, "eval_count"?, ...}`
+//
+// | wire | events |
+// |---|---|
+// | first line | `.messageStart(id: nil)` (Ollama names no message) |
+// | `message.thinking` | `.reasoningStart` once, then `.reasoningDelta` |
+// | `message.content` | `.textStart` once, then `.textDelta` |
+// | `message.tool_calls[] {id?, function:{name, arguments}}` | `.toolCallStart`, one `.toolInputDelta` (the arguments as JSON text), `.toolInputAvailable`; IDs `call-0`, `call-1`, ... when the wire has none |
+// | `"done": true` | parts end; `.metadata(usage: the counts and durations)`; `.finish(done_reason)`; `.done` |
+// | `{"error": "..."}` | `.error(message)` |
+//
+// Ollama has no part ends: a part ends when another kind of part begins, and at `done`.
+// Part IDs count parts in order: `reasoning-0`, `text-1`, ...
+
+/// Decodes Ollama's `/api/chat` streaming format (NDJSON).
+///
+/// ```swift
+/// var dialect = OllamaDialect(configuration: StreamDecoderConfiguration())
+/// try dialect.decode(unit) { event in print(event) }   // one line per unit
+/// ```
+public struct OllamaDialect: StreamDialect {
+    /// Ollama streams newline-delimited JSON.
+    public static var framing: StreamFraming { .ndjson }
+
+    /// Always 0: every Ollama line is a chunk.
+    public private(set) var unknownUnitCount = 0
+
+    private let parser: JSONParser
+    private var parts = SequentialParts()
+    private var started = false
+    private var sawDone = false
+    private var sawError = false
+    private var toolCallCount = 0
+
+    /// A decoder using the configuration's JSON limits.
+    public init(configuration: StreamDecoderConfiguration) {
+        parser = JSONParser(configuration: configuration.json)
+    }
+
+    /// Decodes one NDJSON line.
+    public mutating func decode(_ unit: FramedUnit, emit: (StreamEvent) throws -> Void) throws {
+        let parser = self.parser
+        let offset = unit.streamOffset
+        try parser.parseUnit(unit, eventType: "chat chunk") { root in
+            guard root.kind == .object else {
+                throw StreamError(.malformed, message: "a line that is not a JSON object", byteOffset: offset)
+            }
+            if let error = root["error"] {
+                sawError = true
+                try parts.closeAll(emit: emit)
+                let message = error.string ?? error["message"]?.string ?? error.jsonValue.jsonText
+                try emit(.error(StreamErrorInfo(code: error["code"]?.string, message: message)))
+                return
+            }
+            guard let done = root["done"]?.bool else {
+                throw StreamError(
+                    .malformed, message: "missing or non-Boolean field \"done\"", byteOffset: offset,
+                    eventType: "chat chunk", field: "done")
+            }
+            if !started {
+                started = true
+                try emit(.messageStart(id: nil))
+            }
+            if let message = root["message"] {
+                if let thinking = message["thinking"]?.string, !thinking.isEmpty {
+                    try parts.reasoning(thinking, emit: emit)
+                }
+                if let content = message["content"]?.string, !content.isEmpty {
+                    try parts.text(content, emit: emit)
+                }
+                try message["tool_calls"]?.forEachElement { call in
+                    try parts.closeAll(emit: emit)
+                    let function = call["function"]
+                    guard let name = function?["name"]?.string else {
+                        throw StreamError(
+                            .malformed, message: "a tool call without a function name", byteOffset: offset,
+                            eventType: "chat chunk", field: "message.tool_calls.function.name")
+                    }
+                    let id = call["id"]?.string ?? "call-\(toolCallCount)"
+                    toolCallCount += 1
+                    try emitWholeToolCall(id: id, name: name, arguments: function?["arguments"], emit: emit)
+                }
+            }
+            if done {
+                try parts.closeAll(emit: emit)
+                var usage = JSONObject()
+                root.forEachMember { key, value in
+                    guard let key = key.string, key.hasSuffix("_count") || key.hasSuffix("_duration"),
+                        value.kind == .number
+                    else { return }
+                    usage[key] = value.jsonValue
+                }
+                if !usage.isEmpty { try emit(.metadata(StreamMetadata(usage: .object(usage)))) }
+                let raw = root["done_reason"]?.string
+                try emit(.finish(reason: raw.map(FinishReason.init(normalizing:)), rawReason: raw))
+                sawDone = true
+                try emit(.done)
+            }
+        }
+    }
+
+    /// Ends open parts; throws ``StreamError/Kind/truncated`` unless `"done": true` or an error came.
+    public mutating func finish(emit: (StreamEvent) throws -> Void) throws {
+        try parts.closeAll(emit: emit)
+        if sawDone || sawError { return }
+        throw StreamError(.truncated, message: "the stream ended before a line with \"done\": true")
+    }
+
+    /// A tool call that arrives whole: start, its input as one delta, then the input.
+    private func emitWholeToolCall(
+        id: String, name: String, arguments: JSONElement?, emit: (StreamEvent) throws -> Void
+    ) throws {
+        try emit(.toolCallStart(id: id, name: name, providerExecuted: false))
+        try emitWholeToolInput(id: id, name: name, arguments: arguments, parser: nil, emit: emit)
+    }
+}
+
+// MARK: - Shared by the formats without part ends (AI SDK v4, Ollama, Gemini)
+
+/// Tracks the one open text or reasoning part of a format that sends no part ends: a part ends
+/// when the other kind begins, at a tool call, and at the finish. IDs are `text-N` and
+/// `reasoning-N`, N counting parts in order.
+struct SequentialParts {
+    private(set) var textId: String?
+    private(set) var reasoningId: String?
+    private var count = 0
+
+    mutating func text(_ delta: String, emit: (StreamEvent) throws -> Void) throws {
+        if textId == nil {
+            try closeAll(emit: emit)
+            textId = "text-\(count)"
+            count += 1
+            try emit(.textStart(id: textId!))
+        }
+        try emit(.textDelta(id: textId!, delta: delta))
+    }
+
+    mutating func reasoning(_ delta: String, emit: (StreamEvent) throws -> Void) throws {
+        if reasoningId == nil {
+            try closeAll(emit: emit)
+            reasoningId = "reasoning-\(count)"
+            count += 1
+            try emit(.reasoningStart(id: reasoningId!))
+        }
+        try emit(.reasoningDelta(id: reasoningId!, delta: delta))
+    }
+
+    mutating func closeAll(emit: (StreamEvent) throws -> Void) throws {
+        if let id = textId {
+            textId = nil
+            try emit(.textEnd(id: id))
+        }
+        if let id = reasoningId {
+            reasoningId = nil
+            try emit(.reasoningEnd(id: id))
+        }
+    }
+}
+
+/// Emits a whole tool input: one `.toolInputDelta` with its JSON text, then `.toolInputAvailable`.
+/// `arguments` may be an object (or any JSON value), or a string holding JSON text (then parsed
+/// with `parser`, or a fresh one; invalid text gives `.toolInputError`). Missing means `{}`.
+func emitWholeToolInput(
+    id: String, name: String, arguments: JSONElement?, parser: JSONParser?, emit: (StreamEvent) throws -> Void
+) throws {
+    guard let arguments, !arguments.isNull else {
+        try emit(.toolInputDelta(id: id, delta: "{}"))
+        return try emit(.toolInputAvailable(id: id, name: name, input: .object(JSONObject())))
+    }
+    if let text = arguments.string {
+        if !text.isEmpty { try emit(.toolInputDelta(id: id, delta: text)) }
+        if text.utf8.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
+            return try emit(.toolInputAvailable(id: id, name: name, input: .object(JSONObject())))
+        }
+        do {
+            let input = try (parser ?? JSONParser()).parseValue(text)
+            try emit(.toolInputAvailable(id: id, name: name, input: input))
+        } catch let error as JSONError {
+            try emit(.toolInputError(id: id, name: name, errorText: "tool input is not valid JSON: \(error)"))
+        }
+        return
+    }
+    let input = arguments.jsonValue
+    try emit(.toolInputDelta(id: id, delta: input.jsonText))
+    try emit(.toolInputAvailable(id: id, name: name, input: input))
+}

@@ -1,0 +1,327 @@
+// OpenAIChatDialect: OpenAI Chat Completions streams, and the vendors that copy them
+// (Azure, DeepSeek, Groq, Mistral, xAI, Anthropic's compatible endpoint, ...).
+//
+// Wire: SSE `data:` chunks
+//   {id, object:"chat.completion.chunk", choices:[{index, delta:{role?, content?, refusal?,
+//    reasoning_content?, tool_calls?:[{index, id?, type?, function:{name?, arguments?}}]}, finish_reason}], usage?}
+// then `data: [DONE]`. Errors may arrive as `data: {"error":{code?, type?, message}}`.
+//
+// Mapping, per choice k (choice 0 needs no marker; `.choice(index: k)` precedes events of
+// another choice whenever the current one changes):
+//   first chunk                    -> messageStart(id: chunk id)
+//   delta.reasoning_content (or reasoning) -> reasoningStart/Delta("reasoning-k"), ended when text,
+//                                     a tool call or the finish follows
+//   delta.content                  -> textStart/Delta("text-k"); textEnd at the choice's finish
+//   delta.refusal                  -> refusalDelta("refusal-k")
+//   delta.tool_calls[i]            -> keyed by `index` (which may start at 1); id and name arrive once
+//                                     (a later empty name never overwrites); toolCallStart when the name
+//                                     is known, then toolInputDelta per piece of `arguments`
+//   finish_reason                  -> tool calls completed (toolInputAvailable / toolInputError), parts
+//                                     ended, finish(reason:rawReason:)
+//   usage (object)                 -> metadata(usage:), after the chunk's choices
+//   {"error":{...}}                -> error(code: code ?? type, message)
+//   [DONE]                         -> choices without a finish_reason are completed and finished with a
+//                                     nil reason, then done
+// Finishing a choice parses its tool arguments with the same parser, so finishes found while
+// reading a chunk are collected and handled after the parser is done with it.
+
+/// Decodes OpenAI Chat Completions streams (`chat.completion.chunk` events) into ``StreamEvent``s.
+///
+/// ```swift
+/// var dialect = OpenAIChatDialect(configuration: StreamDecoderConfiguration())
+/// try dialect.decode(unit) { event in print(event) }   // once per SSE event
+/// try dialect.finish { event in print(event) }          // at the end of the input
+/// ```
+public struct OpenAIChatDialect: StreamDialect {
+    /// Chat Completions streams are Server-Sent Events.
+    public static var framing: StreamFraming { .serverSentEvents }
+
+    /// How many units were skipped because nothing in them was understood.
+    public private(set) var unknownUnitCount = 0
+
+    /// The highest choice index accepted; larger ones are malformed (they would size the state).
+    static let maxChoiceIndex = 1023
+    static let eventType = "chat.completion.chunk"
+
+    private let parser: JSONParser
+    private var messageStarted = false
+    private var terminated = false
+    private var errorSeen = false
+    private var currentChoice = 0
+    private var choices: [Choice] = []
+    private var pendingFinishes: [(choice: Int, raw: String)] = []
+    private var bytesSeen = 0
+
+    /// What is open in one choice.
+    private struct Choice {
+        var seen = false
+        var textOpen = false
+        var reasoningOpen = false
+        var finished = false
+        /// Calls by their wire `index`, in the order they first appeared.
+        var toolCalls: [(index: Int, call: OpenAIToolCall)] = []
+    }
+
+    /// A decoder with the configuration's JSON limits.
+    public init(configuration: StreamDecoderConfiguration = StreamDecoderConfiguration()) {
+        parser = JSONParser(configuration: configuration.json)
+    }
+
+    /// Decodes one SSE event: a chunk, an error body or `[DONE]`.
+    public mutating func decode(_ unit: FramedUnit, emit: (StreamEvent) throws -> Void) throws {
+        bytesSeen = max(bytesSeen, unit.streamOffset + unit.data.count)
+        if unit.dataEquals("[DONE]") {
+            guard !terminated else { return }
+            for k in choices.indices where choices[k].seen && !choices[k].finished {
+                try finishChoice(k, raw: nil, emit: emit)
+            }
+            terminated = true
+            try emit(.done)
+            return
+        }
+        if terminated {
+            unknownUnitCount += 1
+            return
+        }
+        pendingFinishes.removeAll(keepingCapacity: true)
+        let parser = self.parser
+        let usage = try parser.parseUnit(unit, eventType: Self.eventType) { root in
+            try readChunk(root, offset: unit.streamOffset, emit: emit)
+        }
+        for finish in pendingFinishes {
+            try finishChoice(finish.choice, raw: finish.raw, emit: emit)
+        }
+        if let usage {
+            try emit(.metadata(StreamMetadata(usage: usage)))
+        }
+    }
+
+    /// Completes open tool calls and parts; throws ``StreamError/Kind/truncated`` unless `[DONE]`
+    /// or an error body arrived.
+    public mutating func finish(emit: (StreamEvent) throws -> Void) throws {
+        guard !terminated else { return }
+        for k in choices.indices where choices[k].seen && !choices[k].finished {
+            try select(k, emit)
+            try completeToolCalls(k, emit: emit)
+            try closeParts(k, emit: emit)
+            choices[k].finished = true
+        }
+        guard !errorSeen else { return }
+        throw StreamError(
+            .truncated, message: "the stream ended before data: [DONE]", byteOffset: bytesSeen,
+            eventType: Self.eventType)
+    }
+
+    // MARK: - Reading a chunk (the parser's element is valid only here)
+
+    /// Reads one chunk, emitting what can be emitted now; returns its usage.
+    private mutating func readChunk(
+        _ root: JSONElement, offset: Int, emit: (StreamEvent) throws -> Void
+    ) throws -> JSONValue? {
+        guard root.kind == .object else {
+            throw StreamError(
+                .malformed, message: "a chunk must be a JSON object", byteOffset: offset, eventType: Self.eventType)
+        }
+        if let error = root["error"], !error.isNull {
+            errorSeen = true
+            try emit(.error(OpenAIWire.errorInfo(error)))
+            return nil
+        }
+        var understood = false
+        if let choicesElement = root["choices"], !choicesElement.isNull {
+            guard choicesElement.kind == .array else {
+                throw malformed("choices is not an array", field: "choices", offset: offset)
+            }
+            understood = true
+            if !messageStarted {
+                messageStarted = true
+                try emit(.messageStart(id: OpenAIWire.scalarText(root["id"])))
+            }
+            var position = 0
+            try choicesElement.forEachElement { choice in
+                try readChoice(choice, position: position, offset: offset, emit: emit)
+                position += 1
+            }
+        }
+        var usage: JSONValue? = nil
+        if let usageElement = root["usage"], usageElement.kind == .object {
+            usage = usageElement.jsonValue
+            understood = true
+        }
+        if !understood { unknownUnitCount += 1 }
+        return usage
+    }
+
+    private mutating func readChoice(
+        _ choice: JSONElement, position: Int, offset: Int, emit: (StreamEvent) throws -> Void
+    ) throws {
+        guard choice.kind == .object else {
+            throw malformed("a choice is not an object", field: "choices[\(position)]", offset: offset)
+        }
+        var k = position
+        if let indexElement = choice["index"] {
+            guard let index = indexElement.int, index >= 0, index <= Self.maxChoiceIndex else {
+                throw malformed(
+                    "choice index is not an integer in 0...\(Self.maxChoiceIndex)", field: "choices[\(position)].index",
+                    offset: offset)
+            }
+            k = index
+        }
+        if choices.count <= k { choices.append(contentsOf: repeatElement(Choice(), count: k + 1 - choices.count)) }
+        choices[k].seen = true
+        if let delta = choice["delta"], !delta.isNull {
+            guard delta.kind == .object else {
+                throw malformed("delta is not an object", field: "choices[\(position)].delta", offset: offset)
+            }
+            try readDelta(delta, choice: k, offset: offset, emit: emit)
+        }
+        if let reason = choice["finish_reason"], !reason.isNull {
+            guard let raw = reason.string else {
+                throw malformed(
+                    "finish_reason is not a string", field: "choices[\(position)].finish_reason", offset: offset)
+            }
+            if !raw.isEmpty { pendingFinishes.append((k, raw)) }
+        }
+    }
+
+    private mutating func readDelta(
+        _ delta: JSONElement, choice k: Int, offset: Int, emit: (StreamEvent) throws -> Void
+    ) throws {
+        // Reasoning (DeepSeek, xAI `reasoning_content`; some proxies `reasoning`): strings only.
+        let reasoning =
+            OpenAIWire.isNonEmptyString(delta["reasoning_content"])
+            ? delta["reasoning_content"]
+            : OpenAIWire.isNonEmptyString(delta["reasoning"]) ? delta["reasoning"] : nil
+        if let reasoning, let text = reasoning.string {
+            try select(k, emit)
+            if !choices[k].reasoningOpen {
+                choices[k].reasoningOpen = true
+                try emit(.reasoningStart(id: "reasoning-\(k)"))
+            }
+            try emit(.reasoningDelta(id: "reasoning-\(k)", delta: text))
+        }
+        if let text = try OpenAIWire.text(
+            delta, "content", field: "choices[].delta.content", eventType: Self.eventType, offset: offset)
+        {
+            try select(k, emit)
+            try endReasoning(k, emit: emit)
+            if !choices[k].textOpen {
+                choices[k].textOpen = true
+                try emit(.textStart(id: "text-\(k)"))
+            }
+            try emit(.textDelta(id: "text-\(k)", delta: text))
+        }
+        if let refusal = try OpenAIWire.text(
+            delta, "refusal", field: "choices[].delta.refusal", eventType: Self.eventType, offset: offset)
+        {
+            try select(k, emit)
+            try endReasoning(k, emit: emit)
+            try emit(.refusalDelta(id: "refusal-\(k)", delta: refusal))
+        }
+        if let calls = delta["tool_calls"], !calls.isNull {
+            guard calls.kind == .array else {
+                throw malformed("tool_calls is not an array", field: "choices[].delta.tool_calls", offset: offset)
+            }
+            var position = 0
+            try calls.forEachElement { call in
+                try readToolCallDelta(call, position: position, choice: k, offset: offset, emit: emit)
+                position += 1
+            }
+        }
+    }
+
+    private mutating func readToolCallDelta(
+        _ entry: JSONElement, position: Int, choice k: Int, offset: Int, emit: (StreamEvent) throws -> Void
+    ) throws {
+        guard entry.kind == .object else {
+            throw malformed(
+                "a tool call is not an object", field: "choices[].delta.tool_calls[\(position)]", offset: offset)
+        }
+        let wireIndex = entry["index"]?.int ?? position
+        let slot: Int
+        if let found = choices[k].toolCalls.firstIndex(where: { $0.index == wireIndex }) {
+            slot = found
+        } else {
+            slot = choices[k].toolCalls.count
+            choices[k].toolCalls.append((wireIndex, OpenAIToolCall()))
+        }
+        if choices[k].toolCalls[slot].call.id == nil, OpenAIWire.isNonEmptyString(entry["id"]) {
+            choices[k].toolCalls[slot].call.id = entry["id"]?.string
+        }
+        let function = entry["function"]
+        if choices[k].toolCalls[slot].call.name == nil, OpenAIWire.isNonEmptyString(function?["name"]) {
+            choices[k].toolCalls[slot].call.name = function?["name"]?.string
+        }
+        let fallbackID = "call-\(k)-\(wireIndex)"
+        if !choices[k].toolCalls[slot].call.started && choices[k].toolCalls[slot].call.name != nil {
+            try select(k, emit)
+            try endReasoning(k, emit: emit)
+            try choices[k].toolCalls[slot].call.start(fallbackID: fallbackID, emit: emit)
+        }
+        guard let arguments = function?["arguments"], !arguments.isNull else { return }
+        if choices[k].toolCalls[slot].call.started { try select(k, emit) }
+        switch arguments.kind {
+        case .string:
+            try arguments.withUTF8 { try choices[k].toolCalls[slot].call.append($0, emit: emit) }
+        case .object:
+            // A few vendors send the arguments as an object rather than as JSON text.
+            try arguments.jsonValue.jsonBytes.withUnsafeBytes {
+                try choices[k].toolCalls[slot].call.append($0, emit: emit)
+            }
+        default:
+            throw malformed(
+                "function.arguments is not a string",
+                field: "choices[].delta.tool_calls[\(position)].function.arguments",
+                offset: offset)
+        }
+    }
+
+    // MARK: - Ending parts and choices (the parser is free again here)
+
+    private mutating func finishChoice(_ k: Int, raw: String?, emit: (StreamEvent) throws -> Void) throws {
+        guard !choices[k].finished else { return }
+        try select(k, emit)
+        try completeToolCalls(k, emit: emit)
+        try closeParts(k, emit: emit)
+        choices[k].finished = true
+        try emit(.finish(reason: raw.map(FinishReason.init(normalizing:)), rawReason: raw))
+    }
+
+    private mutating func completeToolCalls(_ k: Int, emit: (StreamEvent) throws -> Void) throws {
+        guard !choices[k].toolCalls.isEmpty else { return }
+        try endReasoning(k, emit: emit)
+        choices[k].toolCalls.sort { $0.index < $1.index }
+        for slot in choices[k].toolCalls.indices {
+            let fallbackID = "call-\(k)-\(choices[k].toolCalls[slot].index)"
+            try choices[k].toolCalls[slot].call.complete(fallbackID: fallbackID, parser: parser, emit: emit)
+        }
+    }
+
+    private mutating func closeParts(_ k: Int, emit: (StreamEvent) throws -> Void) throws {
+        try endReasoning(k, emit: emit)
+        if choices[k].textOpen {
+            choices[k].textOpen = false
+            try emit(.textEnd(id: "text-\(k)"))
+        }
+    }
+
+    private mutating func endReasoning(_ k: Int, emit: (StreamEvent) throws -> Void) throws {
+        if choices[k].reasoningOpen {
+            choices[k].reasoningOpen = false
+            try emit(.reasoningEnd(id: "reasoning-\(k)"))
+        }
+    }
+
+    /// Emits `.choice(index:)` when events for another choice follow.
+    private mutating func select(_ k: Int, _ emit: (StreamEvent) throws -> Void) throws {
+        if k != currentChoice {
+            currentChoice = k
+            try emit(.choice(index: k))
+        }
+    }
+
+    @inline(never)
+    private func malformed(_ message: String, field: String, offset: Int) -> StreamError {
+        StreamError(.malformed, message: message, byteOffset: offset, eventType: Self.eventType, field: field)
+    }
+}

@@ -1,0 +1,225 @@
+// The Responses dialect's output items: text and reasoning parts, function calls, tools the
+// provider runs, and citations. Every handler here runs while the parser holds the unit.
+
+extension OpenAIResponsesDialect {
+    /// Tools the provider executes itself, by output item type, with the tool name reported.
+    private static func providerToolName(_ itemType: JSONElement) -> String? {
+        if itemType.isString("web_search_call") { return "web_search" }
+        if itemType.isString("file_search_call") { return "file_search" }
+        if itemType.isString("code_interpreter_call") { return "code_interpreter" }
+        if itemType.isString("image_generation_call") { return "image_generation" }
+        if itemType.isString("mcp_call") { return "mcp" }
+        return nil
+    }
+
+    // MARK: - Finding items
+
+    /// The event's `output_index`; for relays that omit it, the item whose ID is `item_id`.
+    private func outputIndex(_ context: Context) throws -> Int {
+        if let index = context.root["output_index"]?.int { return index }
+        if let itemID = context.root["item_id"]?.string,
+            let match = items.first(where: { $0.value.id == itemID })
+        {
+            return match.key
+        }
+        throw context.malformed("missing or non-integer field \"output_index\"", field: "output_index")
+    }
+
+    /// The item at `outputIndex`, made from the event when no `output_item.added` announced it.
+    private mutating func item(
+        _ outputIndex: Int, kind: Item.Kind, context: Context, emit: (StreamEvent) throws -> Void
+    ) throws -> Int {
+        try startMessage(id: nil, emit: emit)
+        if items[outputIndex] == nil {
+            let id = context.root["item_id"]?.string ?? "item-\(outputIndex)"
+            var item = Item(kind: kind, id: id)
+            if kind == .functionCall {
+                item.call.id = id
+                madeToolCalls = true
+            }
+            items[outputIndex] = item
+        }
+        return outputIndex
+    }
+
+    private func requiredDelta(_ context: Context) throws -> JSONElement {
+        guard let delta = context.root["delta"], delta.kind == .string else {
+            throw context.malformed("missing or non-string field \"delta\"", field: "delta")
+        }
+        return delta
+    }
+
+    // MARK: - Text, refusals, reasoning
+
+    mutating func textDelta(_ context: Context, emit: (StreamEvent) throws -> Void) throws {
+        let delta = try requiredDelta(context)
+        let index = try item(outputIndex(context), kind: .message, context: context, emit: emit)
+        let part = context.root["content_index"]?.int ?? 0
+        try openPart(index, part, emit: emit)
+        guard let text = delta.withUTF8({ $0.isEmpty ? nil : String(decoding: $0, as: UTF8.self) }) ?? nil else {
+            return
+        }
+        try emit(.textDelta(id: items[index]!.partID(part), delta: text))
+    }
+
+    mutating func refusalDelta(_ context: Context, emit: (StreamEvent) throws -> Void) throws {
+        let delta = try requiredDelta(context)
+        let index = try item(outputIndex(context), kind: .message, context: context, emit: emit)
+        let part = context.root["content_index"]?.int ?? 0
+        guard let text = delta.withUTF8({ $0.isEmpty ? nil : String(decoding: $0, as: UTF8.self) }) ?? nil else {
+            return
+        }
+        try emit(.refusalDelta(id: items[index]!.partID(part), delta: text))
+    }
+
+    mutating func reasoningPartAdded(_ context: Context, emit: (StreamEvent) throws -> Void) throws {
+        let index = try item(outputIndex(context), kind: .reasoning, context: context, emit: emit)
+        try openPart(index, context.root["summary_index"]?.int ?? 0, emit: emit)
+    }
+
+    mutating func reasoningDelta(
+        _ context: Context, indexKey: StaticString, emit: (StreamEvent) throws -> Void
+    ) throws {
+        let delta = try requiredDelta(context)
+        let index = try item(outputIndex(context), kind: .reasoning, context: context, emit: emit)
+        let part = context.root[indexKey]?.int ?? 0
+        try openPart(index, part, emit: emit)
+        guard let text = delta.withUTF8({ $0.isEmpty ? nil : String(decoding: $0, as: UTF8.self) }) ?? nil else {
+            return
+        }
+        try emit(.reasoningDelta(id: items[index]!.partID(part), delta: text))
+    }
+
+    /// Starts a text or reasoning part unless it is open (the item's kind says which).
+    private mutating func openPart(_ index: Int, _ part: Int, emit: (StreamEvent) throws -> Void) throws {
+        guard !items[index]!.openParts.contains(part) else { return }
+        items[index]!.openParts.append(part)
+        let id = items[index]!.partID(part)
+        try emit(items[index]!.kind == .reasoning ? .reasoningStart(id: id) : .textStart(id: id))
+    }
+
+    mutating func closePart(_ context: Context, indexKey: StaticString, emit: (StreamEvent) throws -> Void) throws {
+        let index = try outputIndex(context)
+        let part = context.root[indexKey]?.int ?? 0
+        guard let item = items[index], let position = item.openParts.firstIndex(of: part) else { return }
+        items[index]!.openParts.remove(at: position)
+        let id = item.partID(part)
+        try emit(item.kind == .reasoning ? .reasoningEnd(id: id) : .textEnd(id: id))
+    }
+
+    /// Ends every open part of an item.
+    mutating func closeParts(_ index: Int, emit: (StreamEvent) throws -> Void) throws {
+        guard let item = items[index] else { return }
+        items[index]!.openParts.removeAll()
+        for part in item.openParts {
+            let id = item.partID(part)
+            try emit(item.kind == .reasoning ? .reasoningEnd(id: id) : .textEnd(id: id))
+        }
+    }
+
+    mutating func annotationAdded(_ context: Context, emit: (StreamEvent) throws -> Void) throws {
+        guard let annotation = context.root["annotation"], let kind = annotation["type"] else {
+            throw context.malformed("missing field \"annotation\"", field: "annotation")
+        }
+        if kind.isString("url_citation"), let url = annotation["url"]?.string {
+            sourceCount += 1
+            try emit(.source(StreamSource(id: "source-\(sourceCount)", url: url, title: annotation["title"]?.string)))
+        } else if kind.isString("file_citation") || kind.isString("container_file_citation") {
+            sourceCount += 1
+            let filename = annotation["filename"]?.string
+            try emit(
+                .source(
+                    StreamSource(
+                        id: annotation["file_id"]?.string ?? "source-\(sourceCount)", title: filename,
+                        filename: filename)))
+        } else {
+            unknownUnitCount += 1
+        }
+    }
+
+    // MARK: - Items and tool calls
+
+    mutating func itemAdded(_ context: Context, emit: (StreamEvent) throws -> Void) throws {
+        guard let element = context.root["item"], element.kind == .object, let itemType = element["type"] else {
+            throw context.malformed("missing or non-object field \"item\"", field: "item")
+        }
+        let index = try outputIndex(context)
+        try startMessage(id: nil, emit: emit)
+        guard items[index] == nil else { return }
+        let id = element["id"]?.string ?? "item-\(index)"
+        if itemType.isString("message") {
+            items[index] = Item(kind: .message, id: id)
+        } else if itemType.isString("reasoning") {
+            items[index] = Item(kind: .reasoning, id: id)
+        } else if itemType.isString("function_call") || itemType.isString("custom_tool_call") {
+            var item = Item(kind: .functionCall, id: id)
+            item.call = OpenAIToolCall(
+                id: element["call_id"]?.string ?? id, name: element["name"]?.string)
+            madeToolCalls = true
+            try item.call.start(fallbackID: id, emit: emit)
+            if let arguments = element["arguments"], arguments.kind == .string {
+                try arguments.withUTF8 { try item.call.append($0, emit: emit) }
+            }
+            items[index] = item
+        } else if let name = Self.providerToolName(itemType) {
+            let toolName = itemType.isString("mcp_call") ? element["name"]?.string ?? name : name
+            items[index] = Item(kind: .providerTool(toolName), id: id)
+            try emit(.toolCallStart(id: id, name: toolName, providerExecuted: true))
+        } else {
+            items[index] = Item(kind: .other, id: id)
+            unknownUnitCount += 1
+        }
+    }
+
+    mutating func itemDone(_ context: Context, emit: (StreamEvent) throws -> Void) throws -> FollowUp {
+        guard let element = context.root["item"], element.kind == .object else {
+            throw context.malformed("missing or non-object field \"item\"", field: "item")
+        }
+        let index = try outputIndex(context)
+        if items[index] == nil { try itemAdded(context, emit: emit) }
+        guard let item = items[index], !item.done else { return .none }
+        items[index]!.done = true
+        switch item.kind {
+        case .message, .reasoning, .other:
+            try closeParts(index, emit: emit)
+            return .none
+        case .functionCall:
+            try takeFinalArguments(element["arguments"] ?? element["input"], index: index, emit: emit)
+            return .completeCall(outputIndex: index)
+        case .providerTool(let name):
+            var input = JSONValue.object(JSONObject())
+            if let action = element["action"], action.kind == .object { input = action.jsonValue }
+            try emit(.toolInputAvailable(id: item.id, name: name, input: input))
+            try emit(.toolResult(id: item.id, name: name, output: element.jsonValue, preliminary: false))
+            return .none
+        }
+    }
+
+    mutating func argumentsDelta(_ context: Context, emit: (StreamEvent) throws -> Void) throws {
+        let delta = try requiredDelta(context)
+        let index = try item(outputIndex(context), kind: .functionCall, context: context, emit: emit)
+        try delta.withUTF8 { try items[index]!.call.append($0, emit: emit) }
+    }
+
+    mutating func argumentsDone(_ context: Context, emit: (StreamEvent) throws -> Void) throws -> FollowUp {
+        let index = try item(outputIndex(context), kind: .functionCall, context: context, emit: emit)
+        guard items[index]!.kind == .functionCall else { return .none }
+        try takeFinalArguments(context.root["arguments"], index: index, emit: emit)
+        return .completeCall(outputIndex: index)
+    }
+
+    /// The complete arguments a `.done` event carries are the ones parsed. When no delta came,
+    /// they are also emitted as the one delta.
+    private mutating func takeFinalArguments(
+        _ arguments: JSONElement?, index: Int, emit: (StreamEvent) throws -> Void
+    ) throws {
+        guard let arguments, arguments.kind == .string, !items[index]!.call.completed else { return }
+        try arguments.withUTF8 { bytes in
+            if items[index]!.call.arguments.isEmpty {
+                try items[index]!.call.append(bytes, emit: emit)
+            } else if !bytes.elementsEqual(items[index]!.call.arguments) {
+                items[index]!.call.arguments = Array(bytes)
+            }
+        }
+    }
+}

@@ -1,0 +1,104 @@
+// Format detection: from protocol headers when the transport has them, else from the first
+// bytes. Detection from bytes decides only on complete lines (or on an unambiguous first byte),
+// so the answer never depends on how the input was chunked.
+
+extension StreamFormat {
+    /// The format that response headers announce, if they are decisive.
+    ///
+    /// `x-vercel-ai-ui-message-stream: v1` means the UI message stream, `x-vercel-ai-data-stream: v1`
+    /// the v4 data stream, `application/x-ndjson` NDJSON. `text/event-stream` alone is not
+    /// decisive (several formats use SSE): detect from the bytes then.
+    public static func detect(headers: [(name: String, value: String)]) -> StreamFormat? {
+        var contentType = ""
+        for (name, value) in headers {
+            switch name.lowercased() {
+            case "x-vercel-ai-ui-message-stream": return .uiMessageStream
+            case "x-vercel-ai-data-stream": return .aiSDKv4
+            case "content-type": contentType = value.lowercased()
+            default: break
+            }
+        }
+        if contentType.hasPrefix("application/x-ndjson") || contentType.hasPrefix("application/ndjson") { return .ndjson }
+        return nil
+    }
+
+    /// The result of looking at the first bytes of a stream.
+    public enum Detection: Sendable, Hashable {
+        case format(StreamFormat)
+        /// Not decided yet: feed more bytes.
+        case needMoreBytes
+        /// These bytes are no format ChatStream knows.
+        case unknown
+    }
+
+    /// Detects the format from the stream's first bytes; `isComplete` says no more will come.
+    public static func detect(prefix bytes: UnsafeRawBufferPointer, isComplete: Bool) -> Detection {
+        var i = 0
+        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { i = 3 }
+        while i < bytes.count, bytes[i] == 0x20 || bytes[i] == 0x0A || bytes[i] == 0x0D || bytes[i] == 0x09 { i += 1 }
+        guard i < bytes.count else { return isComplete ? .unknown : .needMoreBytes }
+        switch bytes[i] {
+        case UInt8(ascii: "["): return .format(.jsonArray)
+        case UInt8(ascii: "{"): return .format(.ndjson)
+        default: break
+        }
+        // Walk complete lines in order; the first decisive one wins.
+        var lineStart = i
+        var sawSSE = false
+        while lineStart < bytes.count {
+            var end = lineStart
+            while end < bytes.count, bytes[end] != 0x0A, bytes[end] != 0x0D { end += 1 }
+            guard end < bytes.count || isComplete else { return .needMoreBytes }
+            let line = UnsafeRawBufferPointer(rebasing: bytes[lineStart..<end])
+            if let decided = classify(line: line, sawSSE: &sawSSE) { return .format(decided) }
+            if !sawSSE { return .unknown }
+            lineStart = end + 1
+        }
+        return isComplete ? (sawSSE ? .format(.uiMessageStream) : .unknown) : .needMoreBytes
+    }
+
+    private static func classify(line: UnsafeRawBufferPointer, sawSSE: inout Bool) -> StreamFormat? {
+        let text = String(decoding: line.prefix(4096), as: UTF8.self)
+        if text.isEmpty || text.hasPrefix(":") || text.hasPrefix("id:") || text.hasPrefix("retry:") {
+            if sawSSE || !text.isEmpty { sawSSE = true }
+            return nil
+        }
+        if text.hasPrefix("event:") {
+            sawSSE = true
+            let name = text.dropFirst(6).trimmingLeadingSpace
+            if name.hasPrefix("response.") { return .openAIResponses }
+            if ["message_start", "content_block_start", "ping", "message_delta", "content_block_delta"].contains(name) {
+                return .anthropic
+            }
+            return nil
+        }
+        if text.hasPrefix("data:") {
+            sawSSE = true
+            let data = text.dropFirst(5).trimmingLeadingSpace
+            let compact = data.filter { $0 != " " }
+            if compact == "[DONE]" { return .uiMessageStream }
+            if compact.contains("\"object\":\"chat.completion.chunk\"") || compact.contains("\"choices\":") {
+                return .openAIChat
+            }
+            if compact.contains("\"type\":\"response.") { return .openAIResponses }
+            for marker in ["message_start", "content_block_start", "content_block_delta", "message_delta", "ping"]
+            where compact.contains("\"type\":\"\(marker)\"") {
+                return .anthropic
+            }
+            if compact.contains("\"type\":") { return .uiMessageStream }
+            if compact.contains("\"error\":") { return .openAIChat }
+            return .uiMessageStream
+        }
+        // `CODE:JSON` lines of the v4 data stream: a short alphanumeric code, a colon, JSON.
+        if let colon = text.firstIndex(of: ":"), text.distance(from: text.startIndex, to: colon) <= 2,
+            text[..<colon].allSatisfy({ $0.isLetter || $0.isNumber })
+        {
+            return .aiSDKv4
+        }
+        return nil
+    }
+}
+
+extension Substring {
+    fileprivate var trimmingLeadingSpace: Substring { first == " " ? dropFirst() : self }
+}

@@ -1,0 +1,68 @@
+/// A response body: an `AsyncSequence` of byte chunks in the order and sizes they arrived.
+///
+/// It ends when the response is complete and throws a ``TransportError`` when the response failed
+/// part-way (after yielding every chunk received before the failure). Iterate it once.
+///
+/// ```swift
+/// for try await chunk in response.body { decoder.feed(chunk) }
+/// // or, for small bodies:
+/// let bytes = try await response.body.collect(upTo: 1 << 20)
+/// ```
+public struct HTTPBody: AsyncSequence, Sendable {
+    /// One chunk of bytes.
+    public typealias Element = [UInt8]
+
+    private let stream: AsyncThrowingStream<[UInt8], any Error>
+
+    /// A body fed by an `AsyncThrowingStream` (what transports and test doubles use).
+    public init(_ stream: AsyncThrowingStream<[UInt8], any Error>) {
+        self.stream = stream
+    }
+
+    /// A body of fixed chunks (default: the whole `bytes` as one chunk; none when empty).
+    public init(bytes: [UInt8]) {
+        self.init(chunks: bytes.isEmpty ? [] : [bytes])
+    }
+
+    /// A body that yields `chunks` in order, then ends.
+    public init(chunks: [[UInt8]]) {
+        self.stream = AsyncThrowingStream { continuation in
+            for chunk in chunks { continuation.yield(chunk) }
+            continuation.finish()
+        }
+    }
+
+    /// Reads the chunks one by one.
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        fileprivate var base: AsyncThrowingStream<[UInt8], any Error>.AsyncIterator
+
+        /// The next chunk, nil at the end; throws the transport's error.
+        public mutating func next() async throws -> [UInt8]? {
+            try await base.next()
+        }
+    }
+
+    /// An iterator over the chunks.
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(base: stream.makeAsyncIterator())
+    }
+
+    /// The whole body as one array.
+    ///
+    /// - Throws: ``TransportError/Kind/bodyTooLarge`` (and stops reading, cancelling the request)
+    ///   as soon as more than `maxBytes` arrived; otherwise the transport's error.
+    public func collect(upTo maxBytes: Int) async throws -> [UInt8] {
+        var result: [UInt8] = []
+        for try await chunk in self {
+            guard result.count + chunk.count <= maxBytes else {
+                throw TransportError(.bodyTooLarge, "response body exceeds \(maxBytes) bytes")
+            }
+            result.append(contentsOf: chunk)
+        }
+        return result
+    }
+}
+
+/// An iterator is used by one task at a time.
+@available(*, unavailable)
+extension HTTPBody.AsyncIterator: Sendable {}

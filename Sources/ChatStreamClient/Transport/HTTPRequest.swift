@@ -1,0 +1,35 @@
+import Foundation
+
+/// A request for an ``HTTPTransport``.
+///
+/// ```swift
+/// let request = HTTPRequest(
+///     method: "POST", url: base.appendingPathComponent("agents/\(agent)/chat"),
+///     headers: ["Content-Type": "application/json", "Accept": "text/event-stream"],
+///     body: Array(#"{"message":"hi","stream":true}"#.utf8), idleTimeout: .seconds(30))
+/// ```
+public struct HTTPRequest: Sendable {
+    /// The method (`GET`, `POST`, ...).
+    public var method: String
+    /// The absolute URL.
+    public var url: URL
+    /// The header fields to send.
+    public var headers: HTTPHeaderFields
+    /// The body, or nil for none.
+    public var body: [UInt8]?
+    /// The longest silence allowed: waiting for the response head, and between two body chunks.
+    /// A stream that keeps sending is never cut, however long it runs. Default 60 s.
+    public var idleTimeout: Duration
+
+    /// A request; only the URL is required.
+    public init(
+        method: String = "GET", url: URL, headers: HTTPHeaderFields = [:], body: [UInt8]? = nil,
+        idleTimeout: Duration = .seconds(60)
+    ) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.idleTimeout = idleTimeout
+    }
+}

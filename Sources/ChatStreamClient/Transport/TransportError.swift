@@ -1,0 +1,48 @@
+/// Why an ``HTTPTransport`` request failed: a ``Kind`` to branch on and a message for people.
+///
+/// ```swift
+/// do { ... } catch let error as TransportError where error.kind == .timedOut { retry() }
+/// ```
+public struct TransportError: Error, Sendable, CustomStringConvertible {
+    /// The class of failure. New kinds may be added; compare with the static values.
+    public struct Kind: Hashable, Sendable, CustomStringConvertible {
+        private enum Base: Hashable, Sendable {
+            case connectionFailed, connectionLost, timedOut, cancelled, invalidResponse, bodyTooLarge
+        }
+        private let base: Base
+        private init(_ base: Base) { self.base = base }
+
+        /// No connection could be made (refused, unreachable, DNS, TLS).
+        public static let connectionFailed = Kind(.connectionFailed)
+        /// The connection broke after the request started (for example a response cut mid-body).
+        public static let connectionLost = Kind(.connectionLost)
+        /// Nothing arrived for the request's idle timeout.
+        public static let timedOut = Kind(.timedOut)
+        /// The request was cancelled (task cancellation or the body consumer stopping).
+        public static let cancelled = Kind(.cancelled)
+        /// The server's answer was not a valid HTTP response.
+        public static let invalidResponse = Kind(.invalidResponse)
+        /// ``HTTPBody/collect(upTo:)`` read more than its limit.
+        public static let bodyTooLarge = Kind(.bodyTooLarge)
+
+        /// The kind's name.
+        public var description: String { "\(base)" }
+    }
+
+    /// The class of failure.
+    public let kind: Kind
+    /// What happened, for people.
+    public let message: String
+    /// The error that caused this one (usually a `URLError`), if any.
+    public let underlyingError: (any Error & Sendable)?
+
+    /// An error of `kind`.
+    public init(_ kind: Kind, _ message: String, underlyingError: (any Error & Sendable)? = nil) {
+        self.kind = kind
+        self.message = message
+        self.underlyingError = underlyingError
+    }
+
+    /// `kind: message`.
+    public var description: String { "\(kind): \(message)" }
+}

@@ -1,0 +1,79 @@
+// URLSessionTransport: HTTPTransport over URLSession's delegate callbacks.
+//
+// `URLSession.bytes(for:)` does not exist in swift-corelibs-foundation, so responses are read with a
+// `URLSessionDataDelegate`: the head resumes `send`'s continuation at `didReceive response`, each
+// `didReceive data` is yielded to the body's `AsyncThrowingStream` as it comes, and completion ends
+// or fails that stream. One session (and one delegate) serves every request; the delegate finds the
+// request's `URLSessionExchange` by task identifier.
+//
+// Cancellation: cancelling the task awaiting `send`, cancelling the task iterating the body, or
+// dropping the body all cancel the `URLSessionTask` (the stream's `onTermination`).
+//
+// Idle timeout: corelibs' `timeoutInterval` is an idle timer too, but it counts whole seconds only;
+// and Darwin's differs in detail. So each exchange runs its own watchdog with the request's
+// `idleTimeout` (the URLRequest's own timeout is set well above it as a backstop).
+
+import Foundation
+import Synchronization
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// An ``HTTPTransport`` on `URLSession` (FoundationNetworking on Linux) that streams response bodies.
+///
+/// ```swift
+/// let transport = URLSessionTransport()
+/// let response = try await transport.send(HTTPRequest(url: url, idleTimeout: .seconds(30)))
+/// for try await chunk in response.body { ... }   // chunks as the server sends them
+/// ```
+public final class URLSessionTransport: HTTPTransport {
+    private let session: URLSession
+    private let delegate: URLSessionTransportDelegate
+
+    /// A transport with its own session built from `configuration` (default: ephemeral, no cache,
+    /// no cookies). Redirects are followed.
+    public init(configuration: URLSessionConfiguration = .ephemeral) {
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.httpShouldSetCookies = false
+        let delegate = URLSessionTransportDelegate()
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        queue.name = "URLSessionTransport"
+        self.delegate = delegate
+        self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
+    }
+
+    deinit {
+        // Requests still in flight (a body being read) run to their end; then the session goes.
+        session.finishTasksAndInvalidate()
+    }
+
+    /// Sends `request` and returns when the response head arrives.
+    ///
+    /// - Throws: ``TransportError`` (`.connectionFailed`, `.timedOut`, `.cancelled`, `.invalidResponse`).
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        var urlRequest = URLRequest(url: request.url)
+        urlRequest.httpMethod = request.method
+        for (name, value) in request.headers {
+            urlRequest.addValue(value, forHTTPHeaderField: name)
+        }
+        if let body = request.body { urlRequest.httpBody = Data(body) }
+        let idleSeconds =
+            Double(request.idleTimeout.components.seconds)
+            + Double(request.idleTimeout.components.attoseconds) / 1e18
+        urlRequest.timeoutInterval = max(idleSeconds * 2, idleSeconds + 30)
+
+        let task = session.dataTask(with: urlRequest)
+        let exchange = URLSessionExchange(session: session, task: task, idleTimeout: request.idleTimeout)
+        delegate.register(exchange, for: task.taskIdentifier)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                exchange.start(head: continuation)
+            }
+        } onCancel: {
+            exchange.fail(TransportError(.cancelled, "the request was cancelled"))
+        }
+    }
+}

@@ -1,0 +1,199 @@
+import Glibc
+
+// HTTPServerResponseWriter: writes one response on the connection's thread.
+//
+// Two shapes: `respond` sends a whole response with `Content-Length`; `startStream` sends the head
+// with `Transfer-Encoding: chunked` (HTTP/1.1) or no length and a close (HTTP/1.0), then each `write`
+// is one chunk sent at once (the socket has TCP_NODELAY), and `finishStream` sends the last chunk.
+// The writer owns the framing headers (`Content-Length`, `Transfer-Encoding`, `Connection`): a
+// handler's own values for them are dropped. When the peer has gone, writes throw
+// `HTTPServerError.connectionClosed`, so a handler pacing a stream notices a cancelled client.
+
+/// Writes the response to one request. Use it only on the thread that called the handler.
+///
+/// ```swift
+/// let server = HTTPServer { request, response in
+///     try response.startStream(status: 200, headers: [("Content-Type", "text/event-stream")])
+///     for word in ["Hello", "world"] {
+///         try response.write(Array("data: \(word)\n\n".utf8))
+///         Thread.sleep(forTimeInterval: 0.05)
+///     }
+///     try response.finishStream()
+/// }
+/// ```
+public final class HTTPServerResponseWriter {
+    private enum State {
+        case idle
+        case streaming(chunked: Bool)
+        case done
+        case broken
+    }
+
+    private let socket: Socket
+    private let isHead: Bool
+    private let isHTTP10: Bool
+    private let serverName: String
+    private var state = State.idle
+    /// Whether the connection stays open for another request after this response.
+    private(set) var keepAlive: Bool
+
+    init(socket: Socket, request: HTTPServerRequest, serverName: String) {
+        self.socket = socket
+        self.isHead = request.method == "HEAD"
+        self.isHTTP10 = request.version.minor == 0
+        self.serverName = serverName
+        self.keepAlive = request.wantsKeepAlive
+    }
+
+    /// Whether a response head has been sent (or the connection aborted).
+    public var hasStartedResponse: Bool {
+        if case .idle = state { return false }
+        return true
+    }
+
+    /// Sends a complete response; `Content-Length` is set from `body` (a `HEAD` request gets no body).
+    ///
+    /// - Throws: `HTTPServerError.connectionClosed` if the peer has gone, `.invalidState` if a response
+    ///   was already started or a header contains CR or LF.
+    public func respond(status: Int, headers: [(String, String)] = [], body: [UInt8] = []) throws {
+        guard case .idle = state else { throw HTTPServerError.invalidState.with(message: "response already started") }
+        let bodyAllowed = !HTTPStatus.forbidsBody(status)
+        var head = try makeHead(
+            status: status, headers: headers,
+            framing: bodyAllowed ? [("Content-Length", String(body.count))] : [])
+        if bodyAllowed && !isHead { head.append(contentsOf: body) }
+        try send(head)
+        state = .done
+    }
+
+    /// Sends a response head for a body written piece by piece with ``write(_:)``.
+    ///
+    /// - Throws: as ``respond(status:headers:body:)``.
+    public func startStream(status: Int, headers: [(String, String)] = []) throws {
+        guard case .idle = state else { throw HTTPServerError.invalidState.with(message: "response already started") }
+        let chunked = !isHTTP10
+        if !chunked { keepAlive = false }
+        let head = try makeHead(
+            status: status, headers: headers, framing: chunked ? [("Transfer-Encoding", "chunked")] : [])
+        try send(head)
+        state = .streaming(chunked: chunked)
+    }
+
+    /// Sends `bytes` as one chunk, at once. An empty write sends nothing.
+    ///
+    /// - Throws: `HTTPServerError.connectionClosed` when the peer has gone (stop producing then),
+    ///   `.invalidState` outside a stream.
+    public func write(_ bytes: [UInt8]) throws {
+        guard case .streaming(let chunked) = state else {
+            if case .broken = state { throw HTTPServerError.connectionClosed }
+            throw HTTPServerError.invalidState.with(message: "write outside a stream")
+        }
+        guard !bytes.isEmpty, !isHead else { return }
+        if chunked {
+            var frame = Array(String(bytes.count, radix: 16).utf8)
+            frame.reserveCapacity(frame.count + bytes.count + 4)
+            frame.append(contentsOf: [0x0D, 0x0A])
+            frame.append(contentsOf: bytes)
+            frame.append(contentsOf: [0x0D, 0x0A])
+            try send(frame)
+        } else {
+            try send(bytes)
+        }
+    }
+
+    /// Sends UTF-8 text as one chunk; see ``write(_:)-([UInt8])``.
+    public func write(_ text: String) throws {
+        try write(Array(text.utf8))
+    }
+
+    /// Ends a stream (the terminating zero-length chunk). Calling it twice does nothing.
+    public func finishStream() throws {
+        switch state {
+        case .streaming(let chunked):
+            state = .done
+            if chunked && !isHead { try send(Array("0\r\n\r\n".utf8)) }
+        case .done:
+            return
+        case .broken:
+            throw HTTPServerError.connectionClosed
+        case .idle:
+            throw HTTPServerError.invalidState.with(message: "finishStream without startStream")
+        }
+    }
+
+    /// Drops the connection now, mid-response if need be (the client sees a truncated response).
+    /// Later writes throw `connectionClosed`. For fault injection in tests.
+    public func abortConnection() {
+        state = .broken
+        keepAlive = false
+        var linger = linger(l_onoff: 1, l_linger: 0)
+        setsockopt(socket.fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+        socket.shutdown()
+    }
+
+    /// Called by the connection after the handler returned or threw: sends a 500 if nothing was sent,
+    /// ends an unfinished stream (or aborts it if the handler threw).
+    func complete(handlerError: (any Error)?) {
+        switch state {
+        case .idle:
+            keepAlive = keepAlive && handlerError == nil
+            let message = handlerError.map { "handler failed: \($0)" } ?? "handler sent no response"
+            try? respond(
+                status: 500, headers: [("Content-Type", "text/plain; charset=utf-8")],
+                body: Array((message + "\n").utf8))
+        case .streaming:
+            if handlerError != nil {
+                abortConnection()
+            } else {
+                try? finishStream()
+            }
+        case .done, .broken:
+            break
+        }
+    }
+
+    private func send(_ bytes: [UInt8]) throws(HTTPServerError) {
+        do {
+            try socket.sendAll(bytes)
+        } catch {
+            state = .broken
+            keepAlive = false
+            throw error
+        }
+    }
+
+    private func makeHead(status: Int, headers: [(String, String)], framing: [(String, String)]) throws -> [UInt8] {
+        var text = "HTTP/1.1 \(status) \(HTTPStatus.reasonPhrase(for: status))\r\n"
+        var hasDate = false
+        var hasServer = false
+        for (name, value) in headers {
+            guard !name.isEmpty, !(name + value).contains(where: { $0 == "\r" || $0 == "\n" }) else {
+                throw HTTPServerError.invalidState.with(message: "invalid header field \(name)")
+            }
+            if HTTPServerHeaders.equal(name, "Content-Length") || HTTPServerHeaders.equal(name, "Transfer-Encoding") {
+                continue
+            }
+            if HTTPServerHeaders.equal(name, "Connection") {
+                if value.lowercased().contains("close") { keepAlive = false }
+                continue
+            }
+            hasDate = hasDate || HTTPServerHeaders.equal(name, "Date")
+            hasServer = hasServer || HTTPServerHeaders.equal(name, "Server")
+            text += "\(name): \(value)\r\n"
+        }
+        if !hasDate { text += "Date: \(HTTPDate.string())\r\n" }
+        if !hasServer { text += "Server: \(serverName)\r\n" }
+        for (name, value) in framing { text += "\(name): \(value)\r\n" }
+        if !keepAlive {
+            text += "Connection: close\r\n"
+        } else if isHTTP10 {
+            text += "Connection: keep-alive\r\n"
+        }
+        text += "\r\n"
+        return Array(text.utf8)
+    }
+}
+
+/// The writer belongs to its connection's thread.
+@available(*, unavailable)
+extension HTTPServerResponseWriter: Sendable {}

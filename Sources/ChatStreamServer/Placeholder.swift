@@ -1,1 +1,0 @@
-// Placeholder: this target's sources arrive with its issue.

@@ -1,0 +1,267 @@
+// URLSessionTransport against HTTPServer: streaming, cancellation, idle timeout, broken streams.
+
+import ChatStreamClient
+import ChatStreamServer
+import Dispatch
+import Foundation
+import Testing
+
+@Suite("URLSessionTransport")
+struct URLSessionTransportTests {
+    /// GETs `url` with a fresh transport and returns the body as text.
+    static func fetch(_ url: URL) async throws -> String {
+        let response = try await URLSessionTransport().send(HTTPRequest(url: url, idleTimeout: .seconds(20)))
+        return String(decoding: try await response.body.collect(upTo: 1 << 20), as: UTF8.self)
+    }
+
+    @Test func deliversStatusHeadersAndBody() async throws {
+        try await TestHelpers.withServer(handler: { request, response in
+            let body =
+                "\(request.method) \(request.headers["x-custom"] ?? "-") \(String(decoding: request.body, as: UTF8.self))"
+            try response.respond(
+                status: 201, headers: [("Content-Type", "text/plain"), ("X-Reply", "yes")], body: Array(body.utf8))
+        }) { server in
+            let transport = URLSessionTransport()
+            let request = HTTPRequest(
+                method: "POST", url: TestHelpers.url(server, "/echo"), headers: ["X-Custom": "abc"],
+                body: Array(String(repeating: "z", count: 3000).utf8), idleTimeout: .seconds(20))
+            let response = try await transport.send(request)
+            #expect(response.status == 201)
+            #expect(response.headers["x-reply"] == "yes")
+            #expect(response.headers["CONTENT-TYPE"] == "text/plain")
+            let text = String(decoding: try await response.body.collect(upTo: 10_000), as: UTF8.self)
+            #expect(text == "POST abc " + String(repeating: "z", count: 3000))
+        }
+    }
+
+    @Test func collectStopsAtItsLimit() async throws {
+        try await TestHelpers.withServer(handler: { _, response in
+            try response.respond(status: 200, body: [UInt8](repeating: 1, count: 100))
+        }) { server in
+            let response = try await URLSessionTransport().send(HTTPRequest(url: TestHelpers.url(server, "/")))
+            await #expect { _ = try await response.body.collect(upTo: 99) } throws: {
+                ($0 as? TransportError)?.kind == .bodyTooLarge
+            }
+        }
+    }
+
+    @Test func streamedChunksArriveAsTheServerWritesThem() async throws {
+        let release = DispatchSemaphore(value: 0)
+        let wroteLast = Shared(false)
+        try await TestHelpers.withServer(handler: { _, response in
+            try response.startStream(status: 200, headers: [("Content-Type", "text/event-stream")])
+            try response.write("data: 1\n\n")
+            // Wait for the test to confirm it saw chunk 1 (bounded so a failing test cannot hang).
+            _ = release.wait(timeout: .now() + 10)
+            wroteLast.value = true
+            try response.write("data: 2\n\n")
+            try response.finishStream()
+        }) { server in
+            let response = try await URLSessionTransport().send(
+                HTTPRequest(url: TestHelpers.url(server, "/stream"), idleTimeout: .seconds(30)))
+            var iterator = response.body.makeAsyncIterator()
+            let first = try await iterator.next()
+            #expect(first == Array("data: 1\n\n".utf8))
+            #expect(wroteLast.value == false, "chunk 1 only arrived after the server wrote the last chunk")
+            release.signal()
+            var rest: [UInt8] = []
+            while let chunk = try await iterator.next() { rest += chunk }
+            #expect(rest == Array("data: 2\n\n".utf8))
+        }
+    }
+
+    @Test func cancellingTheConsumerMakesTheServerWriteFail() async throws {
+        let writeError = Shared<String?>(nil)
+        let chunksWritten = Shared(0)
+        try await TestHelpers.withServer(handler: { _, response in
+            do {
+                try response.startStream(status: 200)
+                for _ in 0..<2000 {  // 2000 x 10 ms: far longer than the test waits
+                    try response.write(Array(repeating: UInt8(ascii: "x"), count: 100))
+                    chunksWritten.update { $0 += 1 }
+                    Thread.sleep(forTimeInterval: 0.01)
+                }
+                try response.finishStream()
+            } catch {
+                writeError.value = "\(error)"
+                throw error
+            }
+        }) { server in
+            let transport = URLSessionTransport()
+            let url = TestHelpers.url(server, "/endless")
+            let consumer = Task {
+                let response = try await transport.send(HTTPRequest(url: url, idleTimeout: .seconds(30)))
+                var received = 0
+                for try await chunk in response.body { received += chunk.count }
+                return received
+            }
+            #expect(await TestHelpers.eventually { chunksWritten.value >= 3 })
+            consumer.cancel()
+            await #expect(throws: (any Error).self) { try await consumer.value }
+            #expect(await TestHelpers.eventually { writeError.value != nil }, "the handler never saw its write fail")
+            #expect(chunksWritten.value < 2000)
+        }
+    }
+
+    @Test func droppingTheBodyCancelsTheRequest() async throws {
+        let writeFailed = Shared(false)
+        try await TestHelpers.withServer(handler: { _, response in
+            try response.startStream(status: 200)
+            do {
+                for _ in 0..<2000 {
+                    try response.write("tick\n")
+                    Thread.sleep(forTimeInterval: 0.01)
+                }
+            } catch {
+                writeFailed.value = true
+            }
+        }) { server in
+            let transport = URLSessionTransport()
+            do {
+                let response = try await transport.send(HTTPRequest(url: TestHelpers.url(server, "/")))
+                var iterator = response.body.makeAsyncIterator()
+                _ = try await iterator.next()
+            }  // response and iterator dropped here
+            #expect(await TestHelpers.eventually { writeFailed.value })
+        }
+    }
+
+    @Test func idleTimeoutFiresWhenTheServerStalls() async throws {
+        let release = DispatchSemaphore(value: 0)
+        try await TestHelpers.withServer(handler: { _, response in
+            try response.startStream(status: 200)
+            try response.write("first")
+            _ = release.wait(timeout: .now() + 15)  // stall
+            try? response.write("late")
+        }) { server in
+            defer { release.signal() }
+            let response = try await URLSessionTransport().send(
+                HTTPRequest(url: TestHelpers.url(server, "/stall"), idleTimeout: .milliseconds(500)))
+            let start = ContinuousClock.now
+            var received: [UInt8] = []
+            var failure: (any Error)?
+            do {
+                for try await chunk in response.body { received += chunk }
+            } catch {
+                failure = error
+            }
+            #expect(received == Array("first".utf8))
+            #expect((failure as? TransportError)?.kind == .timedOut, "got \(String(describing: failure))")
+            #expect(ContinuousClock.now - start < .seconds(10))
+        }
+    }
+
+    @Test func idleTimeoutWaitsForTheResponseHeadToo() async throws {
+        let release = DispatchSemaphore(value: 0)
+        try await TestHelpers.withServer(handler: { _, response in
+            _ = release.wait(timeout: .now() + 15)
+            try? response.respond(status: 200)
+        }) { server in
+            defer { release.signal() }
+            await #expect {
+                _ = try await URLSessionTransport().send(
+                    HTTPRequest(url: TestHelpers.url(server, "/slow"), idleTimeout: .milliseconds(400)))
+            } throws: {
+                ($0 as? TransportError)?.kind == .timedOut
+            }
+        }
+    }
+
+    @Test func slowSteadyStreamIsNotCutByTheIdleTimeout() async throws {
+        try await TestHelpers.withServer(handler: { _, response in
+            try response.startStream(status: 200)
+            for index in 0..<15 {
+                try response.write("\(index % 10)")
+                Thread.sleep(forTimeInterval: 0.1)
+            }
+            try response.finishStream()
+        }) { server in
+            let start = ContinuousClock.now
+            let response = try await URLSessionTransport().send(
+                HTTPRequest(url: TestHelpers.url(server, "/slow"), idleTimeout: .seconds(1)))
+            let text = String(decoding: try await response.body.collect(upTo: 1000), as: UTF8.self)
+            #expect(text == "012345678901234")
+            #expect(ContinuousClock.now - start > .seconds(1), "the stream must outlast the idle timeout")
+        }
+    }
+
+    @Test func connectionDroppedMidStreamFailsAfterTheChunksReceived() async throws {
+        let release = DispatchSemaphore(value: 0)
+        try await TestHelpers.withServer(handler: { _, response in
+            try response.startStream(status: 200)
+            try response.write("one")
+            try response.write("two")
+            _ = release.wait(timeout: .now() + 10)
+            response.abortConnection()
+            #expect(throws: HTTPServerError.connectionClosed) { try response.write("three") }
+        }) { server in
+            let response = try await URLSessionTransport().send(
+                HTTPRequest(url: TestHelpers.url(server, "/cut"), idleTimeout: .seconds(20)))
+            var received: [UInt8] = []
+            var failure: (any Error)?
+            do {
+                for try await chunk in response.body {
+                    received += chunk
+                    if received.count == 6 { release.signal() }
+                }
+            } catch {
+                failure = error
+            }
+            #expect(String(decoding: received, as: UTF8.self) == "onetwo")
+            let kind = (failure as? TransportError)?.kind
+            #expect(kind == .connectionLost, "got \(String(describing: failure))")
+        }
+    }
+
+    @Test func handlerThrowingMidStreamTruncatesTheResponse() async throws {
+        try await TestHelpers.withServer(handler: { _, response in
+            try response.startStream(status: 200)
+            try response.write("partial")
+            throw HTTPServerError.invalidState
+        }) { server in
+            let response = try await URLSessionTransport().send(HTTPRequest(url: TestHelpers.url(server, "/")))
+            await #expect {
+                _ = try await response.body.collect(upTo: 100)
+            } throws: {
+                ($0 as? TransportError)?.kind == .connectionLost
+            }
+        }
+    }
+
+    @Test func refusedConnectionIsConnectionFailed() async throws {
+        let server = HTTPServer(handler: { _, _ in })
+        try server.start()
+        let port = server.port
+        server.stop()
+        await #expect {
+            _ = try await URLSessionTransport().send(
+                HTTPRequest(url: URL(string: "http://127.0.0.1:\(port)/")!, idleTimeout: .seconds(20)))
+        } throws: {
+            ($0 as? TransportError)?.kind == .connectionFailed
+        }
+    }
+
+    @Test func cancellingSendBeforeTheHeadThrowsCancelled() async throws {
+        let release = DispatchSemaphore(value: 0)
+        let started = Shared(false)
+        try await TestHelpers.withServer(handler: { _, response in
+            started.value = true
+            _ = release.wait(timeout: .now() + 15)
+            try? response.respond(status: 200)
+        }) { server in
+            defer { release.signal() }
+            let transport = URLSessionTransport()
+            let url = TestHelpers.url(server, "/")
+            let task = Task { try await transport.send(HTTPRequest(url: url, idleTimeout: .seconds(30))) }
+            #expect(await TestHelpers.eventually { started.value })
+            let start = ContinuousClock.now
+            task.cancel()
+            await #expect {
+                _ = try await task.value
+            } throws: {
+                ($0 as? TransportError)?.kind == .cancelled
+            }
+            #expect(ContinuousClock.now - start < .seconds(10))
+        }
+    }
+}

@@ -1,0 +1,115 @@
+import TestSupport
+import Testing
+
+@testable import ChatStreamJSON
+
+/// Where the value starting at byte 0 of `pieces` ends (stream offset just past it), `nil` if it
+/// has not ended when the pieces run out; with whether end of input would complete it.
+private func end(
+    of pieces: [[UInt8]], maxDepth: Int = 512, maxValueBytes: Int = 1 << 20
+) throws -> (end: Int?, endsAtEndOfInput: Bool) {
+    var scanner = JSONValueScanner(maxDepth: maxDepth, maxValueBytes: maxValueBytes)
+    var offset = 0
+    var started = false
+    for piece in pieces {
+        let result: Int? = try piece.withUnsafeBytes { bytes in
+            bytes.isEmpty ? nil : try scanner.scan(bytes, from: 0, streamOffset: offset)
+        }
+        if !piece.isEmpty { started = true }
+        if let result { return (offset + result, false) }
+        offset += piece.count
+    }
+    return (nil, started && scanner.endsAtEndOfInput)
+}
+
+private func scanError(_ text: String, maxDepth: Int = 512, maxValueBytes: Int = 1 << 20) -> [JSONFramingError?] {
+    Chunkings.all(of: Array(text.utf8)).map { chunking -> JSONFramingError? in
+        do {
+            _ = try end(of: chunking.pieces, maxDepth: maxDepth, maxValueBytes: maxValueBytes)
+            return nil
+        } catch {
+            return error as? JSONFramingError
+        }
+    }
+}
+
+@Suite("JSONValueScanner")
+struct JSONValueScannerTests {
+    @Test(arguments: [
+        (#""a\"]\\"rest"#, 8),
+        (#"[1,"]",{"a":"}"}]x"#, 17),
+        (#"{"k":"\\\"{[","l":[[],{}]} {}"#, 26),
+        ("123 ", 3),
+        ("-1.5e3,", 6),
+        ("true]", 4),
+        ("null{", 4),
+        (#"12"x""#, 2),
+        ("[[[[]]]]", 8),
+        (#""""#, 2),
+    ])
+    func valueEndIsFoundForEveryChunking(text: String, expected: Int) throws {
+        for chunking in Chunkings.all(of: Array(text.utf8)) {
+            #expect(try end(of: chunking.pieces).end == expected, "\(chunking)")
+        }
+    }
+
+    @Test(arguments: ["123", "-0.5", "true", "nul"])
+    func topLevelScalarEndsAtEndOfInput(text: String) throws {
+        for chunking in Chunkings.all(of: Array(text.utf8)) {
+            let result = try end(of: chunking.pieces)
+            #expect(result.end == nil && result.endsAtEndOfInput, "\(chunking)")
+        }
+    }
+
+    @Test(arguments: [#""abc"#, #"{"a":"#, "[1,2", #""a\""#])
+    func unfinishedStringsAndContainersDoNotEndAtEndOfInput(text: String) throws {
+        for chunking in Chunkings.all(of: Array(text.utf8)) {
+            let result = try end(of: chunking.pieces)
+            #expect(result.end == nil && !result.endsAtEndOfInput, "\(chunking)")
+        }
+    }
+
+    @Test(arguments: ["}", "]", ",", ":", "x", " "])
+    func byteThatCannotStartAValueIsRejected(text: String) {
+        for error in scanError(text) {
+            #expect(error?.kind == .unexpectedByte)
+            #expect(error?.byteOffset == 0)
+        }
+    }
+
+    @Test func depthLimitStopsAtTheFirstByteTooDeep() {
+        #expect(scanError("[[[]]]", maxDepth: 3).allSatisfy { $0 == nil })
+        for error in scanError(#"[{"a":[[1]]}]"#, maxDepth: 3) {
+            #expect(error?.kind == .depthLimitExceeded)
+            #expect(error?.byteOffset == 7)
+        }
+        // Brackets inside strings do not count.
+        #expect(scanError(#"[["[[[[{{{{"]]"#, maxDepth: 2).allSatisfy { $0 == nil })
+    }
+
+    @Test func sizeLimitStopsAtTheFirstByteBeyondIt() throws {
+        #expect(scanError(#""abc""#, maxValueBytes: 5).allSatisfy { $0 == nil })
+        #expect(scanError("12345 ", maxValueBytes: 5).allSatisfy { $0 == nil })
+        for text in [#""abcd""#, "123456", "[1,22]"] {
+            for error in scanError(text, maxValueBytes: 5) {
+                #expect(error?.kind == .valueTooLarge, "\(text)")
+                #expect(error?.byteOffset == 5, "\(text)")
+            }
+        }
+    }
+
+    @Test func scannerIsReusableAfterAValueEnds() throws {
+        var scanner = JSONValueScanner(maxDepth: 8, maxValueBytes: 100)
+        let bytes = Array(#"{"a":1}"bc"[2]"#.utf8)
+        var ends: [Int] = []
+        try bytes.withUnsafeBytes { buffer in
+            var start = 0
+            while start < buffer.count, let end = try scanner.scan(buffer, from: start, streamOffset: 0) {
+                ends.append(end)
+                start = end
+            }
+        }
+        #expect(ends == [7, 11, 14])
+        #expect(!scanner.isScanning)
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import Testing
+import TestSupport
+
+@testable import ChatStream
+
+@Suite struct FormatDetectionTests {
+    static func detect(_ text: String, complete: Bool = true) -> StreamFormat.Detection {
+        Array(text.utf8).withUnsafeBytes { StreamFormat.detect(prefix: $0, isComplete: complete) }
+    }
+
+    @Test func firstBytesDecideTheFormat() {
+        #expect(Self.detect("data: {\"type\":\"start\"}\n\n") == .format(.uiMessageStream))
+        #expect(Self.detect("data: {\"id\":\"x\",\"object\":\"chat.completion.chunk\",\"choices\":[]}\n\n") == .format(.openAIChat))
+        #expect(Self.detect("event: response.created\ndata: {}\n\n") == .format(.openAIResponses))
+        #expect(Self.detect("data: {\"type\":\"response.created\"}\n\n") == .format(.openAIResponses))
+        #expect(Self.detect("event: message_start\ndata: {}\n\n") == .format(.anthropic))
+        #expect(Self.detect("data: {\"type\": \"message_start\", \"message\": {}}\n\n") == .format(.anthropic))
+        #expect(Self.detect("0:\"Hello\"\n") == .format(.aiSDKv4))
+        #expect(Self.detect("f:{\"messageId\":\"m\"}\n") == .format(.aiSDKv4))
+        #expect(Self.detect("{\"message\":{}}\n") == .format(.ndjson))
+        #expect(Self.detect("  [{\"candidates\":[]}") == .format(.jsonArray))
+        #expect(Self.detect("hello world\n") == .unknown)
+    }
+
+    @Test func undecidedUntilALineIsComplete() {
+        #expect(Self.detect("data: {\"type\":\"sta", complete: false) == .needMoreBytes)
+        #expect(Self.detect(": comment\n", complete: false) == .needMoreBytes)
+        #expect(Self.detect("", complete: false) == .needMoreBytes)
+    }
+
+    @Test func headersDecideWhenTheyCan() {
+        #expect(StreamFormat.detect(headers: [("X-Vercel-AI-UI-Message-Stream", "v1")]) == .uiMessageStream)
+        #expect(StreamFormat.detect(headers: [("x-vercel-ai-data-stream", "v1")]) == .aiSDKv4)
+        #expect(StreamFormat.detect(headers: [("Content-Type", "application/x-ndjson")]) == .ndjson)
+        #expect(StreamFormat.detect(headers: [("Content-Type", "text/event-stream")]) == nil)
+    }
+
+    /// Every SSE capture in ../shared is detected as the format of its folder, at every chunking.
+    @Test(arguments: [
+        ("anthropic-sdk", StreamFormat.anthropic),
+        ("openai-python-chat-completions", .openAIChat),
+        ("vercel-ai-ui-message-stream", .uiMessageStream),
+    ])
+    func capturesAreDetected(_ folder: String, _ format: StreamFormat) throws {
+        let directory = ProjectPaths.shared + "/captures/" + folder
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".sse") }
+        #expect(!files.isEmpty)
+        for file in files {
+            let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: directory + "/" + file)))
+            for chunking in Chunkings.all(of: Array(bytes.prefix(4096)), seeds: [5]) {
+                var decoder = AnyStreamDecoder(format: nil)
+                for piece in chunking.pieces {
+                    _ = try? piece.withUnsafeBytes { try decoder.decode($0) { _ in } }
+                }
+                #expect(decoder.format == format, "\(file) \(chunking)")
+            }
+        }
+    }
+}
