@@ -57,6 +57,39 @@ def ndjson_payloads():
         yield read(path)
 
 
+def sse_dialect(payload):
+    """Which FuzzDialects index an SSE capture belongs to (by its content)."""
+    if b"message_start" in payload or b"content_block" in payload:
+        return 3  # Anthropic
+    if b'"response.' in payload:
+        return 2  # OpenAI Responses
+    if b'"choices"' in payload:
+        return 1  # OpenAI Chat Completions
+    return 0  # UI message stream
+
+
+TEST_DIALECTS = {
+    "UIMessageStreamDialectTests": 0, "OpenAIChatDialectTests": 1, "OpenAIResponsesDialectTests": 2,
+    "AnthropicDialectTests": 3, "DataStreamV4DialectTests": 4, "OllamaDialectTests": 5, "GeminiDialectTests": 6,
+}
+
+
+def test_streams():
+    """The multi-line stream literals in the project's own dialect tests."""
+    import re
+    for name, index in TEST_DIALECTS.items():
+        path = os.path.join(ROOT, "Tests/ChatStreamTests", name + ".swift")
+        if not os.path.exists(path):
+            continue
+        for match in re.finditer(r'"""\n(.*?)\n([ \t]*)"""', open(path).read(), re.S):
+            indent = match.group(2)
+            lines = [line[len(indent):] if line.startswith(indent) else line for line in match.group(1).split("\n")]
+            text = "\n".join(lines) + "\n"
+            if "\\(" in text:
+                continue  # interpolated
+            yield index, text.replace("\\n", "\n").encode()
+
+
 def history_pages():
     parts = [
         {"type": "text", "text": "Hello"},
@@ -104,13 +137,16 @@ def seeds(target):
         for data in sse_data_lines():
             yield bytes([1, 0]) + data
     elif target == "FuzzDialects":
-        for path in files("**/vercel-ai-ui-message-stream/*.sse", "Fixtures/**/*.sse"):
-            payload = read(path)
-            for options in (0, 8, 16):
-                yield bytes([options + 1, options]) + payload
-        # Other dialects' captures under every dialect index: decoders must reject them cleanly.
+        # Dialect indices as listed in Fuzz/Targets/FuzzDialects (the options byte's low 3 bits).
         for payload in sse_payloads():
-            yield bytes([3, len(payload) & 7]) + payload
+            index = sse_dialect(payload)
+            for extra in (0, 8, 16):  # plain, lenient, small limits
+                yield bytes([extra + 1, index | extra]) + payload
+            # Under another dialect: it must fail cleanly.
+            yield bytes([3, (index + 1 + len(payload) % 6) % 7]) + payload
+        for index, payload in test_streams():
+            yield bytes([0, index]) + payload
+            yield bytes([2, index | 8]) + payload
     elif target == "FuzzHistory":
         for page in history_pages():
             yield bytes([0, 0]) + page

@@ -102,7 +102,13 @@ func run<Dialect: StreamDialect>(_ type: Dialect.Type, _ input: FuzzInput) {
 
 /// Every dialect on this branch; add new ones here (the options byte picks one).
 let dialects: [@Sendable (FuzzInput) -> Void] = [
-    { run(UIMessageStreamDialect.self, $0) }
+    { run(UIMessageStreamDialect.self, $0) },  // 0
+    { run(OpenAIChatDialect.self, $0) },  // 1
+    { run(OpenAIResponsesDialect.self, $0) },  // 2
+    { run(AnthropicDialect.self, $0) },  // 3
+    { run(DataStreamV4Dialect.self, $0) },  // 4
+    { run(OllamaDialect.self, $0) },  // 5
+    { run(GeminiDialect.self, $0) },  // 6
 ]
 
 @_cdecl("LLVMFuzzerTestOneInput")
