@@ -10,6 +10,7 @@
 # so FuzzRegressionTests replays it forever.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+build_path=${FUZZ_BUILD_PATH:-.build-fuzz}
 
 seconds=${1:-${FUZZ_SECONDS:-60}}
 targets=(FuzzSSE FuzzFraming FuzzJSON FuzzDialects FuzzHistory)
@@ -17,7 +18,7 @@ targets=(FuzzSSE FuzzFraming FuzzJSON FuzzDialects FuzzHistory)
 start=$(date +%s)
 for target in "${targets[@]}"; do
     if ! CHATSTREAM_FUZZ=1 swift build --product "$target" --sanitize=fuzzer -Xswiftc -sanitize=fuzzer,address \
-        --build-path .build-fuzz >"Fuzz/artifacts-build-$target.log" 2>&1; then
+        --build-path "$build_path" >"Fuzz/artifacts-build-$target.log" 2>&1; then
         grep -E 'error' "Fuzz/artifacts-build-$target.log" | head -20
         echo "fuzz ci: building $target failed (log Fuzz/artifacts-build-$target.log)" >&2
         exit 1

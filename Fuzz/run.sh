@@ -7,13 +7,14 @@
 # Fuzz/corpus-work/TARGET (gitignored), seeded from Fixtures/ and ../shared/ by Fuzz/make-seeds.py;
 # crashes, leaks and timeouts land in Fuzz/artifacts/TARGET/. Set SKIP_BUILD=1 to reuse the build.
 # Prints executions per second and the final coverage (cov/ft) at the end; exits non-zero when
-# libFuzzer found a problem.
+# libFuzzer found a problem. FUZZ_BUILD_PATH overrides the build folder (default .build-fuzz).
 set -euo pipefail
 
 target=${1:?usage: Fuzz/run.sh TARGET SECONDS}
 seconds=${2:?usage: Fuzz/run.sh TARGET SECONDS}
 shift 2
 cd "$(dirname "$0")/.."
+build_path=${FUZZ_BUILD_PATH:-.build-fuzz}
 
 case $target in
     FuzzSSE) dict=sse; max_len=16384 ;;
@@ -26,9 +27,9 @@ esac
 
 if [[ -z ${SKIP_BUILD:-} ]]; then
     CHATSTREAM_FUZZ=1 swift build --product "$target" --sanitize=fuzzer -Xswiftc -sanitize=fuzzer,address \
-        --build-path .build-fuzz 2>&1 | grep -v -e 'ld.gold: warning' -e '^$' | tail -3
+        --build-path "$build_path" 2>&1 | grep -v -e 'ld.gold: warning' -e '^$' | tail -3
 fi
-binary=$(CHATSTREAM_FUZZ=1 swift build --product "$target" --build-path .build-fuzz --show-bin-path \
+binary=$(CHATSTREAM_FUZZ=1 swift build --product "$target" --build-path "$build_path" --show-bin-path \
     --sanitize=fuzzer -Xswiftc -sanitize=fuzzer,address)/$target
 
 work=Fuzz/corpus-work/$target
