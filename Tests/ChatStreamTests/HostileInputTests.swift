@@ -287,6 +287,55 @@ import TestSupport
         #expect(decoded.message.text == "ab")
     }
 
+    static func anthropic(_ events: [(String, String)]) -> [UInt8] {
+        Array(events.map { "event: \($0.0)\ndata: \($0.1)\n\n" }.joined().utf8)
+    }
+
+    static func decode<D: StreamDialect>(_ type: D.Type, _ bytes: [UInt8]) -> ([StreamEvent], StreamError?) {
+        var decoder = StreamDecoder<D>()
+        var events: [StreamEvent] = []
+        do {
+            events += try decoder.decode(bytes)
+            events += try decoder.finish()
+            return (events, nil)
+        } catch {
+            return (events, error as? StreamError)
+        }
+    }
+
+    @Test func anthropicDuplicateMessageStartIsIgnoredAndANewOneStartsAMessage() throws {
+        let start = #"{"type":"message_start","message":{"id":"msg_1","usage":{"input_tokens":1}}}"#
+        let block = #"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#
+        let delta = #"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}"#
+        let stop = #"{"type":"content_block_stop","index":0}"#
+        let messageStop = #"{"type":"message_stop"}"#
+        // The same ID twice before any block: a duplicate, ignored.
+        let duplicate = Self.decode(
+            AnthropicDialect.self,
+            Self.anthropic([
+                ("message_start", start), ("message_start", start), ("content_block_start", block),
+                ("content_block_delta", delta), ("content_block_stop", stop), ("message_stop", messageStop),
+            ]))
+        #expect(duplicate.1 == nil)
+        #expect(duplicate.0.filter { if case .messageStart = $0 { true } else { false } }.count == 1)
+        // A different message_start in the middle of a block: the block is closed, a new message begins.
+        let second = #"{"type":"message_start","message":{"id":"msg_2","usage":{}}}"#
+        let spliced = Self.decode(
+            AnthropicDialect.self,
+            Self.anthropic([
+                ("message_start", start), ("content_block_start", block), ("content_block_delta", delta),
+                ("message_start", second), ("content_block_start", block), ("content_block_delta", delta),
+                ("content_block_stop", stop), ("message_stop", messageStop),
+            ]))
+        #expect(spliced.1 == nil)
+        #expect(spliced.0.contains(.messageStart(id: "msg_2")))
+        var assembler = MessageAssembler()
+        for event in spliced.0 { assembler.apply(event) }
+        let message = assembler.finish()[0]
+        #expect(message.id == "msg_1")
+        #expect(message.text == "HiHi")
+    }
+
     /// Events for `count` tool calls streamed in parallel: every start, then every input delta.
     static func parallelToolCallEvents(_ count: Int) -> [StreamEvent] {
         (0..<count).map { .toolCallStart(id: "c\($0)", name: "t", providerExecuted: false) }
