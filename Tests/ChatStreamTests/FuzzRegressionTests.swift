@@ -53,7 +53,18 @@ import TestSupport
         case "FuzzSSE": replaySSE(payload, pieces)
         case "FuzzFraming": replayFraming(payload, pieces, options: options)
         case "FuzzJSON": try replayJSON(payload, pieces)
-        case "FuzzDialects": replayDialect(payload, pieces, lenient: options & 8 != 0)
+        case "FuzzDialects":
+            // The dialect order of Fuzz/Targets/FuzzDialects.
+            let lenient = options & 8 != 0
+            switch Int(options & 7) % 7 {
+            case 0: replayDialect(UIMessageStreamDialect.self, payload, pieces, lenient: lenient)
+            case 1: replayDialect(OpenAIChatDialect.self, payload, pieces, lenient: lenient)
+            case 2: replayDialect(OpenAIResponsesDialect.self, payload, pieces, lenient: lenient)
+            case 3: replayDialect(AnthropicDialect.self, payload, pieces, lenient: lenient)
+            case 4: replayDialect(DataStreamV4Dialect.self, payload, pieces, lenient: lenient)
+            case 5: replayDialect(OllamaDialect.self, payload, pieces, lenient: lenient)
+            default: replayDialect(GeminiDialect.self, payload, pieces, lenient: lenient)
+            }
         case "FuzzHistory": try replayJSON(payload, pieces)
         default: Issue.record("unknown target in \(name)")
         }
@@ -141,9 +152,9 @@ import TestSupport
         }
     }
 
-    func replayDialect(_ payload: [UInt8], _ pieces: [[UInt8]], lenient: Bool) {
+    func replayDialect<D: StreamDialect>(_ type: D.Type, _ payload: [UInt8], _ pieces: [[UInt8]], lenient: Bool) {
         func run(_ pieces: [[UInt8]]) -> ([StreamEvent], StreamError?) {
-            var decoder = StreamDecoder<UIMessageStreamDialect>(configuration: StreamDecoderConfiguration(lenient: lenient))
+            var decoder = StreamDecoder<D>(configuration: StreamDecoderConfiguration(lenient: lenient))
             var events: [StreamEvent] = []
             do {
                 for piece in pieces { events += try decoder.decode(piece) }
@@ -158,12 +169,14 @@ import TestSupport
         #expect(whole.0 == chunked.0)
         #expect(whole.1 == chunked.1)
         var assembler = MessageAssembler()
-        var text = ""
+        var text: [Int: String] = [:]
         for event in whole.0 {
             assembler.apply(event)
-            if case .textDelta(_, let delta) = event, assembler.currentChoice == 0 { text += delta }
+            if case .textDelta(_, let delta) = event { text[assembler.currentChoice, default: ""] += delta }
         }
-        #expect(assembler.finish(error: whole.1)[0].text == text)
+        for message in assembler.finish(error: whole.1) {
+            #expect(message.text == text[message.choice, default: ""])
+        }
     }
 
     // Bugs the fuzzers found, as plain unit tests.
