@@ -7,7 +7,8 @@
 # Fuzz/corpus-work/TARGET (gitignored), seeded from Fixtures/ and ../shared/ by Fuzz/make-seeds.py;
 # crashes, leaks and timeouts land in Fuzz/artifacts/TARGET/. Set SKIP_BUILD=1 to reuse the build.
 # Prints executions per second and the final coverage (cov/ft) at the end; exits non-zero when
-# libFuzzer found a problem. FUZZ_BUILD_PATH overrides the build folder (default .build-fuzz).
+# libFuzzer found a problem. FUZZ_BUILD_PATH overrides the build folder (default .build-fuzz);
+# FUZZ_RUN_NAME suffixes the log name (two runs of one target at once).
 set -euo pipefail
 
 target=${1:?usage: Fuzz/run.sh TARGET SECONDS}
@@ -33,13 +34,13 @@ binary=$(CHATSTREAM_FUZZ=1 swift build --product "$target" --build-path "$build_
     --sanitize=fuzzer -Xswiftc -sanitize=fuzzer,address)/$target
 
 work=Fuzz/corpus-work/$target
-seeds=Fuzz/corpus-work/$target-seeds
+seeds=Fuzz/corpus-work/$target-seeds${FUZZ_RUN_NAME:+-$FUZZ_RUN_NAME}
 artifacts=Fuzz/artifacts/$target
 mkdir -p "$work" "$artifacts"
 rm -rf "$seeds"
 python3 Fuzz/make-seeds.py "$target" "$seeds" >/dev/null
 
-log=Fuzz/artifacts/$target.log
+log=Fuzz/artifacts/$target${FUZZ_RUN_NAME:+-$FUZZ_RUN_NAME}.log
 status=0
 SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} "$binary" "$work" "$seeds" \
     -dict="Fuzz/dict/$dict.dict" -max_len=$max_len -rss_limit_mb=2048 -timeout=25 \
