@@ -190,4 +190,23 @@ import TestSupport
         #expect(try parser.parseValue(Array(#"{"a":"b"}"#.utf8)) == ["a": "b"])
         #expect(try parser.parseValue(Array(#""plain""#.utf8)) == "plain")
     }
+
+    @Test func responsesDeltaWithoutOutputIndexResolvesRepeatedItemIDsTheSameWayEveryTime() throws {
+        // Two function calls share an item ID; a delta names only the ID. Found by FuzzDialects as
+        // a whole-versus-chunked difference: the choice depended on dictionary iteration order.
+        // Eight calls share the ID, added in a scrambled order; the old lookup took whichever the
+        // dictionary listed first (a 1 in 8 chance of being the lowest index).
+        let added = [5, 2, 7, 0, 3, 6, 1, 4].map {
+            #"{"type":"response.output_item.added","output_index":\#($0),"item":{"type":"function_call","id":"fc","call_id":"call-\#($0)","name":"f"}}"#
+        }
+        let stream = (added + [#"{"type":"response.function_call_arguments.delta","item_id":"fc","delta":"{}"}"#])
+            .map { "data: \($0)\n\n" }.joined()
+        var outcomes: Set<[StreamEvent]> = []
+        for _ in 0..<40 {
+            var decoder = StreamDecoder<OpenAIResponsesDialect>()
+            outcomes.insert(try decoder.decode(Array(stream.utf8)))
+        }
+        #expect(outcomes.count == 1)
+        #expect(outcomes.first?.last == .toolInputDelta(id: "call-0", delta: "{}"))
+    }
 }
