@@ -6,8 +6,8 @@
 // has a named predicate below so a new disagreement fails the test.
 
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @testable import ChatStreamJSON
 
@@ -61,7 +61,8 @@ indirect enum Node: Equatable, CustomStringConvertible {
         case .number(let d): "\(d)"
         case .string(let s): "\"\(String(decoding: s, as: UTF8.self))\""
         case .array(let a): "[\(a.map(\.description).joined(separator: ","))]"
-        case .object(let o): "{\(o.map { "\(String(decoding: $0.key, as: UTF8.self)):\($0.value)" }.joined(separator: ","))}"
+        case .object(let o):
+            "{\(o.map { "\(String(decoding: $0.key, as: UTF8.self)):\($0.value)" }.joined(separator: ","))}"
         }
     }
 }
@@ -87,7 +88,8 @@ indirect enum Node: Equatable, CustomStringConvertible {
     /// Foundation reads UTF-16 and UTF-32 (detected from a BOM or zero bytes); JSON text exchanged
     /// between systems is UTF-8 (RFC 8259 §8.1), and ChatStream reads UTF-8 only.
     static func isNonUTF8Encoding(_ bytes: [UInt8]) -> Bool {
-        bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF]) || (bytes.count >= 2 && bytes.prefix(4).contains(0))
+        bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF])
+            || (bytes.count >= 2 && bytes.prefix(4).contains(0))
     }
 
     /// A lone surrogate escape (`"\ud800"`): ChatStream makes it U+FFFD; Foundation rejects it.
@@ -106,7 +108,8 @@ indirect enum Node: Equatable, CustomStringConvertible {
             let isDigit = byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
             digits = isDigit ? digits + 1 : 0
             if digits > 15 { return true }
-            let afterNumber = (previous >= UInt8(ascii: "0") && previous <= UInt8(ascii: "9")) || previous == UInt8(ascii: ".")
+            let afterNumber =
+                (previous >= UInt8(ascii: "0") && previous <= UInt8(ascii: "9")) || previous == UInt8(ascii: ".")
             if afterNumber && (byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E")) { return true }
             previous = byte
         }
@@ -130,14 +133,17 @@ indirect enum Node: Equatable, CustomStringConvertible {
     static func hasTrailingComma(_ bytes: [UInt8]) -> Bool {
         var lastSignificant: UInt8 = 0
         for byte in bytes where ![0x20, 0x09, 0x0A, 0x0D].contains(byte) {
-            if lastSignificant == UInt8(ascii: ","), byte == UInt8(ascii: "]") || byte == UInt8(ascii: "}") { return true }
+            if lastSignificant == UInt8(ascii: ","), byte == UInt8(ascii: "]") || byte == UInt8(ascii: "}") {
+                return true
+            }
             lastSignificant = byte
         }
         return false
     }
 
     static func documentedDifference(_ bytes: [UInt8]) -> Bool {
-        hasTrailingComma(bytes) || isNonUTF8Encoding(bytes) || hasLoneSurrogateEscape(bytes) || hasOutOfRangeNumber(bytes) || hasBOM(bytes)
+        hasTrailingComma(bytes) || isNonUTF8Encoding(bytes) || hasLoneSurrogateEscape(bytes)
+            || hasOutOfRangeNumber(bytes) || hasBOM(bytes)
             || isDeep(bytes)
     }
 
@@ -145,7 +151,8 @@ indirect enum Node: Equatable, CustomStringConvertible {
 
     static let directory = ProjectPaths.shared + "/conformance/JSONTestSuite/test_parsing"
     static let files: [String] = {
-        ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { $0.hasSuffix(".json") }.sorted()
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { $0.hasSuffix(".json") }
+            .sorted()
     }()
 
     @Test(arguments: files)
@@ -263,6 +270,7 @@ indirect enum Node: Equatable, CustomStringConvertible {
         #expect(rejected > 1000)
         #expect(compared > 8000)
         #expect(skipped < compared / 4)
-        print("differential: \(compared) agreed (\(rejected) rejected by ChatStream), \(skipped) documented differences")
+        print(
+            "differential: \(compared) agreed (\(rejected) rejected by ChatStream), \(skipped) documented differences")
     }
 }

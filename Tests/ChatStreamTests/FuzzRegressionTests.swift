@@ -6,8 +6,8 @@
 // Fuzz/Support/FuzzInput.swift). Add a file here whenever Fuzz/ci.sh or Fuzz/run.sh finds a crash.
 
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @testable import ChatStream
 
@@ -15,7 +15,8 @@ import TestSupport
     static let directory = ProjectPaths.root + "/Tests/ChatStreamTests/FuzzRegressions"
 
     static let files: [String] = {
-        ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { $0.hasSuffix(".bin") }.sorted()
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { $0.hasSuffix(".bin") }
+            .sorted()
     }()
 
     /// The target's chunking of a payload (the same cut as FuzzInput.pieces).

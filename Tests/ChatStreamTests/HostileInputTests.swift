@@ -3,8 +3,8 @@
 // memory bounds are checked through the decoders' `bufferedByteCount` rather than RSS.
 
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @testable import ChatStream
 
@@ -106,7 +106,8 @@ import TestSupport
 
     @Test func millionNestedArraysHitTheDepthLimitEverywhere() throws {
         let depth = 1_000_000
-        let text = [UInt8](repeating: UInt8(ascii: "["), count: depth) + [UInt8](repeating: UInt8(ascii: "]"), count: depth)
+        let text =
+            [UInt8](repeating: UInt8(ascii: "["), count: depth) + [UInt8](repeating: UInt8(ascii: "]"), count: depth)
 
         let error = #expect(throws: JSONError.self) { try JSONParser().parseValue(text) }
         #expect(error?.kind == .depthLimitExceeded)
@@ -145,14 +146,15 @@ import TestSupport
 
     // MARK: - Bytes that are not what they claim
 
-    @Test(arguments: [
-        [0xC0, 0x80],  // overlong NUL
-        [0xE0, 0x80, 0xAF],  // overlong '/'
-        [0xF0, 0x80, 0x80, 0xAF],  // overlong, four bytes
-        [0xED, 0xA0, 0x80],  // encoded surrogate
-        [0xF4, 0x90, 0x80, 0x80],  // above U+10FFFF
-        [0xFF], [0x80], [0xE2, 0x82],  // invalid, stray continuation, truncated
-    ] as [[UInt8]])
+    @Test(
+        arguments: [
+            [0xC0, 0x80],  // overlong NUL
+            [0xE0, 0x80, 0xAF],  // overlong '/'
+            [0xF0, 0x80, 0x80, 0xAF],  // overlong, four bytes
+            [0xED, 0xA0, 0x80],  // encoded surrogate
+            [0xF4, 0x90, 0x80, 0x80],  // above U+10FFFF
+            [0xFF], [0x80], [0xE2, 0x82],  // invalid, stray continuation, truncated
+        ] as [[UInt8]])
     func invalidUTF8InAJSONStringIsAnError(_ bad: [UInt8]) throws {
         let text = Array(#"{"delta":"a"#.utf8) + bad + Array(#"b"}"#.utf8)
         // yajl's lexer already rejects some malformed sequences (a syntax error); what it lets
@@ -167,7 +169,8 @@ import TestSupport
             _ = try partial.finish()
         }
 
-        let stream = Array("data: ".utf8) + Array(#"{"type":"text-delta","delta":"a"#.utf8) + bad
+        let stream =
+            Array("data: ".utf8) + Array(#"{"type":"text-delta","delta":"a"#.utf8) + bad
             + Array("b\"}\n\ndata: [DONE]\n\n".utf8)
         let decoded = Self.decodeUI([stream])
         #expect(decoded.error?.kind == .malformed)
@@ -207,7 +210,8 @@ import TestSupport
         #expect(escaped["k\u{0}ey"] == "a\u{0}b")
         // A NUL in SSE data passes through framing untouched.
         var decoder = ServerSentEventDecoder()
-        #expect(try decoder.feed(Array("data: x".utf8) + [0] + Array("y\n\n".utf8)) == [ServerSentEvent(data: "x\u{0}y")])
+        #expect(
+            try decoder.feed(Array("data: x".utf8) + [0] + Array("y\n\n".utf8)) == [ServerSentEvent(data: "x\u{0}y")])
         // Through the pipeline, an escaped NUL reaches the text intact.
         let decoded = Self.decodeUI([Self.sse([Self.textDelta("a\u{0}b")])])
         #expect(decoded.message.text == "a\u{0}b")
@@ -272,7 +276,9 @@ import TestSupport
         // Documented: a result part with an empty tool name; no tool call is invented.
         #expect(decoded.message.toolCalls.isEmpty)
         #expect(
-            decoded.message.parts == [.toolResult(ToolResultPart(toolCallId: "nobody", toolName: "", output: ["ok": true]))])
+            decoded.message.parts == [
+                .toolResult(ToolResultPart(toolCallId: "nobody", toolName: "", output: ["ok": true]))
+            ])
     }
 
     @Test func secondMessageStartDoesNotReplaceTheFirstID() throws {
@@ -370,7 +376,8 @@ import TestSupport
             stream += Array(#"data: {"type":"tool-input-start","toolCallId":"c\#(i)","toolName":"t"}"#.utf8) + [10, 10]
         }
         for i in 0..<count {
-            stream += Array(#"data: {"type":"tool-input-delta","toolCallId":"c\#(i)","inputTextDelta":"{\"i\":\#(i)}"}"#.utf8)
+            stream +=
+                Array(#"data: {"type":"tool-input-delta","toolCallId":"c\#(i)","inputTextDelta":"{\"i\":\#(i)}"}"#.utf8)
                 + [10, 10]
         }
         stream += Array("data: [DONE]\n\n".utf8)

@@ -29,7 +29,9 @@ func run(_ framing: Framing, _ pieces: [ArraySlice<UInt8>], limit: Int, depth: I
         switch framing {
         case .ndjson:
             var decoder = NDJSONDecoder(configuration: .init(maxLineBytes: limit))
-            let onLine: (NDJSONLineView) -> Void = { outcome.units.append(Unit(code: [], bytes: Array($0.bytes), offset: $0.byteOffset)) }
+            let onLine: (NDJSONLineView) -> Void = {
+                outcome.units.append(Unit(code: [], bytes: Array($0.bytes), offset: $0.byteOffset))
+            }
             try forEachPiece(pieces) { bytes in
                 try decoder.feed(bytes, onLine)
                 check(decoder.bufferedByteCount <= limit + 1, "NDJSON buffered \(decoder.bufferedByteCount) > \(limit)")

@@ -92,7 +92,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         }
     } catch let error as JSONError {
         yajlError = error
-        check(error.byteOffset >= 0 && error.byteOffset <= payload.count, "error offset \(error.byteOffset) outside input")
+        check(
+            error.byteOffset >= 0 && error.byteOffset <= payload.count, "error offset \(error.byteOffset) outside input"
+        )
     } catch {
         check(false, "unexpected error type \(error)")
     }
@@ -140,7 +142,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     }
     let partialWhole = partial([payload[...]])
     let partialChunked = partial(input.pieces)
-    check(partialWhole == partialChunked, "PartialJSONParser whole and chunked differ:\n\(partialWhole)\n\(partialChunked)")
+    check(
+        partialWhole == partialChunked,
+        "PartialJSONParser whole and chunked differ:\n\(partialWhole)\n\(partialChunked)")
 
     // Differential: PartialJSONParser against yajl, when neither hit a limit.
     if !small {

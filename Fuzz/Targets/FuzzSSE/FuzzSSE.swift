@@ -94,7 +94,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         check(end.droppedBytes >= 0 && end.droppedBytes <= end.totalBytes, "droppedBytes out of range")
     }
     if let error = whole.error {
-        check(error.byteOffset >= 0 && error.byteOffset <= payload.count, "error offset \(error.byteOffset) outside input")
+        check(
+            error.byteOffset >= 0 && error.byteOffset <= payload.count, "error offset \(error.byteOffset) outside input"
+        )
     }
     return 0
 }
