@@ -36,7 +36,7 @@ var package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "ChatStreamJSONTests", dependencies: ["ChatStreamJSON", "TestSupport"]),
         .testTarget(name: "ChatStreamFramingTests", dependencies: ["ChatStreamFraming", "TestSupport"]),
-        .testTarget(name: "ChatStreamTests", dependencies: ["ChatStream", "TestSupport"]),
+        .testTarget(name: "ChatStreamTests", dependencies: ["ChatStream", "TestSupport"], exclude: ["FuzzRegressions"]),
         .testTarget(name: "ChatStreamServerTests", dependencies: ["ChatStreamServer", "TestSupport"]),
         .testTarget(
             name: "ChatStreamClientTests",
@@ -47,11 +47,13 @@ var package = Package(
 )
 
 if fuzzing {
+    // Built only with `CHATSTREAM_FUZZ=1 swift build --sanitize=fuzzer ...` (see Fuzz/run.sh).
+    package.targets.append(.target(name: "FuzzSupport", path: "Fuzz/Support"))
     for name in ["FuzzSSE", "FuzzFraming", "FuzzJSON", "FuzzDialects", "FuzzHistory"] {
         package.targets.append(
             .executableTarget(
                 name: name,
-                dependencies: ["ChatStream", "ChatStreamClient"],
+                dependencies: ["ChatStream", "FuzzSupport"],
                 path: "Fuzz/Targets/\(name)",
                 swiftSettings: [.unsafeFlags(["-parse-as-library"])]
             )

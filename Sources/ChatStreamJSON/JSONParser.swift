@@ -37,15 +37,18 @@ public final class JSONParser {
     /// The limits this parser enforces.
     public let configuration: JSONConfiguration
 
-    @exclusivity(unchecked)     private var handle: yajl_handle!
+    @exclusivity(unchecked) private var handle: yajl_handle!
     @usableFromInline let tape = JSONTape()
 
     // State of the parse in progress.
-    @exclusivity(unchecked)     private var input = UnsafeRawBufferPointer(start: nil, count: 0)
-    @exclusivity(unchecked)     private var streamOffset = 0
-    @exclusivity(unchecked)     private var depth = 0
-    @exclusivity(unchecked)     private var completedValues = 0
-    @exclusivity(unchecked)     private var failure: JSONError?
+    @exclusivity(unchecked) private var input = UnsafeRawBufferPointer(start: nil, count: 0)
+    @exclusivity(unchecked) private var streamOffset = 0
+    @exclusivity(unchecked) private var depth = 0
+    @exclusivity(unchecked) private var completedValues = 0
+    /// Where in the input the first top-level value ended (the input's end when yajl reported it
+    /// during the trailing-space call).
+    @exclusivity(unchecked) private var firstValueEnd = 0
+    @exclusivity(unchecked) private var failure: JSONError?
 
     /// A parser with these limits.
     public init(configuration: JSONConfiguration = JSONConfiguration()) {
@@ -115,6 +118,7 @@ public final class JSONParser {
         tape.reset()
         depth = 0
         completedValues = 0
+        firstValueEnd = bytes.count
         failure = nil
         self.streamOffset = streamOffset
         guard bytes.count <= configuration.maxValueBytes else {
@@ -153,6 +157,14 @@ public final class JSONParser {
                 .multipleValues, byteOffset: streamOffset + bytes.count,
                 message: "expected one JSON value, found \(completedValues)")
         }
+        if let extra = JSONParser.firstNonWhitespace(bytes, from: firstValueEnd) {
+            // A token yajl is still lexing after the value (`{} "ab`, `1 tr`): it holds those
+            // bytes in its lexer, so the handle must not see the next payload.
+            resetHandle()
+            throw JSONError(
+                .multipleValues, byteOffset: streamOffset + extra,
+                message: "expected one JSON value, found more bytes after it")
+        }
     }
 
     private static let space: [UInt8] = [0x20]
@@ -186,6 +198,16 @@ public final class JSONParser {
         return first
     }
 
+    private static func firstNonWhitespace(_ bytes: UnsafeRawBufferPointer, from start: Int) -> Int? {
+        var i = start
+        while i < bytes.count {
+            let byte = bytes[i]
+            if byte != 0x20 && byte != 0x0A && byte != 0x0D && byte != 0x09 { return i }
+            i += 1
+        }
+        return nil
+    }
+
     private static func endsInDigit(_ bytes: UnsafeRawBufferPointer) -> Bool {
         var i = bytes.count - 1
         while i >= 0 {
@@ -206,7 +228,12 @@ public final class JSONParser {
 
     @inline(__always)
     private func valueDone() {
-        if depth == 0 { completedValues += 1 }
+        if depth == 0 {
+            completedValues += 1
+            if completedValues == 1, input.baseAddress != nil {
+                firstValueEnd = Int(yajl_get_bytes_consumed(handle))
+            }
+        }
     }
 
     fileprivate func onScalar(_ kind: JSONTapeToken.Kind) -> Int32 {

@@ -17,10 +17,12 @@ extension OpenAIResponsesDialect {
     /// The event's `output_index`; for relays that omit it, the item whose ID is `item_id`.
     private func outputIndex(_ context: Context) throws -> Int {
         if let index = context.root["output_index"]?.int { return index }
+        // The lowest output index with that ID: dictionary order varies between instances, so
+        // `first(where:)` made repeated IDs resolve differently from one decoder to the next.
         if let itemID = context.root["item_id"]?.string,
-            let match = items.first(where: { $0.value.id == itemID })
+            let match = items.lazy.filter({ $0.value.id == itemID }).map(\.key).min()
         {
-            return match.key
+            return match
         }
         throw context.malformed("missing or non-integer field \"output_index\"", field: "output_index")
     }

@@ -1,0 +1,119 @@
+// FuzzDialects: each dialect decoder through StreamDecoder and MessageAssembler.
+//
+// Options byte: bits 0-2 pick the dialect (modulo the number listed in `dialects`), bit 3 turns
+// on lenient mode, bit 4 selects small JSON limits. Invariants:
+// - the same events, skipped errors and final error whole and chunked;
+// - a failed decoder keeps throwing the same error;
+// - per choice, the assembled text, reasoning and refusal equal the concatenation of their
+//   deltas, and no more text comes out than bytes went in;
+// - every tool-call part belongs to an ID some event named.
+
+import ChatStream
+import FuzzSupport
+
+struct Outcome: Equatable {
+    var events: [StreamEvent] = []
+    var skipped: [StreamError] = []
+    var error: StreamError?
+}
+
+func decode<Dialect: StreamDialect>(
+    _ type: Dialect.Type, _ pieces: [ArraySlice<UInt8>], _ configuration: StreamDecoderConfiguration
+) -> Outcome {
+    var decoder = StreamDecoder<Dialect>(configuration: configuration)
+    var outcome = Outcome()
+    do {
+        try forEachPiece(pieces) { bytes in try decoder.decode(bytes) { outcome.events.append($0) } }
+        try decoder.finish { outcome.events.append($0) }
+    } catch let error as StreamError {
+        outcome.error = error
+        do {
+            _ = try decoder.decode([UInt8]("data: [DONE]\n\n".utf8))
+            check(false, "decoder accepted input after failing with \(error)")
+        } catch let again as StreamError {
+            check(again == error, "a failed decoder threw a different error: \(again) after \(error)")
+        } catch {
+            check(false, "unexpected error type \(error)")
+        }
+    } catch {
+        check(false, "unexpected error type \(error)")
+    }
+    outcome.skipped = decoder.skippedErrors
+    return outcome
+}
+
+func checkAssembly(_ outcome: Outcome, inputBytes: Int) {
+    var assembler = MessageAssembler()
+    var text: [Int: String] = [:]
+    var reasoning: [Int: String] = [:]
+    var refusal: [Int: String] = [:]
+    var toolIDs: Set<String> = []
+    var choice = 0
+    var deltaBytes = 0
+    for event in outcome.events {
+        switch event {
+        case .choice(let index): choice = index
+        case .textDelta(_, let delta):
+            text[choice, default: ""] += delta
+            deltaBytes += delta.utf8.count
+        case .reasoningDelta(_, let delta):
+            reasoning[choice, default: ""] += delta
+            deltaBytes += delta.utf8.count
+        case .refusalDelta(_, let delta):
+            refusal[choice, default: ""] += delta
+            deltaBytes += delta.utf8.count
+        case .toolCallStart(let id, _, _), .toolInputDelta(let id, _), .toolInputAvailable(let id, _, _),
+            .toolInputError(let id, _, _):
+            toolIDs.insert(id)
+        default: break
+        }
+        assembler.apply(event)
+        _ = assembler.message
+    }
+    check(deltaBytes <= inputBytes, "\(deltaBytes) bytes of deltas from \(inputBytes) bytes of input")
+    let messages = assembler.finish(error: outcome.error)
+    for message in messages {
+        let joined = { (pick: (MessagePart) -> String?) in message.parts.compactMap(pick).joined() }
+        check(message.text == text[message.choice, default: ""], "assembled text differs from the text deltas")
+        check(
+            joined { if case .reasoning(let t) = $0 { t } else { nil } } == reasoning[message.choice, default: ""],
+            "assembled reasoning differs from the reasoning deltas")
+        check(
+            joined { if case .refusal(let t) = $0 { t } else { nil } } == refusal[message.choice, default: ""],
+            "assembled refusal differs from the refusal deltas")
+        for call in message.toolCalls {
+            check(toolIDs.contains(call.toolCallId), "tool call \(call.toolCallId) no event named")
+        }
+        check(message.isFinished, "finish left a message unfinished")
+        if outcome.error != nil { check(message.error != nil, "an error was not recorded on the message") }
+    }
+}
+
+func run<Dialect: StreamDialect>(_ type: Dialect.Type, _ input: FuzzInput) {
+    var configuration = StreamDecoderConfiguration(lenient: input.bit(3))
+    if input.bit(4) { configuration.json = JSONConfiguration(maxDepth: 6, maxValueBytes: 200, maxStringBytes: 64) }
+    let payload = input.payload
+    let whole = decode(type, [payload[...]], configuration)
+    let chunked = decode(type, input.pieces, configuration)
+    check(whole == chunked, "\(Dialect.self): whole and chunked differ:\n\(whole)\n\(chunked)")
+    if !configuration.lenient { check(whole.skipped.isEmpty, "skipped errors without lenient mode") }
+    checkAssembly(whole, inputBytes: payload.count)
+}
+
+/// Every dialect on this branch; add new ones here (the options byte picks one).
+let dialects: [@Sendable (FuzzInput) -> Void] = [
+    { run(UIMessageStreamDialect.self, $0) },  // 0
+    { run(OpenAIChatDialect.self, $0) },  // 1
+    { run(OpenAIResponsesDialect.self, $0) },  // 2
+    { run(AnthropicDialect.self, $0) },  // 3
+    { run(DataStreamV4Dialect.self, $0) },  // 4
+    { run(OllamaDialect.self, $0) },  // 5
+    { run(GeminiDialect.self, $0) },  // 6
+]
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    guard let input = FuzzInput(data, size) else { return 0 }
+    dialects[Int(input.options & 7) % dialects.count](input)
+    return 0
+}

@@ -1,0 +1,163 @@
+// FuzzJSON: the JSON layer — yajl tape with JSONElement reads, trees, serialization, and the
+// incremental PartialJSONParser.
+//
+// Options byte: bit 0 selects small limits (depth 8, strings 40 bytes, values 300 bytes).
+// Invariants:
+// - walking the tape with JSONElement's readers gives the same tree as `jsonValue`/`parseValue`;
+//   a key lookup finds the value the tree keeps for that key;
+// - a tree serializes to text that parses back to an equal tree;
+// - a parser that failed parses the next value normally (its yajl handle was replaced);
+// - PartialJSONParser gives the same value or error whole and chunked, reading `value` after each
+//   piece never traps, and it agrees with JSONParser on accept/reject and on the value except for
+//   the differences listed in Fuzz/README.md.
+
+import ChatStreamJSON
+import FuzzSupport
+
+/// Builds a tree through the public element readers only.
+func walk(_ element: JSONElement, depth: Int = 0) -> JSONValue {
+    switch element.kind {
+    case .null:
+        check(element.isNull, "null element is not isNull")
+        return .null
+    case .bool: return .bool(element.bool!)
+    case .number:
+        let number = element.number!
+        if let int = element.int64 { check(number.int64Value == int, "int64 disagrees with number") }
+        return .number(number)
+    case .string:
+        let string = element.string!
+        let count = element.withUTF8 { $0.count }!
+        check(count == string.utf8.count, "withUTF8 and string disagree in length")
+        return .string(string)
+    case .array:
+        var elements: [JSONValue] = []
+        element.forEachElement { elements.append(walk($0, depth: depth + 1)) }
+        check(element.count == elements.count, "array count \(element.count!) != \(elements.count)")
+        if let last = elements.indices.last {
+            check(element[last]?.jsonValue == elements[last], "subscript by position disagrees")
+        }
+        check(element[elements.count] == nil, "subscript past the end found an element")
+        return .array(elements)
+    case .object:
+        var object = JSONObject()
+        var members = 0
+        element.forEachMember { key, value in
+            members += 1
+            check(key.kind == .string, "a key is not a string")
+            object[key.string!] = walk(value, depth: depth + 1)
+        }
+        check(element.count == members, "object count \(element.count!) != \(members)")
+        return .object(object)
+    }
+}
+
+func checkLookups(_ element: JSONElement, _ tree: JSONValue) {
+    guard element.kind == .object, case .object(let object) = tree else { return }
+    // Known, reported difference (Fuzz/README.md): JSONObject compares keys as Swift Strings, so
+    // canonically equivalent keys ("é" as U+00E9 and as e + U+0301) merge in the tree while the
+    // tape lookup tells them apart by bytes. Skip objects that have such a pair.
+    var byBytes: Set<[UInt8]> = []
+    var byString: Set<String> = []
+    element.forEachMember { key, _ in
+        byBytes.insert(Array(key.string!.utf8))
+        byString.insert(key.string!)
+    }
+    guard byBytes.count == byString.count else { return }
+    element.forEachMember { key, _ in
+        let name = key.string!
+        check(element[name]?.jsonValue == object[name], "element[\"\(name)\"] disagrees with the tree")
+    }
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    guard let input = FuzzInput(data, size) else { return 0 }
+    let small = input.bit(0)
+    let configuration =
+        small ? JSONConfiguration(maxDepth: 8, maxValueBytes: 300, maxStringBytes: 40) : JSONConfiguration()
+    let payload = input.payload
+    let parser = JSONParser(configuration: configuration)
+
+    // Tape and element readers.
+    var tree: JSONValue?
+    var yajlError: JSONError?
+    do {
+        tree = try parser.parse(payload) { root -> JSONValue in
+            let walked = walk(root)
+            let materialized = root.jsonValue
+            check(walked == materialized, "walk and jsonValue disagree:\n\(walked)\n\(materialized)")
+            checkLookups(root, materialized)
+            return materialized
+        }
+    } catch let error as JSONError {
+        yajlError = error
+        check(
+            error.byteOffset >= 0 && error.byteOffset <= payload.count, "error offset \(error.byteOffset) outside input"
+        )
+    } catch {
+        check(false, "unexpected error type \(error)")
+    }
+    // parseValue agrees with parse, and the parser survives a failure.
+    do {
+        let again = try parser.parseValue(payload)
+        check(again == tree, "parseValue differs from parse")
+    } catch let error as JSONError {
+        check(error == yajlError, "parseValue failed differently: \(error) vs \(String(describing: yajlError))")
+    } catch {
+        check(false, "unexpected error type \(error)")
+    }
+    do {
+        let simple = try parser.parseValue(Array(#"{"a":[1,"x",null]}"#.utf8))
+        check(simple == ["a": [1, "x", nil]], "parser broken after the previous input")
+    } catch {
+        check(false, "parser broken after the previous input: \(error)")
+    }
+    // Serialization round trip (default limits: escaping can grow a value past small ones).
+    if let tree {
+        let text = tree.jsonBytes
+        do {
+            let back = try JSONParser().parseValue(text)
+            check(back == tree, "round trip changed the value: \(tree) -> \(back)")
+        } catch {
+            check(false, "serialized value does not parse: \(error)\n\(String(decoding: text, as: UTF8.self))")
+        }
+    }
+
+    // PartialJSONParser, whole and chunked.
+    func partial(_ pieces: [ArraySlice<UInt8>]) -> Result<JSONValue, PartialJSONError> {
+        var parser = PartialJSONParser(maxDepth: configuration.maxDepth, maxBytes: configuration.maxValueBytes)
+        do {
+            for piece in pieces {
+                try parser.append(piece)
+                _ = parser.value
+            }
+            return .success(try parser.finish())
+        } catch let error as PartialJSONError {
+            return .failure(error)
+        } catch {
+            check(false, "unexpected error type \(error)")
+            fatalError()
+        }
+    }
+    let partialWhole = partial([payload[...]])
+    let partialChunked = partial(input.pieces)
+    check(
+        partialWhole == partialChunked,
+        "PartialJSONParser whole and chunked differ:\n\(partialWhole)\n\(partialChunked)")
+
+    // Differential: PartialJSONParser against yajl, when neither hit a limit.
+    if !small {
+        switch (partialWhole, tree) {
+        case (.success(let value), .some(let tree)):
+            check(value == tree, "partial and yajl values differ:\n\(value)\n\(tree)")
+        case (.success(let value), nil):
+            check(false, "partial accepted \(value), yajl rejected: \(yajlError!)")
+        case (.failure(let error), .some):
+            check(false, "yajl accepted, partial rejected: \(error)")
+        case (.failure, nil):
+            break
+        }
+    }
+    return 0
+}
