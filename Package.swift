@@ -36,7 +36,8 @@ var package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "ChatStreamJSONTests", dependencies: ["ChatStreamJSON", "TestSupport"]),
         .testTarget(name: "ChatStreamFramingTests", dependencies: ["ChatStreamFraming", "TestSupport"]),
-        .testTarget(name: "ChatStreamTests", dependencies: ["ChatStream", "TestSupport"], exclude: ["FuzzRegressions"]),
+        .testTarget(
+            name: "ChatStreamTests", dependencies: ["ChatStream", "TestSupport"], exclude: ["FuzzRegressions"]),
         .testTarget(name: "ChatStreamServerTests", dependencies: ["ChatStreamServer", "TestSupport"]),
         .testTarget(
             name: "ChatStreamClientTests",

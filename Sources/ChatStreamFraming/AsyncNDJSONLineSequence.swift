@@ -19,7 +19,8 @@ where Base.Element: Collection, Base.Element.Element == UInt8 {
         private var core: FramedIterator<Base.AsyncIterator, NDJSONDecoder>
 
         init(_ base: Base.AsyncIterator, _ configuration: NDJSONDecoder.Configuration) {
-            core = FramedIterator(base: base, decoder: NDJSONDecoder(configuration: configuration), throwsOnTruncation: false)
+            core = FramedIterator(
+                base: base, decoder: NDJSONDecoder(configuration: configuration), throwsOnTruncation: false)
         }
 
         /// The next non-blank line, or `nil` at the end of the stream.

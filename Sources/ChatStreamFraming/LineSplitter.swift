@@ -66,14 +66,16 @@ struct LineSplitter: Sendable {
             let window = room < count - index ? room + 1 : count - index
             guard let end = finder.find(from: index, to: index + window, orCR: orCR) else {
                 if count - index > room {
-                    throw FramingError.lineTooLong(lineStart: carry.isEmpty ? start + index : carryStart, limit: maxLineBytes)
+                    throw FramingError.lineTooLong(
+                        lineStart: carry.isEmpty ? start + index : carryStart, limit: maxLineBytes)
                 }
                 if carry.isEmpty { carryStart = start + index }
                 carry.append(contentsOf: UnsafeRawBufferPointer(rebasing: input[index..<count]))
                 break
             }
             if end - index > room {
-                throw FramingError.lineTooLong(lineStart: carry.isEmpty ? start + index : carryStart, limit: maxLineBytes)
+                throw FramingError.lineTooLong(
+                    lineStart: carry.isEmpty ? start + index : carryStart, limit: maxLineBytes)
             }
             if carry.isEmpty {
                 try onLine(trimmed(UnsafeRawBufferPointer(rebasing: input[index..<end])), start + index, true)

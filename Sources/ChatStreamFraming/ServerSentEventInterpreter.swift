@@ -71,7 +71,8 @@ struct ServerSentEventInterpreter: @unchecked Sendable {
         var valueStart = colon + 1
         if valueStart < count && base.load(fromByteOffset: valueStart, as: UInt8.self) == 0x20 { valueStart += 1 }
         let value =
-            valueStart < count ? UnsafeRawBufferPointer(rebasing: line[valueStart...]) : UnsafeRawBufferPointer(start: nil, count: 0)
+            valueStart < count
+            ? UnsafeRawBufferPointer(rebasing: line[valueStart...]) : UnsafeRawBufferPointer(start: nil, count: 0)
         switch colon {
         case 4 where Self.matches(base, "data"):
             try appendData(value, inInput: inInput, valueOffset: offset + min(valueStart, count))
@@ -163,7 +164,8 @@ struct ServerSentEventInterpreter: @unchecked Sendable {
     @inline(__always)
     private func withType<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         if eventType.isEmpty {
-            return try body(UnsafeRawBufferPointer(start: Self.message.utf8Start, count: Self.message.utf8CodeUnitCount))
+            return try body(
+                UnsafeRawBufferPointer(start: Self.message.utf8Start, count: Self.message.utf8CodeUnitCount))
         }
         return try eventType.withUnsafeBytes(body)
     }

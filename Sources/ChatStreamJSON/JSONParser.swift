@@ -280,7 +280,8 @@ public final class JSONParser {
         guard input.baseAddress != nil, end > 0, end < input.count, input[end] == UInt8(ascii: "\"") else {
             // Not expected with whole payloads; keep yajl's own decoding, checked.
             if let bad = UTF8Validation.firstInvalidIndex(decoded) {
-                return JSONError(.invalidUTF8, byteOffset: tokenEnd - decoded.count + bad, message: "invalid UTF-8 in a string")
+                return JSONError(
+                    .invalidUTF8, byteOffset: tokenEnd - decoded.count + bad, message: "invalid UTF-8 in a string")
             }
             tape.appendBytes(kind, decoded)
             return nil
@@ -289,7 +290,9 @@ public final class JSONParser {
         while start >= 0 {
             if input[start] == UInt8(ascii: "\"") {
                 var backslashes = 0
-                while start - 1 - backslashes >= 0, input[start - 1 - backslashes] == UInt8(ascii: "\\") { backslashes += 1 }
+                while start - 1 - backslashes >= 0, input[start - 1 - backslashes] == UInt8(ascii: "\\") {
+                    backslashes += 1
+                }
                 if backslashes % 2 == 0 { break }
             }
             start -= 1
@@ -342,7 +345,8 @@ public final class JSONParser {
                 yajl_integer: nil,
                 yajl_double: nil,
                 yajl_number: { context, text, length in withParser(context) { $0.onNumber(text, Int(length)) } },
-                yajl_string: { context, text, length in withParser(context) { $0.onString(.string, text, Int(length)) } },
+                yajl_string: { context, text, length in withParser(context) { $0.onString(.string, text, Int(length)) }
+                },
                 yajl_start_map: { context in withParser(context) { $0.onOpen(.object) } },
                 yajl_map_key: { context, text, length in withParser(context) { $0.onString(.key, text, Int(length)) } },
                 yajl_end_map: { context in withParser(context) { $0.onClose() } },

@@ -15,7 +15,8 @@ enum JSONStringUnescaper {
             guard end > runStart else { return nil }
             let run = UnsafeRawBufferPointer(rebasing: raw[runStart..<end])
             if let bad = UTF8Validation.firstInvalidIndex(run) {
-                return JSONError(.invalidUTF8, byteOffset: streamOffset + runStart + bad, message: "invalid UTF-8 in a string")
+                return JSONError(
+                    .invalidUTF8, byteOffset: streamOffset + runStart + bad, message: "invalid UTF-8 in a string")
             }
             output.appendArena(run)
             return nil

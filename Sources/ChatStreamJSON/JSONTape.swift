@@ -175,7 +175,8 @@ final class JSONTape {
     func appendArenaTail(_ kind: JSONTapeToken.Kind, from offset: Int) {
         if kind != .key { countChild() }
         appendToken(
-            JSONTapeToken(kind: kind, a: UInt32(truncatingIfNeeded: offset), b: UInt32(truncatingIfNeeded: arenaCount - offset)))
+            JSONTapeToken(
+                kind: kind, a: UInt32(truncatingIfNeeded: offset), b: UInt32(truncatingIfNeeded: arenaCount - offset)))
     }
 
     @inline(__always)

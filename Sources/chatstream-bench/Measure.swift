@@ -86,7 +86,9 @@ func median(_ values: [Double]) -> Double {
 
 /// Feeds `bytes` to `body` in pieces of `chunk` bytes (the whole buffer when `chunk` is nil).
 @inline(__always)
-func forEachChunk(_ bytes: UnsafeRawBufferPointer, _ chunk: Int?, _ body: (UnsafeRawBufferPointer) throws -> Void) rethrows {
+func forEachChunk(_ bytes: UnsafeRawBufferPointer, _ chunk: Int?, _ body: (UnsafeRawBufferPointer) throws -> Void)
+    rethrows
+{
     let size = chunk ?? bytes.count
     var index = 0
     while index < bytes.count {

@@ -96,7 +96,9 @@ enum Payloads {
             }
             expected += delta
             deltas += 1
-            add(#"{"type":"text-delta","id":"t1","delta":""# + jsonEscaped(delta, unicodeEscapes: deltas % 50 == 0) + #""}"#)
+            add(
+                #"{"type":"text-delta","id":"t1","delta":""# + jsonEscaped(delta, unicodeEscapes: deltas % 50 == 0)
+                    + #""}"#)
         }
         add(#"{"type":"text-end","id":"t1"}"#)
         add(#"{"type":"finish-step"}"#)

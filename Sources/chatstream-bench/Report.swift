@@ -35,7 +35,8 @@ enum Report {
             }
             print(
                 pad("  " + row.name, 60) + pad(format(row.megabytesPerSecond, 1), 10, right: true)
-                    + pad(format(row.eventsPerSecond, 0), 14, right: true) + pad(format(row.seconds * 1000, 1), 10, right: true)
+                    + pad(format(row.eventsPerSecond, 0), 14, right: true)
+                    + pad(format(row.seconds * 1000, 1), 10, right: true)
                     + pad(format(row.allocationsPerEvent, 3), 14, right: true))
         }
         print("\nratios (time of the baseline / time of ours; above 1 means ours is faster)")
@@ -50,7 +51,8 @@ enum Report {
         for target in suite.targets {
             print(
                 "  " + pad(target.name, 52) + pad(format(target.figure), 10, right: true) + "  "
-                    + (target.atLeast ? ">= " : "<= ") + format(target.limit) + "  " + (target.holds ? "holds" : "MISSES"))
+                    + (target.atLeast ? ">= " : "<= ") + format(target.limit) + "  "
+                    + (target.holds ? "holds" : "MISSES"))
         }
         for note in suite.notes { print("note: \(note)") }
         print("peak RSS of the whole run: \(format(Double(peakResidentBytes()) / 1_048_576, 1)) MiB")
@@ -72,14 +74,18 @@ enum Report {
             },
             "ratios": Dictionary(suite.ratios, uniquingKeysWith: { a, _ in a }),
             "targets": suite.targets.map { target -> [String: Any] in
-                ["name": target.name, "figure": target.figure, "limit": target.limit, "atLeast": target.atLeast, "holds": target.holds]
+                [
+                    "name": target.name, "figure": target.figure, "limit": target.limit, "atLeast": target.atLeast,
+                    "holds": target.holds,
+                ]
             },
             "notes": suite.notes,
             "peakResidentBytes": peakResidentBytes(),
         ]
         if let gigabyte = suite.gigabyte {
             object["gigabyte"] = [
-                "bytes": gigabyte.bytes, "events": gigabyte.events, "messages": gigabyte.messages, "seconds": gigabyte.seconds,
+                "bytes": gigabyte.bytes, "events": gigabyte.events, "messages": gigabyte.messages,
+                "seconds": gigabyte.seconds,
                 "peakResidentBytes": gigabyte.peakResidentBytes,
             ]
         }

@@ -69,7 +69,9 @@ final class Suite {
         }
         let typedExpected = Pipelines.typedEvents(bytes, chunk: nil)
         let group = "home text deltas (\(bytes.count / 1000) kB, \(n) events)"
-        let lex = add(group, "ceiling: yajl, NULL callbacks", bytes: bytes.count, events: n) { Ceilings.yajlLexOnly(home) }
+        let lex = add(group, "ceiling: yajl, NULL callbacks", bytes: bytes.count, events: n) {
+            Ceilings.yajlLexOnly(home)
+        }
         let copy = add(group, "ceiling: yajl copying strings (copy ceiling)", bytes: bytes.count, events: n) {
             Ceilings.yajlCopy(home)
         }
@@ -87,7 +89,10 @@ final class Suite {
                     Pipelines.serverSentEvents(bytes, chunk: chunk)
                 })
             ours.append(
-                add(group, "ours: bytes -> typed events, \(label) chunks", bytes: bytes.count, events: n, expect: typedExpected) {
+                add(
+                    group, "ours: bytes -> typed events, \(label) chunks", bytes: bytes.count, events: n,
+                    expect: typedExpected
+                ) {
                     Pipelines.typedEvents(bytes, chunk: chunk)
                 })
             ours.append(
@@ -102,11 +107,26 @@ final class Suite {
         }
         let typed4k = ours.first { $0.name == "ours: bytes -> typed events, 4 KiB chunks" }!
         let assembled4k = ours.first { $0.name == "ours: bytes -> assembled message, 4 KiB chunks" }!
-        targets.append(Target(name: "typed events (4 KiB) / copy ceiling", figure: copy.seconds / typed4k.seconds, limit: 0.8, atLeast: true))
-        targets.append(Target(name: "typed events (4 KiB) / JSONDecoder", figure: decoderRow.seconds / typed4k.seconds, limit: 8, atLeast: true))
-        targets.append(Target(name: "assembled (4 KiB) / copy ceiling", figure: copy.seconds / assembled4k.seconds, limit: 0.7, atLeast: true))
-        targets.append(Target(name: "allocations per event, typed (4 KiB)", figure: typed4k.allocationsPerEvent, limit: 2, atLeast: false))
-        targets.append(Target(name: "allocations per event, assembled (4 KiB)", figure: assembled4k.allocationsPerEvent, limit: 2, atLeast: false))
+        targets.append(
+            Target(
+                name: "typed events (4 KiB) / copy ceiling", figure: copy.seconds / typed4k.seconds, limit: 0.8,
+                atLeast: true))
+        targets.append(
+            Target(
+                name: "typed events (4 KiB) / JSONDecoder", figure: decoderRow.seconds / typed4k.seconds, limit: 8,
+                atLeast: true))
+        targets.append(
+            Target(
+                name: "assembled (4 KiB) / copy ceiling", figure: copy.seconds / assembled4k.seconds, limit: 0.7,
+                atLeast: true))
+        targets.append(
+            Target(
+                name: "allocations per event, typed (4 KiB)", figure: typed4k.allocationsPerEvent, limit: 2,
+                atLeast: false))
+        targets.append(
+            Target(
+                name: "allocations per event, assembled (4 KiB)", figure: assembled4k.allocationsPerEvent, limit: 2,
+                atLeast: false))
 
         notes.append("OpenAI chat chunks: skipped, OpenAIChatDialect is not on main yet")
         notes.append("Anthropic events: skipped, AnthropicDialect is not on main yet")
@@ -126,7 +146,10 @@ final class Suite {
         }
         let toolRatio = toolTimes[1].1 / toolTimes[0].1
         ratios.append(("tool input: time for \(sizes[1]) / time for \(sizes[0]) deltas", toolRatio))
-        targets.append(Target(name: "tool input time \(sizes[1]) / \(sizes[0]) deltas", figure: toolRatio, limit: 2.3, atLeast: false))
+        targets.append(
+            Target(
+                name: "tool input time \(sizes[1]) / \(sizes[0]) deltas", figure: toolRatio, limit: 2.3, atLeast: false)
+        )
 
         // A history page of 100 messages, parsed 100 times per run.
         let page = Payloads.historyPage(count: 100)
@@ -137,7 +160,8 @@ final class Suite {
         let ourPage = add(historyGroup, "ours: JSONParser -> JSONValue", bytes: page.count * repeats, events: repeats) {
             (0..<repeats).reduce(0) { sum, _ in sum + Pipelines.historyPage(parser, page) }
         }
-        let theirPage = add(historyGroup, "peers: JSONDecoder -> Codable", bytes: page.count * repeats, events: repeats) {
+        let theirPage = add(historyGroup, "peers: JSONDecoder -> Codable", bytes: page.count * repeats, events: repeats)
+        {
             (0..<repeats).reduce(0) { sum, _ in sum + Peers.historyPage(page) }
         }
         ratios.append(("history page: JSONParser -> JSONValue / JSONDecoder", theirPage.seconds / ourPage.seconds))
@@ -145,7 +169,8 @@ final class Suite {
         if let gigabyte {
             targets.append(
                 Target(
-                    name: "1 GiB stream peak memory (MiB)", figure: Double(gigabyte.peakResidentBytes) / 1_048_576, limit: 64,
+                    name: "1 GiB stream peak memory (MiB)", figure: Double(gigabyte.peakResidentBytes) / 1_048_576,
+                    limit: 64,
                     atLeast: false))
         } else {
             notes.append("1 GiB stream: not run (pass --gigabyte; it takes over a minute here)")

@@ -21,13 +21,16 @@ enum ReplayCommand {
     static func run(_ arguments: [String]) -> Int32 {
         let parsed: ArgumentParser
         do {
-            parsed = try ArgumentParser(arguments, valued: ["format", "chunk-size", "output"], switches: ["json", "lenient"])
+            parsed = try ArgumentParser(
+                arguments, valued: ["format", "chunk-size", "output"], switches: ["json", "lenient"])
         } catch let error as ArgumentParser.UsageError {
             return usage(error.message)
         } catch {
             return usage("\(error)")
         }
-        guard parsed.positional.count == 1 else { return usage("replay needs exactly one FILE (or - for standard input)") }
+        guard parsed.positional.count == 1 else {
+            return usage("replay needs exactly one FILE (or - for standard input)")
+        }
         var format: StreamFormat? = nil
         if let name = parsed.value("format"), name != "auto" {
             guard let known = StreamFormat(rawValue: name) else { return usage("unknown format \"\(name)\"") }
@@ -43,7 +46,8 @@ enum ReplayCommand {
             Output.standardError("error: cannot read \(parsed.positional[0])\n")
             return 66
         }
-        return replay(input, format: format, chunkSize: chunkSize, mode: mode, json: json, lenient: parsed.has("lenient"))
+        return replay(
+            input, format: format, chunkSize: chunkSize, mode: mode, json: json, lenient: parsed.has("lenient"))
     }
 
     static func replay(
@@ -100,7 +104,8 @@ enum ReplayCommand {
             return failure.kind == .truncated || failure.kind == .remote ? 1 : 65
         }
         if let error = messages.compactMap(\.error).first {
-            Output.standardError("error: the stream carried an error: \(error.code.map { "\($0): " } ?? "")\(error.message)\n")
+            Output.standardError(
+                "error: the stream carried an error: \(error.code.map { "\($0): " } ?? "")\(error.message)\n")
             return 1
         }
         return 0
@@ -140,14 +145,17 @@ enum ReplayCommand {
     /// A readable form of an assembled message.
     static func render(_ message: AssembledMessage) -> String {
         var lines: [String] = []
-        if message.choice > 0 || message.id != nil { lines.append("message \(message.id ?? "-") (choice \(message.choice))") }
+        if message.choice > 0 || message.id != nil {
+            lines.append("message \(message.id ?? "-") (choice \(message.choice))")
+        }
         if let id = message.conversationId { lines.append("conversation \(id)") }
         for part in message.parts {
             switch part {
             case .text(let text): lines.append(text)
             case .reasoning(let text): lines.append("[reasoning] " + text)
             case .refusal(let text): lines.append("[refusal] " + text)
-            case .toolCall(let call): lines.append("[tool call \(call.toolCallId)] \(call.toolName)(\(call.input.jsonText))")
+            case .toolCall(let call):
+                lines.append("[tool call \(call.toolCallId)] \(call.toolName)(\(call.input.jsonText))")
             case .toolResult(let result): lines.append("[tool result \(result.toolCallId)] \(result.output.jsonText)")
             default: lines.append("[\(part.jsonValue["type"]?.stringValue ?? "part")] \(part.jsonValue.jsonText)")
             }

@@ -13,7 +13,6 @@
     import Darwin
 #endif
 
-
 var arguments = Array(CommandLine.arguments.dropFirst())
 let command = arguments.isEmpty ? "help" : arguments.removeFirst()
 let status: Int32

@@ -56,14 +56,18 @@ struct AsyncAdapterTests {
         #expect(caught?.kind == .truncated)
         #expect(caught?.byteOffset == 9)
         var clean: [ServerSentEvent] = []
-        for try await event in chunks([bytes("data: a\n\n")]).serverSentEvents(throwsOnTruncation: true) { clean.append(event) }
+        for try await event in chunks([bytes("data: a\n\n")]).serverSentEvents(throwsOnTruncation: true) {
+            clean.append(event)
+        }
         #expect(clean == [ServerSentEvent(data: "a")])
     }
 
     @Test func limitErrorsSurfaceFromTheSequence() async throws {
         var caught: FramingError?
         do {
-            for try await _ in chunks([bytes("data: 0123456789\n\n")]).serverSentEvents(configuration: .init(maxLineBytes: 4)) {}
+            for try await _ in chunks([bytes("data: 0123456789\n\n")]).serverSentEvents(
+                configuration: .init(maxLineBytes: 4))
+            {}
         } catch let error as FramingError {
             caught = error
         }
@@ -86,7 +90,9 @@ struct AsyncAdapterTests {
         let input = bytes("0:\"Hel\"\n0:\"lo\"\r\nd:{}")
         for pieces in Chunkings.all(of: input).map(\.pieces) {
             var parts: [String] = []
-            for try await part in chunks(pieces).dataStreamV4Parts() { parts.append(part.code + String(decoding: part.payload, as: UTF8.self)) }
+            for try await part in chunks(pieces).dataStreamV4Parts() {
+                parts.append(part.code + String(decoding: part.payload, as: UTF8.self))
+            }
             #expect(parts == ["0\"Hel\"", "0\"lo\"", "d{}"])
             var fromData: [String] = []
             for try await part in chunks(pieces.map { Data($0) }).dataStreamV4Parts() { fromData.append(part.code) }

@@ -18,14 +18,16 @@ struct DataStreamV4DecoderTests {
     }
 
     @Test func partsSplitAtTheFirstColon() throws {
-        let input = "f:{\"messageId\":\"m1\"}\n0:\"Hello\"\n0:\" a:b\"\n9:{\"toolCallId\":\"c\",\"args\":{}}\nd:{\"finishReason\":\"stop\"}\n"
-        #expect(try everyWay(bytes(input)) == [
-            part("f", "{\"messageId\":\"m1\"}", 0),
-            part("0", "\"Hello\"", 21),
-            part("0", "\" a:b\"", 31),
-            part("9", "{\"toolCallId\":\"c\",\"args\":{}}", 40),
-            part("d", "{\"finishReason\":\"stop\"}", 71),
-        ])
+        let input =
+            "f:{\"messageId\":\"m1\"}\n0:\"Hello\"\n0:\" a:b\"\n9:{\"toolCallId\":\"c\",\"args\":{}}\nd:{\"finishReason\":\"stop\"}\n"
+        #expect(
+            try everyWay(bytes(input)) == [
+                part("f", "{\"messageId\":\"m1\"}", 0),
+                part("0", "\"Hello\"", 21),
+                part("0", "\" a:b\"", 31),
+                part("9", "{\"toolCallId\":\"c\",\"args\":{}}", 40),
+                part("d", "{\"finishReason\":\"stop\"}", 71),
+            ])
     }
 
     @Test func multiCharacterCodesAreKept() throws {

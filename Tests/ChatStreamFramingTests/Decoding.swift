@@ -11,13 +11,16 @@ struct SSEOutcome: Equatable, CustomStringConvertible {
     var reconnectionTime: Int?
     var end: StreamEnd?
 
-    var description: String { "events: \(events) offsets: \(offsets) comments: \(comments) end: \(String(describing: end))" }
+    var description: String {
+        "events: \(events) offsets: \(offsets) comments: \(comments) end: \(String(describing: end))"
+    }
 }
 
 func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
 
 /// Decodes `pieces` through the zero-copy visitor API.
-func decodeSSE(_ pieces: [[UInt8]], configuration: ServerSentEventDecoder.Configuration = .default) throws -> SSEOutcome {
+func decodeSSE(_ pieces: [[UInt8]], configuration: ServerSentEventDecoder.Configuration = .default) throws -> SSEOutcome
+{
     var decoder = ServerSentEventDecoder(configuration: configuration)
     var outcome = SSEOutcome()
     for piece in pieces {

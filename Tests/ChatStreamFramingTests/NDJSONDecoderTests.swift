@@ -5,18 +5,25 @@ import Testing
 @Suite("NDJSONDecoder")
 struct NDJSONDecoderTests {
     /// Decodes under every chunking, checking they agree, and returns the lines.
-    private func everyWay(_ input: [UInt8], configuration: NDJSONDecoder.Configuration = .default) throws -> [NDJSONLine] {
+    private func everyWay(_ input: [UInt8], configuration: NDJSONDecoder.Configuration = .default) throws
+        -> [NDJSONLine]
+    {
         let chunkings = Chunkings.all(of: input)
         let reference = try decodeNDJSON(chunkings[0].pieces, configuration: configuration)
         for chunking in chunkings.dropFirst() {
-            #expect(try decodeNDJSON(chunking.pieces, configuration: configuration) == reference, "chunking \(chunking)")
+            #expect(
+                try decodeNDJSON(chunking.pieces, configuration: configuration) == reference, "chunking \(chunking)")
         }
         return reference
     }
 
     @Test func oneValuePerLineWithOffsets() throws {
         let lines = try everyWay(bytes("{\"a\":1}\n{\"b\":2}\n"))
-        #expect(lines == [NDJSONLine(bytes: bytes("{\"a\":1}"), byteOffset: 0), NDJSONLine(bytes: bytes("{\"b\":2}"), byteOffset: 8)])
+        #expect(
+            lines == [
+                NDJSONLine(bytes: bytes("{\"a\":1}"), byteOffset: 0),
+                NDJSONLine(bytes: bytes("{\"b\":2}"), byteOffset: 8),
+            ])
     }
 
     @Test func crlfIsTolerated() throws {
@@ -34,7 +41,10 @@ struct NDJSONDecoderTests {
         var decoder = NDJSONDecoder()
         #expect(try decoder.feed(bytes("{\"a\":1}\n{\"done\":true}")).map(\.bytes) == [bytes("{\"a\":1}")])
         #expect(try decoder.finish().map(\.bytes) == [bytes("{\"done\":true}")])
-        #expect(try everyWay(bytes("{\"a\":1}\n{\"done\":true}\r")).map(\.bytes) == [bytes("{\"a\":1}"), bytes("{\"done\":true}")])
+        #expect(
+            try everyWay(bytes("{\"a\":1}\n{\"done\":true}\r")).map(\.bytes) == [
+                bytes("{\"a\":1}"), bytes("{\"done\":true}"),
+            ])
         #expect(try everyWay(bytes("{\"a\":1}\n  ")).count == 1)
     }
 

@@ -100,7 +100,9 @@ struct ServerSentEventConformanceTests {
         let head = bytes("data: " + payload)
         let input = head + bytes("\n\n")
         let split = head.count / 2
-        let sixtyFour = stride(from: 0, to: input.count, by: 1 << 16).map { Array(input[$0..<min(input.count, $0 + (1 << 16))]) }
+        let sixtyFour = stride(from: 0, to: input.count, by: 1 << 16).map {
+            Array(input[$0..<min(input.count, $0 + (1 << 16))])
+        }
         for pieces in [[input], [Array(head[..<split]), Array(head[split...]) + bytes("\n\n")], sixtyFour] {
             let outcome = try decodeSSE(pieces)
             #expect(outcome.events.count == 1)

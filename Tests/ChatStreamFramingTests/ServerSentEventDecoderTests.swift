@@ -47,7 +47,8 @@ struct ServerSentEventDecoderTests {
     }
 
     @Test func retryCountsOnlyWhenAllASCIIDigits() throws {
-        let input = "retry: 1500\ndata: a\n\nretry: 12a\ndata: b\n\nretry:\ndata: c\n\nretry: 99999999999999999999999\ndata: d\n\n"
+        let input =
+            "retry: 1500\ndata: a\n\nretry: 12a\ndata: b\n\nretry:\ndata: c\n\nretry: 99999999999999999999999\ndata: d\n\n"
         let outcome = try decodeSSEEveryWay(bytes(input))
         #expect(outcome.events.map(\.retry) == [1500, nil, nil, nil])
         #expect(outcome.reconnectionTime == 1500)
@@ -108,7 +109,7 @@ struct ServerSentEventDecoderTests {
         var decoder = ServerSentEventDecoder()
         var input = bytes("data: first\n")
         _ = try decoder.feed(input)
-        input.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0x21) }  // scribble on it
+        _ = input.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0x21) }  // scribble on it
         #expect(try decoder.feed(bytes("data: second\n\n")) == [ServerSentEvent(data: "first\nsecond")])
     }
 

@@ -48,21 +48,24 @@ import Testing
         #expect(try parse(#""\ud800\ud800\udc00""#) == "\u{FFFD}\u{10000}")
     }
 
-    @Test(arguments: [
-        [0x22, 0xC0, 0xAF, 0x22],  // overlong "/"
-        [0x22, 0xED, 0xA0, 0x80, 0x22],  // encoded surrogate
-        [0x22, 0xF5, 0x80, 0x80, 0x80, 0x22],  // beyond U+10FFFF
-        [0x22, 0x80, 0x22],  // lone continuation
-        [0x22, 0x5C, 0x6E, 0xC3, 0x22],  // truncated sequence after an escape
-        [0x7B, 0x22, 0xFF, 0x22, 0x3A, 0x31, 0x7D],  // invalid key
-    ] as [[UInt8]])
+    @Test(
+        arguments: [
+            [0x22, 0xC0, 0xAF, 0x22],  // overlong "/"
+            [0x22, 0xED, 0xA0, 0x80, 0x22],  // encoded surrogate
+            [0x22, 0xF5, 0x80, 0x80, 0x80, 0x22],  // beyond U+10FFFF
+            [0x22, 0x80, 0x22],  // lone continuation
+            [0x22, 0x5C, 0x6E, 0xC3, 0x22],  // truncated sequence after an escape
+            [0x7B, 0x22, 0xFF, 0x22, 0x3A, 0x31, 0x7D],  // invalid key
+        ] as [[UInt8]])
     func invalidUTF8IsAnError(_ bytes: [UInt8]) {
         let error = #expect(throws: JSONError.self) { try parser.parseValue(bytes) }
         #expect(error?.kind == .invalidUTF8 || error?.kind == .syntax)
     }
 
     @Test func invalidUTF8ReportsItsOffset() {
-        let error = #expect(throws: JSONError.self) { try parser.parseValue([0x22, 0x61, 0xC0, 0xAF, 0x22], streamOffset: 100) }
+        let error = #expect(throws: JSONError.self) {
+            try parser.parseValue([0x22, 0x61, 0xC0, 0xAF, 0x22], streamOffset: 100)
+        }
         #expect(error?.kind == .invalidUTF8)
         #expect(error?.byteOffset == 102)
     }
@@ -89,8 +92,11 @@ import Testing
 
     @Test func valueAndStringLimitsAreClearErrors() {
         let small = JSONParser(configuration: JSONConfiguration(maxValueBytes: 10, maxStringBytes: 3))
-        #expect((#expect(throws: JSONError.self) { try small.parseValue(Array("[1,2,3,4,5,6]".utf8)) })?.kind == .valueTooLarge)
-        #expect((#expect(throws: JSONError.self) { try small.parseValue(Array(#""abcd""#.utf8)) })?.kind == .stringTooLong)
+        #expect(
+            (#expect(throws: JSONError.self) { try small.parseValue(Array("[1,2,3,4,5,6]".utf8)) })?.kind
+                == .valueTooLarge)
+        #expect(
+            (#expect(throws: JSONError.self) { try small.parseValue(Array(#""abcd""#.utf8)) })?.kind == .stringTooLong)
         #expect((try? small.parseValue(Array(#""abc""#.utf8))) == "abc")
     }
 
@@ -111,7 +117,9 @@ import Testing
     }
 
     @Test func syntaxErrorCarriesOffsetAndYajlMessage() {
-        let error = #expect(throws: JSONError.self) { try parser.parseValue(Array(#"{"a":1,}"#.utf8), streamOffset: 1000) }
+        let error = #expect(throws: JSONError.self) {
+            try parser.parseValue(Array(#"{"a":1,}"#.utf8), streamOffset: 1000)
+        }
         #expect(error?.kind == .syntax)
         #expect((1000...1008).contains(error?.byteOffset ?? 0))
         #expect(error?.message.isEmpty == false)

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @testable import ChatStreamJSON
 
@@ -10,7 +10,8 @@ import TestSupport
     static let directory = ProjectPaths.shared + "/conformance/JSONTestSuite/test_parsing"
 
     static let files: [String] = {
-        ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { $0.hasSuffix(".json") }.sorted()
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { $0.hasSuffix(".json") }
+            .sorted()
     }()
 
     static func bytes(_ name: String) -> [UInt8] {

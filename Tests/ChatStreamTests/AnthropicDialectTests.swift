@@ -4,8 +4,8 @@
 
 import ChatStream
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct AnthropicDialectTests {
     static let captures = ProjectPaths.shared + "/captures"
@@ -39,8 +39,10 @@ import TestSupport
         let sdk = try FileManager.default.contentsOfDirectory(atPath: Self.captures + "/anthropic-sdk")
             .filter { $0.hasSuffix(".sse") }.map { String($0.dropLast(4)) }
         #expect(Set(sdk) == Set(Self.sdkFiles))
-        let jsonl = try FileManager.default.contentsOfDirectory(atPath: Self.captures + "/vercel-ai-provider-chunks/jsonl")
-            .filter { $0.hasPrefix("anthropic__") }
+        let jsonl = try FileManager.default.contentsOfDirectory(
+            atPath: Self.captures + "/vercel-ai-provider-chunks/jsonl"
+        )
+        .filter { $0.hasPrefix("anthropic__") }
         #expect(jsonl.count == Self.jsonlFiles.count)
     }
 
@@ -137,8 +139,12 @@ import TestSupport
         let events = Self.decode(units).events
         let id = "srvtoolu_01Bj5uzzLcYG5hfueSLcDH8k"
         #expect(events.contains(.toolCallStart(id: id, name: "web_search", providerExecuted: true)))
-        #expect(events.contains(.toolInputAvailable(id: id, name: "web_search", input: ["query": "tech news today September 26 2025"])))
-        let results = events.compactMap { if case .toolResult(let i, let n, let o, let p) = $0 { (i, n, o, p) } else { nil } }
+        #expect(
+            events.contains(
+                .toolInputAvailable(id: id, name: "web_search", input: ["query": "tech news today September 26 2025"])))
+        let results = events.compactMap {
+            if case .toolResult(let i, let n, let o, let p) = $0 { (i, n, o, p) } else { nil }
+        }
         #expect(results.count == 1)
         #expect(results.first?.0 == id && results.first?.1 == "web_search" && results.first?.3 == false)
         let output = try #require(results.first?.2.arrayValue)
@@ -152,7 +158,8 @@ import TestSupport
         let (units, oracle) = try Self.jsonl("anthropic-advisor-20250301.1")
         let events = Self.decode(units).events
         #expect(events.joinedText == oracle.text)
-        #expect(events.joinedText.unicodeScalars.filter { $0 == "\u{2500}" }.count == 449)  // 479 in the file, 30 of them in the advisor's tool result
+        // 479 in the file, 30 of them in the advisor's tool result.
+        #expect(events.joinedText.unicodeScalars.filter { $0 == "\u{2500}" }.count == 449)
         #expect(events.joinedText.unicodeScalars.contains("\u{FE0F}"))
         let result = events.first { if case .toolResult = $0 { true } else { false } }
         guard case .toolResult(_, let name, let output, _) = result else { Issue.record("no tool result"); return }
@@ -165,7 +172,9 @@ import TestSupport
         let events = Self.decode(units).events
         #expect(events.filter { if case .messageStart = $0 { true } else { false } }.count == 15)
         #expect(events.filter { $0 == .done }.count == 15)
-        let rolls = events.compactMap { if case .toolInputAvailable(_, "rollDie", let input) = $0 { input } else { nil } }
+        let rolls = events.compactMap {
+            if case .toolInputAvailable(_, "rollDie", let input) = $0 { input } else { nil }
+        }
         #expect(rolls.count == 14)
         #expect(rolls.allSatisfy { $0["player"] == "player1" || $0["player"] == "player2" })
         #expect(events.contains { if case .toolResult(_, "code_execution", _, false) = $0 { true } else { false } })
@@ -202,7 +211,9 @@ import TestSupport
                 .messageStart(id: "msg_first"), .messageStart(id: "msg_second"),
             ])
         #expect(events.contains { if case .toolInputError("toolu_first", "test-tool", _) = $0 { true } else { false } })
-        #expect(events.contains(.toolInputAvailable(id: "toolu_second", name: "test-tool", input: ["value": "Sparkle Day"])))
+        #expect(
+            events.contains(.toolInputAvailable(id: "toolu_second", name: "test-tool", input: ["value": "Sparkle Day"]))
+        )
         #expect(events.joinedReasoning == "I will call the tool.Let me call the tool.")
         #expect(events.contains(.reasoningEnd(id: "0-0")) && events.contains(.reasoningEnd(id: "1-0")))
     }
@@ -219,7 +230,9 @@ import TestSupport
         """
 
     @Test func deltaForAnIndexThatNeverStartedIsMalformedNamingTheIndex() throws {
-        let text = Self.head + "data: {\"type\":\"content_block_delta\",\"index\":3,\"delta\":{\"type\":\"text_delta\",\"text\":\"x\"}}\n\n"
+        let text =
+            Self.head
+            + "data: {\"type\":\"content_block_delta\",\"index\":3,\"delta\":{\"type\":\"text_delta\",\"text\":\"x\"}}\n\n"
         let result = Self.decode(HandFraming.sse(text))
         let error = try #require(result.error as? StreamError)
         #expect(error.kind == .malformed)
@@ -236,24 +249,28 @@ import TestSupport
         let untyped = Self.decode(HandFraming.sse(Self.head + "data: {\"index\":0}\n\n"))
         #expect((untyped.error as? StreamError)?.field == "type")
         let wrongDelta = Self.decode(
-            HandFraming.sse(Self.head + "data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\"}}\n\n"))
+            HandFraming.sse(
+                Self.head
+                    + "data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\"}}\n\n"
+            ))
         #expect((wrongDelta.error as? StreamError)?.field == "delta.type")
     }
 
     @Test func unknownTypesAreSkippedAndCounted() {
-        let text = Self.head + """
-            data: {"type":"future_event","x":1}
+        let text =
+            Self.head + """
+                data: {"type":"future_event","x":1}
 
-            data: {"type":"content_block_delta","index":0,"delta":{"type":"future_delta"}}
+                data: {"type":"content_block_delta","index":0,"delta":{"type":"future_delta"}}
 
-            data: {"type":"content_block_start","index":1,"content_block":{"type":"future_block"}}
+                data: {"type":"content_block_start","index":1,"content_block":{"type":"future_block"}}
 
-            data: {"type":"content_block_delta","index":1,"delta":{"type":"anything"}}
+                data: {"type":"content_block_delta","index":1,"delta":{"type":"anything"}}
 
-            data: {"type":"message_stop"}
+                data: {"type":"message_stop"}
 
 
-            """
+                """
         let result = Self.decode(HandFraming.sse(text))
         #expect(result.error == nil)
         #expect(result.unknownUnitCount == 3)
@@ -261,7 +278,9 @@ import TestSupport
     }
 
     @Test func streamCutMidTextIsTruncatedAfterClosingTheText() throws {
-        let text = Self.head + "data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"Hi\"}}\n\n"
+        let text =
+            Self.head
+            + "data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"Hi\"}}\n\n"
         let result = Self.decode(HandFraming.sse(text))
         #expect((result.error as? StreamError)?.kind == .truncated)
         #expect(result.events.suffix(2) == [.textDelta(id: "0-0", delta: "Hi"), .textEnd(id: "0-0")])
@@ -269,19 +288,20 @@ import TestSupport
     }
 
     @Test func wholeInputInContentBlockStartAndRedactedThinking() {
-        let text = Self.head + """
-            data: {"type":"content_block_start","index":1,"content_block":{"type":"redacted_thinking","data":"xyz"}}
+        let text =
+            Self.head + """
+                data: {"type":"content_block_start","index":1,"content_block":{"type":"redacted_thinking","data":"xyz"}}
 
-            data: {"type":"content_block_stop","index":1}
+                data: {"type":"content_block_stop","index":1}
 
-            data: {"type":"content_block_start","index":2,"content_block":{"type":"tool_use","id":"t1","name":"f","input":{"a":[1,2]}}}
+                data: {"type":"content_block_start","index":2,"content_block":{"type":"tool_use","id":"t1","name":"f","input":{"a":[1,2]}}}
 
-            data: {"type":"content_block_stop","index":2}
+                data: {"type":"content_block_stop","index":2}
 
-            data: {"type":"message_stop"}
+                data: {"type":"message_stop"}
 
 
-            """
+                """
         let result = Self.decode(HandFraming.sse(text))
         #expect(result.unknownUnitCount == 0)
         #expect(
@@ -378,8 +398,12 @@ struct AnthropicOracle {
         let decodedCalls: [(String, String, String?)] = events.compactMap {
             switch $0 {
             case .toolInputAvailable(let id, let name, let input):
-                return (id, name, AnthropicOracle.canonical(try! JSONSerialization.jsonObject(
-                    with: Data(input.jsonText.utf8), options: .fragmentsAllowed)))
+                return (
+                    id, name,
+                    AnthropicOracle.canonical(
+                        try! JSONSerialization.jsonObject(
+                            with: Data(input.jsonText.utf8), options: .fragmentsAllowed))
+                )
             case .toolInputError(let id, let name, _): return (id, name ?? "", nil)
             default: return nil
             }
@@ -389,7 +413,8 @@ struct AnthropicOracle {
         #expect(decodedCalls.map(\.2) == toolCalls.map(\.2), sourceLocation: sourceLocation)
         let finishes = events.compactMap { if case .finish(let reason, let raw) = $0 { (reason, raw) } else { nil } }
         #expect(finishes.compactMap(\.1).suffix(stopReasons.count) == stopReasons[...], sourceLocation: sourceLocation)
-        #expect(finishes.allSatisfy { $0.0 == $0.1.map(FinishReason.init(normalizing:)) }, sourceLocation: sourceLocation)
+        #expect(
+            finishes.allSatisfy { $0.0 == $0.1.map(FinishReason.init(normalizing:)) }, sourceLocation: sourceLocation)
         let errors = events.compactMap { if case .error(let info) = $0 { info.code ?? "" } else { nil } }
         #expect(errors == errorTypes, sourceLocation: sourceLocation)
     }

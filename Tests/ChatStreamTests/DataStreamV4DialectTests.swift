@@ -1,8 +1,8 @@
 // DataStreamV4Dialect on hand-written streams (no v4 captures exist), framed with HandFraming.
 
 import ChatStream
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct DataStreamV4DialectTests {
     static let stream = """
@@ -71,7 +71,8 @@ import TestSupport
     @Test func errorPartIsAnErrorEventAndTheStreamMayEndThere() {
         let result = Self.decode("f:{\"messageId\":\"m\"}\n0:\"Hel\"\n3:\"Rate limit reached\"\n")
         #expect(result.error == nil)
-        #expect(result.events.suffix(2) == [.error(StreamErrorInfo(message: "Rate limit reached")), .textEnd(id: "text-0")])
+        #expect(
+            result.events.suffix(2) == [.error(StreamErrorInfo(message: "Rate limit reached")), .textEnd(id: "text-0")])
     }
 
     @Test func streamWithoutFinishMessageIsTruncated() throws {

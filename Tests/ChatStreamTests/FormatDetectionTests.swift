@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @testable import ChatStream
 
@@ -11,7 +11,9 @@ import TestSupport
 
     @Test func firstBytesDecideTheFormat() {
         #expect(Self.detect("data: {\"type\":\"start\"}\n\n") == .format(.uiMessageStream))
-        #expect(Self.detect("data: {\"id\":\"x\",\"object\":\"chat.completion.chunk\",\"choices\":[]}\n\n") == .format(.openAIChat))
+        #expect(
+            Self.detect("data: {\"id\":\"x\",\"object\":\"chat.completion.chunk\",\"choices\":[]}\n\n")
+                == .format(.openAIChat))
         #expect(Self.detect("event: response.created\ndata: {}\n\n") == .format(.openAIResponses))
         #expect(Self.detect("data: {\"type\":\"response.created\"}\n\n") == .format(.openAIResponses))
         #expect(Self.detect("event: message_start\ndata: {}\n\n") == .format(.anthropic))

@@ -47,7 +47,9 @@ import Testing
         #expect(error?.byteOffset == Array(text.utf8).lastIndex(of: UInt8(ascii: ",")).map { $0 + 1 })
     }
 
-    @Test(arguments: [("MAX_TOKENS", FinishReason.length), ("SAFETY", .contentFilter), ("MALFORMED_FUNCTION_CALL", .other)])
+    @Test(arguments: [
+        ("MAX_TOKENS", FinishReason.length), ("SAFETY", .contentFilter), ("MALFORMED_FUNCTION_CALL", .other),
+    ])
     func finishReasonsNormalise(_ raw: String, _ reason: FinishReason) {
         let result = Self.decode(#"[{"candidates":[{"content":{"parts":[{"text":"x"}]},"finishReason":"\#(raw)"}]}]"#)
         #expect(result.events.suffix(3) == [.textEnd(id: "text-0"), .finish(reason: reason, rawReason: raw), .done])
@@ -55,9 +57,11 @@ import Testing
 
     @Test func errorElementIsAnErrorEventNotATruncation() {
         let result = Self.decode(
-            #"[{"candidates":[{"content":{"parts":[{"text":"x"}]}}]},{"error":{"code":429,"message":"Resource exhausted","status":"RESOURCE_EXHAUSTED"}}]"#)
+            #"[{"candidates":[{"content":{"parts":[{"text":"x"}]}}]},{"error":{"code":429,"message":"Resource exhausted","status":"RESOURCE_EXHAUSTED"}}]"#
+        )
         #expect(result.error == nil)
-        #expect(result.events.contains(.error(StreamErrorInfo(code: "RESOURCE_EXHAUSTED", message: "Resource exhausted"))))
+        #expect(
+            result.events.contains(.error(StreamErrorInfo(code: "RESOURCE_EXHAUSTED", message: "Resource exhausted"))))
         #expect(!result.events.contains(.done))
     }
 
@@ -68,14 +72,16 @@ import Testing
     }
 
     @Test func blockedPromptFinishesWithContentFilter() {
-        let result = Self.decode(#"[{"promptFeedback":{"blockReason":"OTHER"},"usageMetadata":{"promptTokenCount":4}}]"#)
+        let result = Self.decode(
+            #"[{"promptFeedback":{"blockReason":"OTHER"},"usageMetadata":{"promptTokenCount":4}}]"#)
         #expect(result.error == nil)
         #expect(result.events.suffix(2) == [.finish(reason: .contentFilter, rawReason: "OTHER"), .done])
     }
 
     @Test func functionCallIdsAndUnknownParts() {
         let result = Self.decode(
-            #"[{"candidates":[{"content":{"parts":[{"functionCall":{"id":"fc-9","name":"f"}},{"executableCode":{"code":"1"}}]},"finishReason":"STOP"}]}]"#)
+            #"[{"candidates":[{"content":{"parts":[{"functionCall":{"id":"fc-9","name":"f"}},{"executableCode":{"code":"1"}}]},"finishReason":"STOP"}]}]"#
+        )
         #expect(result.unknownUnitCount == 1)
         #expect(result.events.contains(.toolInputAvailable(id: "fc-9", name: "f", input: [:])))
         let bad = Self.decode(#"[{"candidates":[{"content":{"parts":[{"functionCall":{"args":{}}}]}}]}]"#)

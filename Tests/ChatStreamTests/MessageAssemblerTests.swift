@@ -75,6 +75,7 @@ import Testing
         var assembler = MessageAssembler()
         assembler.apply(.toolResult(id: "c", name: "t", output: "draft", preliminary: true))
         assembler.apply(.toolResult(id: "c", name: "t", output: "final", preliminary: false))
-        #expect(assembler.message.parts == [.toolResult(ToolResultPart(toolCallId: "c", toolName: "t", output: "final"))])
+        #expect(
+            assembler.message.parts == [.toolResult(ToolResultPart(toolCallId: "c", toolName: "t", output: "final"))])
     }
 }

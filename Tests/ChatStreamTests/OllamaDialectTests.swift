@@ -4,8 +4,8 @@
 
 import ChatStream
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct OllamaDialectTests {
     static let conversation = """
@@ -64,7 +64,8 @@ import TestSupport
     }
 
     @Test func toolCallIdFromTheWireIsKept() {
-        let stream = #"{"message":{"role":"assistant","content":"","tool_calls":[{"id":"call_abc","function":{"name":"f","arguments":{"a":1}}}]},"done":true,"done_reason":"stop"}"#
+        let stream =
+            #"{"message":{"role":"assistant","content":"","tool_calls":[{"id":"call_abc","function":{"name":"f","arguments":{"a":1}}}]},"done":true,"done_reason":"stop"}"#
         let result = HandFraming.run(OllamaDialect.self, HandFraming.lines(Array(stream.utf8)))
         #expect(result.events.contains(.toolInputAvailable(id: "call_abc", name: "f", input: ["a": 1])))
     }
@@ -201,7 +202,8 @@ enum HandFraming {
             if line.last == 0x0D { line.removeLast() }
             if !line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) {
                 if codes, let colon = line.firstIndex(of: UInt8(ascii: ":")) {
-                    units.append(HandUnit(type: Array(line[..<colon]), data: Array(line[(colon + 1)...]), offset: lineStart))
+                    units.append(
+                        HandUnit(type: Array(line[..<colon]), data: Array(line[(colon + 1)...]), offset: lineStart))
                 } else {
                     units.append(HandUnit(type: [], data: line, offset: lineStart))
                 }
@@ -235,7 +237,13 @@ enum HandFraming {
         var start: Int? = nil
         for (i, byte) in bytes.enumerated() {
             if inString {
-                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == 0x22 { inString = false }
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == 0x22 {
+                    inString = false
+                }
                 continue
             }
             switch byte {

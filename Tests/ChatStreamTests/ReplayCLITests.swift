@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `chatstream replay`, run as a process: the contract other tools rely on.
 @Suite struct ReplayCLITests {
@@ -46,7 +46,9 @@ import TestSupport
         #expect(reference.status == 0)
         #expect(reference.stdout.contains("日本語のテキスト"))
         for size in ["1", "2", "3", "7", "64", "65536"] {
-            let run = try Self.run(["replay", "--chunk-size", size, "--output", "message", "--json", Self.fixture + "multibyte.sse"])
+            let run = try Self.run([
+                "replay", "--chunk-size", size, "--output", "message", "--json", Self.fixture + "multibyte.sse",
+            ])
             #expect(run.stdout == reference.stdout, "chunk size \(size)")
         }
     }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @testable import ChatStream
 
@@ -22,18 +22,22 @@ import TestSupport
 
 
             """
-        let assigned = try events(stream).filter { if case .conversationAssigned = $0 { return true } else { return false } }
+        let assigned = try events(stream).filter {
+            if case .conversationAssigned = $0 { return true } else { return false }
+        }
         #expect(assigned == [.conversationAssigned(id: "c1")])
     }
 
     @Test func finishReasonComesFromMessageMetadataWhenAbsentAtTopLevel() throws {
-        let stream = "data: {\"type\":\"finish\",\"messageMetadata\":{\"finishReason\":\"tool-calls\"}}\n\ndata: [DONE]\n\n"
+        let stream =
+            "data: {\"type\":\"finish\",\"messageMetadata\":{\"finishReason\":\"tool-calls\"}}\n\ndata: [DONE]\n\n"
         #expect(try events(stream).contains(.finish(reason: .toolCalls, rawReason: "tool-calls")))
     }
 
     @Test func unknownChunkTypesAreSkippedAndCounted() throws {
         var decoder = StreamDecoder<UIMessageStreamDialect>()
-        let stream = "data: {\"type\":\"brand-new\",\"x\":1}\n\ndata: {\"type\":\"text-delta\",\"delta\":\"a\"}\n\ndata: [DONE]\n\n"
+        let stream =
+            "data: {\"type\":\"brand-new\",\"x\":1}\n\ndata: {\"type\":\"text-delta\",\"delta\":\"a\"}\n\ndata: [DONE]\n\n"
         let decoded = try decoder.decode(Array(stream.utf8)) + decoder.finish()
         #expect(decoder.unknownUnitCount == 1)
         #expect(decoded == [.textDelta(id: "text-0", delta: "a"), .done])
@@ -50,7 +54,10 @@ import TestSupport
 
             """
         let errors = try events(stream).compactMap { if case .error(let info) = $0 { return info } else { return nil } }
-        #expect(errors == [StreamErrorInfo(message: "plain"), StreamErrorInfo(code: "CHAT_STREAMING_ERROR", message: "nested")])
+        #expect(
+            errors == [
+                StreamErrorInfo(message: "plain"), StreamErrorInfo(code: "CHAT_STREAMING_ERROR", message: "nested"),
+            ])
     }
 
     @Test func missingRequiredFieldNamesEventFieldAndOffset() throws {
@@ -107,7 +114,10 @@ import TestSupport
         #expect(message.rawFinishReason == oracleFinish)
         if name == "sdkgen_tool_roundtrip" {
             #expect(message.toolCalls.first?.input == ["value": "value"])
-            #expect(message.parts.contains { if case .toolResult(let r) = $0 { return r.output == "value-result" } else { return false } })
+            #expect(
+                message.parts.contains {
+                    if case .toolResult(let r) = $0 { return r.output == "value-result" } else { return false }
+                })
         }
     }
 }

@@ -115,8 +115,10 @@ extension MessageAssembler {
                     // A delta for a call that never started: kept under an empty tool name.
                     addToolCall(ToolCallPart(toolCallId: id, toolName: "", input: .null, state: .streaming))
                 }
-                var parser = toolInputs.removeValue(forKey: id) ?? PartialJSONParser(
-                    maxDepth: limits.maxDepth, maxBytes: limits.maxValueBytes)
+                var parser =
+                    toolInputs.removeValue(forKey: id)
+                    ?? PartialJSONParser(
+                        maxDepth: limits.maxDepth, maxBytes: limits.maxValueBytes)
                 // The part's partial input shares storage with the parser's value under way: drop
                 // it first, so the parser appends in place instead of copying everything so far.
                 // (Invalid input leaves the parser's best partial value, and the stream's own

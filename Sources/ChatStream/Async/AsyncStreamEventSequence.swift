@@ -18,7 +18,8 @@ where Base.Element: Collection, Base.Element.Element == UInt8 {
     let configuration: StreamDecoderConfiguration
 
     public func makeAsyncIterator() -> Iterator {
-        Iterator(base: base.makeAsyncIterator(), decoder: AnyStreamDecoder(format: format, configuration: configuration))
+        Iterator(
+            base: base.makeAsyncIterator(), decoder: AnyStreamDecoder(format: format, configuration: configuration))
     }
 
     public struct Iterator: AsyncIteratorProtocol {

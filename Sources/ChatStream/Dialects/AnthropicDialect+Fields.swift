@@ -18,7 +18,8 @@ extension AnthropicDialect {
     /// The required string member `key` of a delta.
     static func string(_ delta: JSONElement, _ key: StaticString, _ offset: Int) throws -> String {
         guard let text = delta[key]?.string else {
-            throw malformed("missing or non-string field \"delta.\(key)\"", offset, "content_block_delta", "delta.\(key)")
+            throw malformed(
+                "missing or non-string field \"delta.\(key)\"", offset, "content_block_delta", "delta.\(key)")
         }
         return text
     }

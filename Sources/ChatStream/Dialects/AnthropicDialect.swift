@@ -80,7 +80,8 @@ public struct AnthropicDialect: StreamDialect {
         let offset = unit.streamOffset
         try parser.parseUnit(unit, eventType: unit.type.isEmpty ? nil : unit.typeString) { root in
             guard let type = root["type"] else {
-                throw Self.malformed("missing field \"type\"", offset, unit.type.isEmpty ? nil : unit.typeString, "type")
+                throw Self.malformed(
+                    "missing field \"type\"", offset, unit.type.isEmpty ? nil : unit.typeString, "type")
             }
             if type.isString("content_block_delta") {
                 try blockDelta(root, offset: offset, emit: emit)

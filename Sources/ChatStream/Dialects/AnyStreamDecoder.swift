@@ -53,7 +53,9 @@ public struct AnyStreamDecoder: StreamEventDecoding {
             try bytes.withUnsafeBytes { try decoder!.decode($0, emit: emit) }
         case .needMoreBytes:
             if held.count > Self.maxDetectionBytes {
-                throw StreamError(.malformed, message: "could not detect the stream format in the first \(held.count) bytes", byteOffset: 0)
+                throw StreamError(
+                    .malformed, message: "could not detect the stream format in the first \(held.count) bytes",
+                    byteOffset: 0)
             }
         case .unknown where held.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }):
             throw StreamError(.truncated, message: "the stream ended before any data", byteOffset: held.count)

@@ -69,7 +69,8 @@ public struct DataStreamV4Dialect: StreamDialect {
             }
             func text() throws -> String {
                 guard let text = root.string else {
-                    throw StreamError(.malformed, message: "expected a JSON string", byteOffset: offset, eventType: name + ":")
+                    throw StreamError(
+                        .malformed, message: "expected a JSON string", byteOffset: offset, eventType: name + ":")
                 }
                 return text
             }
@@ -107,15 +108,20 @@ public struct DataStreamV4Dialect: StreamDialect {
                 let toolName = try required("toolName")
                 try parts.closeAll(emit: emit)
                 if pendingTools.removeValue(forKey: id) != nil {
-                    try emit(.toolInputAvailable(id: id, name: toolName, input: root["args"]?.jsonValue ?? .object(JSONObject())))
+                    try emit(
+                        .toolInputAvailable(
+                            id: id, name: toolName, input: root["args"]?.jsonValue ?? .object(JSONObject())))
                 } else {
                     try emit(.toolCallStart(id: id, name: toolName, providerExecuted: false))
-                    try emitWholeToolInput(id: id, name: toolName, arguments: root["args"], parser: inputParser, emit: emit)
+                    try emitWholeToolInput(
+                        id: id, name: toolName, arguments: root["args"], parser: inputParser, emit: emit)
                 }
                 toolNames[id] = toolName
             case UInt8(ascii: "a"):
                 let id = try required("toolCallId")
-                try emit(.toolResult(id: id, name: toolNames[id], output: root["result"]?.jsonValue ?? .null, preliminary: false))
+                try emit(
+                    .toolResult(
+                        id: id, name: toolNames[id], output: root["result"]?.jsonValue ?? .null, preliminary: false))
             case UInt8(ascii: "e"):
                 try parts.closeAll(emit: emit)
                 try emitUsage(root, emit: emit)

@@ -3,7 +3,9 @@
 extension JSONParser {
     /// Parses a unit's data, turning JSON errors into malformed-stream errors that name the event.
     @inlinable
-    public func parseUnit<R>(_ unit: FramedUnit, eventType: @autoclosure () -> String?, _ body: (JSONElement) throws -> R)
+    public func parseUnit<R>(
+        _ unit: FramedUnit, eventType: @autoclosure () -> String?, _ body: (JSONElement) throws -> R
+    )
         throws -> R
     {
         do {

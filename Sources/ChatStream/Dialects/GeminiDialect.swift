@@ -92,7 +92,8 @@ public struct GeminiDialect: StreamDialect {
             }
             if let raw = finishRaw, !finishEmitted {
                 finishEmitted = true
-                let reason = root["promptFeedback"]?["blockReason"] != nil && candidate == nil
+                let reason =
+                    root["promptFeedback"]?["blockReason"] != nil && candidate == nil
                     ? FinishReason.contentFilter : FinishReason(normalizing: raw)
                 try emit(.finish(reason: reason, rawReason: raw))
             }
@@ -133,6 +134,7 @@ public struct GeminiDialect: StreamDialect {
         try parts.closeAll(emit: emit)
         if finishEmitted { return try emit(.done) }
         if sawError { return }
-        throw StreamError(.truncated, message: "the stream ended before a candidate's finishReason", field: "finishReason")
+        throw StreamError(
+            .truncated, message: "the stream ended before a candidate's finishReason", field: "finishReason")
     }
 }

@@ -18,7 +18,9 @@ extension StreamFormat {
             default: break
             }
         }
-        if contentType.hasPrefix("application/x-ndjson") || contentType.hasPrefix("application/ndjson") { return .ndjson }
+        if contentType.hasPrefix("application/x-ndjson") || contentType.hasPrefix("application/ndjson") {
+            return .ndjson
+        }
         return nil
     }
 

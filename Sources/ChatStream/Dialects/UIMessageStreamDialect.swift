@@ -117,7 +117,8 @@ public struct UIMessageStreamDialect: StreamDialect {
             } else if type.isString("error") {
                 event = .error(errorInfo(root))
             } else if type.isString("abort") {
-                event = .error(StreamErrorInfo(code: "ABORTED", message: root["reason"]?.string ?? "the stream was aborted"))
+                event = .error(
+                    StreamErrorInfo(code: "ABORTED", message: root["reason"]?.string ?? "the stream was aborted"))
             } else if type.isString("source-url") {
                 event = .source(
                     StreamSource(
@@ -133,7 +134,9 @@ public struct UIMessageStreamDialect: StreamDialect {
                 event = .file(
                     url: try root.requiredString("url", eventType: "file", offset: offset),
                     mediaType: root["mediaType"]?.string ?? "application/octet-stream")
-            } else if let name = type.withUTF8({ $0.starts(with: "data-".utf8) ? String(decoding: $0.dropFirst(5), as: UTF8.self) : nil }) ?? nil {
+            } else if let name = type.withUTF8({
+                $0.starts(with: "data-".utf8) ? String(decoding: $0.dropFirst(5), as: UTF8.self) : nil
+            }) ?? nil {
                 event = .data(
                     name: name, id: root["id"]?.string, data: root["data"]?.jsonValue ?? .null,
                     transient: root["transient"]?.bool ?? false)

@@ -15,7 +15,8 @@ extension StreamEvent {
         case .messageStart(let id): return object("message-start", [("id", optional(id))])
         case .conversationAssigned(let id): return object("conversation-assigned", [("conversationId", .string(id))])
         case .textStart(let id): return object("text-start", [("id", .string(id))])
-        case .textDelta(let id, let delta): return object("text-delta", [("id", .string(id)), ("delta", .string(delta))])
+        case .textDelta(let id, let delta):
+            return object("text-delta", [("id", .string(id)), ("delta", .string(delta))])
         case .textEnd(let id): return object("text-end", [("id", .string(id))])
         case .reasoningStart(let id): return object("reasoning-start", [("id", .string(id))])
         case .reasoningDelta(let id, let delta):
@@ -26,7 +27,10 @@ extension StreamEvent {
         case .toolCallStart(let id, let name, let providerExecuted):
             return object(
                 "tool-call-start",
-                [("toolCallId", .string(id)), ("toolName", .string(name)), ("providerExecuted", .bool(providerExecuted))])
+                [
+                    ("toolCallId", .string(id)), ("toolName", .string(name)),
+                    ("providerExecuted", .bool(providerExecuted)),
+                ])
         case .toolInputDelta(let id, let delta):
             return object("tool-input-delta", [("toolCallId", .string(id)), ("inputTextDelta", .string(delta))])
         case .toolInputAvailable(let id, let name, let input):
@@ -56,7 +60,8 @@ extension StreamEvent {
             return object("file", [("url", .string(url)), ("mediaType", .string(mediaType))])
         case .data(let name, let id, let data, let transient):
             return object(
-                "data", [("name", .string(name)), ("id", optional(id)), ("data", data), ("transient", .bool(transient))])
+                "data",
+                [("name", .string(name)), ("id", optional(id)), ("data", data), ("transient", .bool(transient))])
         case .stepStart: return object("step-start", [])
         case .stepFinish: return object("step-finish", [])
         case .metadata(let metadata):
@@ -68,8 +73,10 @@ extension StreamEvent {
                     ("usage", metadata.usage ?? .null),
                 ])
         case .finish(let reason, let rawReason):
-            return object("finish", [("finishReason", optional(reason?.rawValue)), ("rawFinishReason", optional(rawReason))])
-        case .error(let info): return object("error", [("code", optional(info.code)), ("message", .string(info.message))])
+            return object(
+                "finish", [("finishReason", optional(reason?.rawValue)), ("rawFinishReason", optional(rawReason))])
+        case .error(let info):
+            return object("error", [("code", optional(info.code)), ("message", .string(info.message))])
         case .choice(let index): return object("choice", [("index", .number(JSONNumber(index)))])
         case .done: return object("done", [])
         }

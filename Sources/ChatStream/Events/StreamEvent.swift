@@ -72,7 +72,8 @@ public struct StreamSource: Sendable, Hashable, Codable {
     public var mediaType: String?
     public var filename: String?
 
-    public init(id: String, url: String? = nil, title: String? = nil, mediaType: String? = nil, filename: String? = nil) {
+    public init(id: String, url: String? = nil, title: String? = nil, mediaType: String? = nil, filename: String? = nil)
+    {
         self.id = id
         self.url = url
         self.title = title

@@ -21,7 +21,9 @@ extension ChatClient {
     /// let next = try await page.loadMore()  // nil at the end
     /// ```
     /// - Throws: ``ChatError/Kind/invalidArgument`` (before any request) when `limit` is outside 1...100.
-    public func listConversations(cursor: String? = nil, limit: Int? = nil) async throws -> PaginatedResponse<Conversation> {
+    public func listConversations(cursor: String? = nil, limit: Int? = nil) async throws -> PaginatedResponse<
+        Conversation
+    > {
         try await listConversations(ConversationQuery(limit: limit), cursor: cursor)
     }
 
@@ -144,7 +146,9 @@ extension ChatClient {
     ///     print(conversation.id)
     /// }
     /// ```
-    public func conversations(matching query: ConversationQuery = ConversationQuery()) -> AsyncPaginatedSequence<Conversation> {
+    public func conversations(matching query: ConversationQuery = ConversationQuery()) -> AsyncPaginatedSequence<
+        Conversation
+    > {
         AsyncPaginatedSequence(order: .pageOrder) { [self] in try await listConversations(query) }
     }
 

@@ -119,10 +119,11 @@ extension ChatClient {
                 : try await plainRound(round, index: index, emit: emit)
             if let id = message.conversationId { conversationId = id }
             if userMessageId == nil { userMessageId = message.userMessageId }
-            let answered = Set(message.parts.compactMap { part -> String? in
-                if case .toolResult(let result) = part { return result.toolCallId }
-                return nil
-            })
+            let answered = Set(
+                message.parts.compactMap { part -> String? in
+                    if case .toolResult(let result) = part { return result.toolCallId }
+                    return nil
+                })
             let calls = message.toolCalls.filter { !$0.providerExecuted && !answered.contains($0.toolCallId) }
             guard message.finishReason == .toolCalls, !calls.isEmpty else {
                 guard let conversationId else {
@@ -148,7 +149,8 @@ extension ChatClient {
                 message.parts.append(.toolResult(result))
                 emit(
                     ChatUpdate(
-                        event: .toolResult(id: call.toolCallId, name: call.toolName, output: output, preliminary: false),
+                        event: .toolResult(
+                            id: call.toolCallId, name: call.toolName, output: output, preliminary: false),
                         message: message, round: index))
                 try await postToolResult(conversationId: conversationId, toolCallId: call.toolCallId, output: output)
             }
@@ -237,7 +239,8 @@ extension ChatClient {
         let message = assembler.finish()[0]
         if let info = message.error {
             let streamError = StreamError(.remote, message: info.message, code: info.code)
-            throw ChatError(.stream, streamError.description, code: info.code, streamError: streamError, partialMessage: message)
+            throw ChatError(
+                .stream, streamError.description, code: info.code, streamError: streamError, partialMessage: message)
         }
         if let id = message.conversationId { noteConversation(id) }
         return message
@@ -261,7 +264,9 @@ extension ChatClient {
         for part in message.parts {
             switch part {
             case .text(let text):
-                emit(ChatUpdate(event: .textDelta(id: message.id ?? "text", delta: text), message: message, round: index))
+                emit(
+                    ChatUpdate(event: .textDelta(id: message.id ?? "text", delta: text), message: message, round: index)
+                )
             case .toolCall(let call):
                 emit(
                     ChatUpdate(
@@ -276,7 +281,10 @@ extension ChatClient {
             default: break
             }
         }
-        emit(ChatUpdate(event: .finish(reason: message.finishReason, rawReason: message.rawFinishReason), message: message, round: index))
+        emit(
+            ChatUpdate(
+                event: .finish(reason: message.finishReason, rawReason: message.rawFinishReason), message: message,
+                round: index))
         return message
     }
 }

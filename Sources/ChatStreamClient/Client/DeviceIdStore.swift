@@ -26,7 +26,8 @@ public enum ChatStreamPaths {
         #else
             let environment = ProcessInfo.processInfo.environment
             if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
-                return URL(fileURLWithPath: xdg, isDirectory: true).appendingPathComponent("chatstream", isDirectory: true)
+                return URL(fileURLWithPath: xdg, isDirectory: true).appendingPathComponent(
+                    "chatstream", isDirectory: true)
             }
             let home = environment["HOME"] ?? NSHomeDirectory()
             return URL(fileURLWithPath: home, isDirectory: true)

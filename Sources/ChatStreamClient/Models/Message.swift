@@ -67,7 +67,8 @@ public struct Message: Identifiable, Hashable, Sendable {
 extension Message: Codable {
     public init(from decoder: any Decoder) throws {
         guard let message = try WireDecoding.decodeValue(JSONValue(from: decoder), WireDecoding.message) else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "message has no parts"))
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: "message has no parts"))
         }
         self = message
     }

@@ -55,7 +55,8 @@ struct ChatClientSendTests {
         }
         let client = Wire.client(transport)
         let deltas = Mutex<[String]>([])
-        let response = try await client.sendMessage("hi", streaming: false, onTextDelta: { d in deltas.withLock { $0.append(d) } })
+        let response = try await client.sendMessage(
+            "hi", streaming: false, onTextDelta: { d in deltas.withLock { $0.append(d) } })
         #expect(response.message.text == "Whole reply")
         #expect(response.conversationId == "c9")
         #expect(response.userMessageId == "u9")
@@ -75,7 +76,9 @@ struct ChatClientSendTests {
 
     @Test func rateLimitCarriesRetryAfter() async throws {
         let client = Wire.client(
-            FakeTransport { _ in Wire.error(429, "RATE_LIMIT_TOO_MANY_REQUESTS", "slow down", headers: ["Retry-After": "7"]) })
+            FakeTransport { _ in
+                Wire.error(429, "RATE_LIMIT_TOO_MANY_REQUESTS", "slow down", headers: ["Retry-After": "7"])
+            })
         let error = await #expect(throws: ChatError.self) {
             for try await _ in client.send("hi") {}
         }
@@ -85,7 +88,8 @@ struct ChatClientSendTests {
     }
 
     @Test func unparseableErrorBodyHasCodeUnknown() async throws {
-        let client = Wire.client(FakeTransport { _ in HTTPResponse(status: 502, body: HTTPBody(bytes: Array("bad gateway".utf8))) })
+        let client = Wire.client(
+            FakeTransport { _ in HTTPResponse(status: 502, body: HTTPBody(bytes: Array("bad gateway".utf8))) })
         let error = await #expect(throws: ChatError.self) { try await client.sendMessage("hi") }
         #expect(error?.code == "UNKNOWN")
         #expect(error?.status == 502)
@@ -111,7 +115,9 @@ struct ChatClientSendTests {
 
     @Test func streamEndingWithoutDoneIsATruncation() async throws {
         let client = Wire.client(
-            FakeTransport { _ in Wire.stream(Array(Wire.reply("Hello there", conversationId: "c1").prefix(4)), done: false) })
+            FakeTransport { _ in
+                Wire.stream(Array(Wire.reply("Hello there", conversationId: "c1").prefix(4)), done: false)
+            })
         let error = await #expect(throws: ChatError.self) { try await client.sendMessage("hi") }
         #expect(error?.streamError?.kind == .truncated)
         #expect(error?.partialMessage?.text == "Hello there")
@@ -122,7 +128,8 @@ struct ChatClientSendTests {
         let client = Wire.client(
             FakeTransport { _ in
                 let body = AsyncThrowingStream<[UInt8], any Error> { continuation in
-                    continuation.yield(Wire.sse(Array(Wire.reply("Hello there", conversationId: "c1").prefix(3)), done: false))
+                    continuation.yield(
+                        Wire.sse(Array(Wire.reply("Hello there", conversationId: "c1").prefix(3)), done: false))
                     continuation.onTermination = { _ in terminated.value = true }
                     // Never finishes on its own: only cancellation ends it.
                 }

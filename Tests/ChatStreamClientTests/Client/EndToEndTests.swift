@@ -48,7 +48,9 @@ struct EndToEndTests {
             var assignedBeforeFinish = false
             var text = ""
             for try await update in client.send("hello") {
-                if case .conversationAssigned = update.event { assignedBeforeFinish = update.message.finishReason == nil }
+                if case .conversationAssigned = update.event {
+                    assignedBeforeFinish = update.message.finishReason == nil
+                }
                 if case .textDelta(_, let delta) = update.event { text += delta }
             }
             #expect(assignedBeforeFinish)
@@ -106,7 +108,9 @@ struct EndToEndTests {
             let client = makeClient(nil)
             let id = try await client.sendMessage("hi").conversationId
             #expect(server.endConversation(id: id))
-            let error = await #expect(throws: ChatError.self) { try await client.sendMessage("more", conversationId: id) }
+            let error = await #expect(throws: ChatError.self) {
+                try await client.sendMessage("more", conversationId: id)
+            }
             #expect(error?.status == 403)
             #expect(error?.isConversationNotOngoing == true)
         }
@@ -128,7 +132,9 @@ struct EndToEndTests {
         try await Self.withServer { server, makeClient in
             server.injectFault(.init(chunkSize: 16, dropAfterBytes: 400))
             let client = makeClient(nil)
-            let error = await #expect(throws: ChatError.self) { try await client.sendMessage("a long enough message to be cut") }
+            let error = await #expect(throws: ChatError.self) {
+                try await client.sendMessage("a long enough message to be cut")
+            }
             #expect(error?.kind == .stream)
             #expect(error?.streamError?.kind == .truncated)
             #expect(error?.partialMessage != nil)

@@ -96,7 +96,9 @@ enum Wire {
         ]
     }
 
-    static func messageJSON(_ id: String, text: String, role: String = "assistant", at: Int = 1_700_000_000) -> JSONValue {
+    static func messageJSON(_ id: String, text: String, role: String = "assistant", at: Int = 1_700_000_000)
+        -> JSONValue
+    {
         [
             "id": .string(id), "role": .string(role), "parts": [["type": "text", "text": .string(text)]],
             "createdAt": .number(JSONNumber(at)), "feedback": nil,

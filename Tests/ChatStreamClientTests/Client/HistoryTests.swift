@@ -54,7 +54,9 @@ struct HistoryTests {
         let transport = Self.server()
         let client = Wire.client(transport)
         let a = await #expect(throws: ChatError.self) { try await client.listConversations(limit: limit) }
-        let b = await #expect(throws: ChatError.self) { try await client.listMessages(conversationId: "c1", limit: limit) }
+        let b = await #expect(throws: ChatError.self) {
+            try await client.listMessages(conversationId: "c1", limit: limit)
+        }
         #expect(a?.kind == .invalidArgument)
         #expect(b?.kind == .invalidArgument)
         #expect(transport.requests.isEmpty)
@@ -72,7 +74,8 @@ struct HistoryTests {
                 "data": [
                     ["id": "a", "role": "user", "parts": [], "createdAt": 1],
                     [
-                        "id": "b", "role": "assistant", "createdAt": 2, "feedback": "positive", "metadata": ["score": 0.5],
+                        "id": "b", "role": "assistant", "createdAt": 2, "feedback": "positive",
+                        "metadata": ["score": 0.5],
                         "parts": [["type": "text", "text": "hi"], ["type": "hologram", "beam": 3]],
                     ],
                 ],
@@ -94,7 +97,8 @@ struct HistoryTests {
     }
 
     @Test func malformedPageIsADecodingErrorWithOffset() async throws {
-        let client = Wire.client(FakeTransport { _ in HTTPResponse(status: 200, body: HTTPBody(bytes: Array(#"{"data":[{"id":}]}"#.utf8))) })
+        let client = Wire.client(
+            FakeTransport { _ in HTTPResponse(status: 200, body: HTTPBody(bytes: Array(#"{"data":[{"id":}]}"#.utf8))) })
         let error = await #expect(throws: ChatError.self) { try await client.listConversations() }
         #expect(error?.kind == .decoding)
         #expect(error?.byteOffset != nil)
@@ -102,14 +106,16 @@ struct HistoryTests {
 
     @Test func modelsRoundTripThroughCodableInTheWireShape() throws {
         let conversation = Conversation(
-            id: "c1", title: nil, createdAt: Date(timeIntervalSince1970: 10), updatedAt: Date(timeIntervalSince1970: 20),
+            id: "c1", title: nil, createdAt: Date(timeIntervalSince1970: 10),
+            updatedAt: Date(timeIntervalSince1970: 20),
             status: .takenOver, tags: ["vip"], unreadCount: 2)
         let data = try JSONEncoder().encode(conversation)
         let wire = try JSONValue(parsing: Array(data))
         #expect(wire["status"] == "taken_over")
         #expect(wire["createdAt"] == 10)
         #expect(try JSONDecoder().decode(Conversation.self, from: data) == conversation)
-        let message = Message(id: "m", sender: .user, date: Date(timeIntervalSince1970: 3), parts: [.text("a"), .text("b")])
+        let message = Message(
+            id: "m", sender: .user, date: Date(timeIntervalSince1970: 3), parts: [.text("a"), .text("b")])
         #expect(try JSONDecoder().decode(Message.self, from: JSONEncoder().encode(message)) == message)
         #expect(message.text == "ab")
     }
@@ -160,7 +166,9 @@ struct HistoryTests {
 
     @Test func pagedSequenceFetchesLazilyAndNeverRepeatsAnItem() async throws {
         // Pages overlap by one item, as a list that shifted between requests would.
-        let items: [JSONValue] = ["c0", "c1", "c2", "c2", "c3", "c4", "c4"].map { Wire.conversationJSON($0, updated: 1) }
+        let items: [JSONValue] = ["c0", "c1", "c2", "c2", "c3", "c4", "c4"].map {
+            Wire.conversationJSON($0, updated: 1)
+        }
         let transport = FakeTransport { Wire.page(items, request: $0) }
         let client = Wire.client(transport)
         var iterator = client.conversations(matching: ConversationQuery().limit(3)).makeAsyncIterator()

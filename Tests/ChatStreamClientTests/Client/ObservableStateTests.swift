@@ -17,9 +17,12 @@ struct ObservableStateTests {
         let server = ChatAPIServer(configuration: configuration)
         try server.start()
         let url = URL(string: "http://127.0.0.1:\(server.port)")!
-        return (server, { _ in
-            ChatClient(agentId: EndToEndTests.agent, baseURL: url, deviceIdStore: InMemoryDeviceIdStore())
-        })
+        return (
+            server,
+            { _ in
+                ChatClient(agentId: EndToEndTests.agent, baseURL: url, deviceIdStore: InMemoryDeviceIdStore())
+            }
+        )
     }
 
     @Test func sendThenLoadHistoryKeepsEachMessageOnce() async throws {

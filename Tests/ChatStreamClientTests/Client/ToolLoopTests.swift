@@ -28,7 +28,9 @@ struct ToolLoopTests {
         let transport = FakeTransport { request in
             switch request.route {
             case "chat" where request.json["message"] != nil:
-                return Wire.stream(Self.toolCallReply([("call-1", "weather"), ("call-2", "missing"), ("call-3", "broken")], conversationId: "c1"))
+                return Wire.stream(
+                    Self.toolCallReply(
+                        [("call-1", "weather"), ("call-2", "missing"), ("call-3", "broken")], conversationId: "c1"))
             case "chat":
                 return Wire.stream(Wire.reply("It is sunny", conversationId: "c1"))
             case "conversations/c1/tool-result":
@@ -44,7 +46,8 @@ struct ToolLoopTests {
         client.registerTool("weather") { input in ["city": input["city"] ?? .null, "sky": "sunny"] }
         client.registerTool("broken") { _ in throw Broken() }
         let results = Mutex<[String]>([])
-        let response = try await client.sendMessage("weather?", onToolResult: { r in results.withLock { $0.append(r.toolCallId) } })
+        let response = try await client.sendMessage(
+            "weather?", onToolResult: { r in results.withLock { $0.append(r.toolCallId) } })
         #expect(response.message.text == "It is sunny")
         #expect(response.conversationId == "c1")
         #expect(results.withLock { $0 } == ["call-1", "call-2", "call-3"])
