@@ -56,9 +56,11 @@ enum ByteScan {
     }
 }
 
-/// Calls `body` with the bytes of `bytes`, without copying when the collection is contiguous.
-@inline(__always)
-func withContiguousBytes<Bytes: Collection<UInt8>, Result>(
+/// Calls `body` with the bytes of `bytes`, without copying when the collection is contiguous
+/// (`[UInt8]`, `ArraySlice<UInt8>`, `Data`), and through one copy otherwise. The async adapters
+/// of every layer hand their chunks to the pure decoders through this.
+@inlinable @inline(__always)
+public func withContiguousBytes<Bytes: Collection<UInt8>, Result>(
     _ bytes: Bytes, _ body: (UnsafeRawBufferPointer) throws -> Result
 ) rethrows -> Result {
     if let result = try bytes.withContiguousStorageIfAvailable({ try body(UnsafeRawBufferPointer($0)) }) {

@@ -356,14 +356,16 @@ import Testing
             let elapsed = clock.measure { for event in events { assembler.apply(event) } }
             return (elapsed, assembler.finish()[0])
         }
-        let (small, _) = assemble(10_000)
-        let (large, message) = assemble(100_000)
+        // The faster of two runs each, so one slow moment on a shared machine does not decide.
+        let small = min(assemble(10_000).0, assemble(10_000).0)
+        let (firstLarge, message) = assemble(100_000)
+        let large = min(firstLarge, assemble(100_000).0)
         #expect(message.toolCalls.count == 100_000)
         #expect(message.toolCalls.last?.input == ["i": .number(JSONNumber(99_999))])
         #expect(message.toolCalls.allSatisfy { $0.state == .streaming && $0.toolName == "t" })
         // Linear: ten times the calls may cost ten times the time, plus noise; quadratic would be 100x.
-        #expect(large < small * 30 + .milliseconds(500), "10k: \(small), 100k: \(large)")
-        #expect(large < .seconds(20), "took \(large)")
+        #expect(large < small * 40 + .milliseconds(500), "10k: \(small), 100k: \(large)")
+        #expect(large < .seconds(30), "took \(large)")
     }
 
     @Test func manyParallelToolCallsThroughTheWholePipeline() throws {

@@ -63,12 +63,7 @@ where Base.Element: Collection, Base.Element.Element == UInt8 {
                 }
                 do {
                     if let chunk {
-                        let done: Void? = try chunk.withContiguousStorageIfAvailable { buffer in
-                            try decoder.decode(UnsafeRawBufferPointer(buffer)) { pending.append($0) }
-                        }
-                        if done == nil {
-                            try Array(chunk).withUnsafeBytes { try decoder.decode($0) { pending.append($0) } }
-                        }
+                        try withContiguousBytes(chunk) { try decoder.decode($0) { pending.append($0) } }
                     } else {
                         ended = true
                         try decoder.finish { pending.append($0) }

@@ -2,7 +2,7 @@
 ///
 /// ```swift
 /// var decoder = AnyStreamDecoder(format: nil)   // detect
-/// let events = try decoder.decodeEvents(bytes)
+/// let events = try decoder.decode(bytes)
 /// try decoder.finish { print($0) }
 /// ```
 public struct AnyStreamDecoder: StreamEventDecoding {

@@ -91,18 +91,6 @@ public struct StreamDecoder<Dialect: StreamDialect> {
         }
     }
 
-    /// Decodes the next piece of the stream and returns its events.
-    public mutating func decode(_ bytes: some Collection<UInt8>) throws -> [StreamEvent] {
-        var events: [StreamEvent] = []
-        let done: Void? = try bytes.withContiguousStorageIfAvailable { buffer in
-            try decode(UnsafeRawBufferPointer(buffer)) { events.append($0) }
-        }
-        if done == nil {
-            try Array(bytes).withUnsafeBytes { buffer in try decode(buffer) { events.append($0) } }
-        }
-        return events
-    }
-
     /// Ends the stream: delivers what framing still held (NDJSON's last line), then lets the
     /// dialect close open parts.
     ///
@@ -138,13 +126,6 @@ public struct StreamDecoder<Dialect: StreamDialect> {
         } catch {
             throw fail(error)
         }
-    }
-
-    /// Ends the stream and returns the last events.
-    public mutating func finish() throws -> [StreamEvent] {
-        var events: [StreamEvent] = []
-        try finish { events.append($0) }
-        return events
     }
 
     @usableFromInline

@@ -14,15 +14,17 @@ public protocol StreamEventDecoding {
 extension StreamDecoder: StreamEventDecoding {}
 
 extension StreamEventDecoding {
-    /// Decodes a whole byte collection in one call and returns its events.
-    public mutating func decodeEvents(_ bytes: some Collection<UInt8>) throws -> [StreamEvent] {
+    /// Decodes the next piece of the stream and returns its events.
+    public mutating func decode(_ bytes: some Collection<UInt8>) throws -> [StreamEvent] {
         var events: [StreamEvent] = []
-        let done: Void? = try bytes.withContiguousStorageIfAvailable { buffer in
-            try decode(UnsafeRawBufferPointer(buffer)) { events.append($0) }
-        }
-        if done == nil {
-            try Array(bytes).withUnsafeBytes { buffer in try decode(buffer) { events.append($0) } }
-        }
+        try withContiguousBytes(bytes) { buffer in try decode(buffer) { events.append($0) } }
+        return events
+    }
+
+    /// Ends the stream and returns the last events; throws as ``finish(emit:)`` does.
+    public mutating func finish() throws -> [StreamEvent] {
+        var events: [StreamEvent] = []
+        try finish { events.append($0) }
         return events
     }
 }

@@ -144,8 +144,10 @@ struct EndToEndTests {
 
     @Test func cancellingStopsTheServersStream() async throws {
         try await Self.withServer { server, makeClient in
-            // Paced so the whole reply would take well over ten seconds.
-            server.injectFault(.init(chunkSize: 32, delay: .milliseconds(100)))
+            // Paced so the whole reply would take well over a minute (about 150 chunks, 0.5 s apart):
+            // the bounds below leave a loaded machine plenty of room and still fail if the body is
+            // read to its end instead of cancelled.
+            server.injectFault(.init(chunkSize: 32, delay: .milliseconds(500)))
             let long = "cancel me please, this reply is long. " + String(repeating: "word ", count: 400)
             let observing = ObservingTransport(base: URLSessionTransport())
             let client = ChatClient(
@@ -160,9 +162,9 @@ struct EndToEndTests {
                 }
             }
             #expect(sawDelta)
-            // The response body was cancelled, not read to its end (that would take over ten seconds).
-            #expect(await TestHelpers.eventually(timeout: .seconds(8)) { observing.outcomes.value == ["cancelled"] })
-            #expect(ContinuousClock.now - start < .seconds(9))
+            // The response body was cancelled, not read to its end (that would take over a minute).
+            #expect(await TestHelpers.eventually(timeout: .seconds(30)) { observing.outcomes.value == ["cancelled"] })
+            #expect(ContinuousClock.now - start < .seconds(40))
             // The server is free for the next request at once.
             let next = try await client.sendMessage("next")
             #expect(next.finishReason == .stop)
