@@ -221,17 +221,17 @@ public struct JSONElement {
             return .array(elements)
         case .object:
             var object = JSONObject()
-            var positions: [String: Int]? = token.b > 16 ? [:] : nil
+            var positions: [JSONKey: Int]? = token.b > 16 ? [:] : nil
             var i = index + 1
             while i < Int(token.a) {
                 let keyToken = tape.tokens[i]
                 let key = String(decoding: tape.bytes(of: keyToken), as: UTF8.self)
                 let value = materialize(tape, i + 1)
                 if positions != nil {
-                    if let existing = positions![key] {
+                    if let existing = positions![JSONKey(key)] {
                         object.replaceValue(at: existing, with: value)
                     } else {
-                        positions![key] = object.count
+                        positions![JSONKey(key)] = object.count
                         object.appendUnchecked(key: key, value: value)
                     }
                 } else {

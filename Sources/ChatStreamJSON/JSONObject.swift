@@ -1,5 +1,8 @@
 /// A JSON object: members in the order they arrived, looked up by key.
 ///
+/// Keys are compared by their UTF-8 bytes, as JSON compares them: `"é"` written as one scalar
+/// and as `e` plus a combining accent are two keys (Swift's `String ==` would merge them).
+///
 /// Equality and hashing ignore member order (`{"a":1,"b":2}` equals `{"b":2,"a":1}`);
 /// iteration, ``keys`` and serialization keep it. A key appears at most once: setting an
 /// existing key replaces its value in place, and a parsed object with a repeated key keeps
@@ -33,11 +36,11 @@ public struct JSONObject: Sendable, Hashable, Sequence {
     /// The value for `key`; setting `nil` removes the member.
     public subscript(key: String) -> JSONValue? {
         get {
-            guard let index = keys.firstIndex(of: key) else { return nil }
+            guard let index = index(ofKey: key) else { return nil }
             return values[index]
         }
         set {
-            if let index = keys.firstIndex(of: key) {
+            if let index = index(ofKey: key) {
                 if let newValue {
                     values[index] = newValue
                 } else {
@@ -49,6 +52,12 @@ public struct JSONObject: Sendable, Hashable, Sequence {
                 values.append(newValue)
             }
         }
+    }
+
+    /// The position of `key`, compared by UTF-8 bytes.
+    @usableFromInline
+    func index(ofKey key: String) -> Int? {
+        keys.firstIndex { $0.utf8.elementsEqual(key.utf8) }
     }
 
     /// Appends a member without looking for an existing key: the caller guarantees the key is new.
@@ -70,7 +79,7 @@ public struct JSONObject: Sendable, Hashable, Sequence {
 
     public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
         guard lhs.count == rhs.count else { return false }
-        if lhs.keys == rhs.keys { return lhs.values == rhs.values }
+        if zip(lhs.keys, rhs.keys).allSatisfy({ $0.utf8.elementsEqual($1.utf8) }) { return lhs.values == rhs.values }
         for (key, value) in zip(lhs.keys, lhs.values) where rhs[key] != value { return false }
         return true
     }
@@ -86,5 +95,23 @@ public struct JSONObject: Sendable, Hashable, Sequence {
         }
         hasher.combine(count)
         hasher.combine(combined)
+    }
+}
+
+/// A key that hashes and compares by its UTF-8 bytes, for indexes of large objects.
+@usableFromInline
+struct JSONKey: Hashable, Sendable {
+    @usableFromInline let string: String
+
+    @usableFromInline
+    init(_ string: String) { self.string = string }
+
+    @usableFromInline
+    static func == (lhs: JSONKey, rhs: JSONKey) -> Bool { lhs.string.utf8.elementsEqual(rhs.string.utf8) }
+
+    @usableFromInline
+    func hash(into hasher: inout Hasher) {
+        var string = string
+        string.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
     }
 }

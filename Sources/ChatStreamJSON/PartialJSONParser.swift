@@ -100,7 +100,7 @@ public struct PartialJSONParser: Sendable {
         var key: String?
         /// Key positions, kept once the object has more than `linearLookupLimit` members so that
         /// repeated-key checks stay O(1).
-        var keyIndex: [String: Int] = [:]
+        var keyIndex: [JSONKey: Int] = [:]
 
         static let linearLookupLimit = 16
 
@@ -110,7 +110,7 @@ public struct PartialJSONParser: Sendable {
         }
 
         func index(of key: String) -> Int? {
-            object.count <= Self.linearLookupLimit ? object.keys.firstIndex(of: key) : keyIndex[key]
+            object.count <= Self.linearLookupLimit ? object.index(ofKey: key) : keyIndex[JSONKey(key)]
         }
 
         /// Adds a completed member; a repeated key keeps its last value at its first position.
@@ -122,9 +122,9 @@ public struct PartialJSONParser: Sendable {
             object.appendUnchecked(key: key, value: value)
             let count = object.count
             if count == Self.linearLookupLimit + 1 {
-                for (position, name) in object.keys.enumerated() { keyIndex[name] = position }
+                for (position, name) in object.keys.enumerated() { keyIndex[JSONKey(name)] = position }
             } else if count > Self.linearLookupLimit + 1 {
-                keyIndex[key] = count - 1
+                keyIndex[JSONKey(key)] = count - 1
             }
         }
     }

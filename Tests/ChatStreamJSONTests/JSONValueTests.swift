@@ -49,3 +49,26 @@ import Testing
         #expect(value["a"]?[0] == 1)
     }
 }
+
+@Suite struct JSONKeyIdentityTests {
+    /// JSON keys are byte strings: canonically equivalent spellings are two keys (found by FuzzJSON).
+    @Test func canonicallyEquivalentKeysStayDistinct() throws {
+        let composed = "\u{00E9}"
+        let decomposed = "e\u{0301}"
+        let text = "{\"\(composed)\":1,\"\(decomposed)\":2}"
+        let value = try JSONValue(parsing: text)
+        #expect(value.objectValue?.count == 2)
+        #expect(value[composed] == 1)
+        #expect(value[decomposed] == 2)
+        let many =
+            "{" + (0..<20).map { "\"k\($0)\":\($0)" }.joined(separator: ",") + ",\"\(composed)\":1,\"\(decomposed)\":2}"
+        #expect(try JSONValue(parsing: many).objectValue?.count == 22)
+        var partial = PartialJSONParser()
+        try partial.append(many)
+        #expect(partial.value?.objectValue?.count == 22)
+        try JSONParser().parse(Array(text.utf8)) { root in
+            #expect(root[named: composed]?.int == 1)
+            #expect(root[named: decomposed]?.int == 2)
+        }
+    }
+}
