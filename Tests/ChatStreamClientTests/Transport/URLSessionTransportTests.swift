@@ -52,7 +52,7 @@ struct URLSessionTransportTests {
             try response.startStream(status: 200, headers: [("Content-Type", "text/event-stream")])
             try response.write("data: 1\n\n")
             // Wait for the test to confirm it saw chunk 1 (bounded so a failing test cannot hang).
-            _ = release.wait(timeout: .now() + 10)
+            _ = release.wait(timeout: .now() + 60)
             wroteLast.value = true
             try response.write("data: 2\n\n")
             try response.finishStream()
@@ -191,7 +191,7 @@ struct URLSessionTransportTests {
             try response.startStream(status: 200)
             try response.write("one")
             try response.write("two")
-            _ = release.wait(timeout: .now() + 10)
+            _ = release.wait(timeout: .now() + 60)
             response.abortConnection()
             #expect(throws: HTTPServerError.connectionClosed) { try response.write("three") }
         }) { server in
