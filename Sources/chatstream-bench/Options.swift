@@ -16,7 +16,7 @@ struct Options {
 
           --json               print one JSON object instead of the table
           --runs N             runs per measurement; the median is reported (default 5, --quick 3)
-          --quick              smaller payloads (1 MB home stream, 10k/20k tool deltas)
+          --quick              smaller payloads (1 MB home, OpenAI and Anthropic streams; 10k/20k tool deltas)
           --gigabyte           also stream 1 GiB through the pipeline (off by default: over a minute)
           --no-gigabyte        skip the 1 GiB stream
           --profile PATH       run one path once, for callgrind: sse, typed, assembled, copy, tool

@@ -111,6 +111,94 @@ enum Payloads {
             textDeltaCount: deltas)
     }
 
+    /// OpenAI Chat Completions chunks (~225-byte events): a first chunk with the role, one
+    /// chunk per word of text, a chunk with `finish_reason: "stop"`, a usage chunk with no
+    /// choices (as `stream_options.include_usage` sends), `[DONE]`.
+    static func openAIChatChunks(targetBytes: Int, seed: UInt64 = 43) -> StreamPayload {
+        var random = SeededGenerator(seed: seed)
+        var out: [UInt8] = []
+        out.reserveCapacity(targetBytes + 1024)
+        var ranges: [(Int, Int)] = []
+        var expected = ""
+        var deltas = 0
+        func add(_ json: String) {
+            out += "data: ".utf8
+            ranges.append((out.count, json.utf8.count))
+            out += json.utf8
+            out += "\n\n".utf8
+        }
+        let head =
+            #"{"id":"chatcmpl-AB7xQ2mZkR9vT4LpWn3sYc8dEf1Gh","object":"chat.completion.chunk","created":1727346000,"#
+            + #""model":"gpt-4o-2024-08-06","choices":"#
+        func choice(_ delta: String, finish: String = "null") -> String {
+            head + #"[{"index":0,"delta":"# + delta + #","logprobs":null,"finish_reason":"# + finish + "}]}"
+        }
+        add(choice(#"{"role":"assistant","content":"","refusal":null}"#))
+        while out.count < targetBytes {
+            let delta = " " + words[Int.random(in: 0..<words.count, using: &random)]
+            expected += delta
+            deltas += 1
+            add(choice(#"{"content":""# + jsonEscaped(delta, unicodeEscapes: deltas % 50 == 0) + #""}"#))
+        }
+        add(choice("{}", finish: #""stop""#))
+        add(
+            head
+                + #"[],"usage":{"prompt_tokens":31,"completion_tokens":\#(deltas),"total_tokens":\#(deltas + 31),"#
+                + #""prompt_tokens_details":{"cached_tokens":0},"completion_tokens_details":{"reasoning_tokens":0}}}"#)
+        out += "data: [DONE]\n\n".utf8
+        return StreamPayload(
+            name: "openai-chat", bytes: out, jsonRanges: ranges, eventCount: ranges.count + 1,
+            expectedText: expected, textDeltaCount: deltas)
+    }
+
+    /// Anthropic Messages events (named SSE events, ~130 bytes a delta): message_start,
+    /// content_block_start, one text_delta per one to three words, content_block_stop,
+    /// message_delta (stop_reason end_turn, usage), message_stop. No `[DONE]`.
+    static func anthropicEvents(targetBytes: Int, seed: UInt64 = 44) -> StreamPayload {
+        var random = SeededGenerator(seed: seed)
+        var out: [UInt8] = []
+        out.reserveCapacity(targetBytes + 1024)
+        var ranges: [(Int, Int)] = []
+        var expected = ""
+        var deltas = 0
+        func add(_ type: String, _ json: String) {
+            out += "event: \(type)\ndata: ".utf8
+            ranges.append((out.count, json.utf8.count))
+            out += json.utf8
+            out += "\n\n".utf8
+        }
+        add(
+            "message_start",
+            #"{"type":"message_start","message":{"id":"msg_01XFDUDYJgAACzvnptvVoYEL","type":"message","#
+                + #""role":"assistant","model":"claude-sonnet-4-5-20250929","content":[],"stop_reason":null,"#
+                + #""stop_sequence":null,"usage":{"input_tokens":25,"output_tokens":1}}}"#)
+        add(
+            "content_block_start",
+            #"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#)
+        while out.count < targetBytes {
+            var delta = ""
+            for _ in 0..<Int.random(in: 1...3, using: &random) {
+                delta += words[Int.random(in: 0..<words.count, using: &random)]
+                delta += " "
+            }
+            expected += delta
+            deltas += 1
+            add(
+                "content_block_delta",
+                #"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":""#
+                    + jsonEscaped(delta, unicodeEscapes: deltas % 50 == 0) + #""}}"#)
+        }
+        add("content_block_stop", #"{"type":"content_block_stop","index":0}"#)
+        add(
+            "message_delta",
+            #"{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"#
+                + #""usage":{"output_tokens":\#(deltas)}}"#)
+        add("message_stop", #"{"type":"message_stop"}"#)
+        return StreamPayload(
+            name: "anthropic", bytes: out, jsonRanges: ranges, eventCount: ranges.count, expectedText: expected,
+            textDeltaCount: deltas)
+    }
+
     /// A tool call whose input (`inputBytes` of ASCII JSON) streams one byte per
     /// `tool-input-delta` event. Returns the stream and the input text.
     static func toolInputStream(inputBytes: Int, seed: UInt64 = 7) -> (payload: StreamPayload, input: String) {

@@ -16,6 +16,39 @@ struct UIChunk: Decodable {
     var inputTextDelta: String?
 }
 
+/// The OpenAI Chat Completions chunk, as a Codable client declares it.
+struct OpenAIChatChunk: Decodable {
+    struct Choice: Decodable {
+        struct Delta: Decodable {
+            var content: String?
+            var role: String?
+        }
+        var index: Int
+        var delta: Delta
+        var finishReason: String?
+
+        enum CodingKeys: String, CodingKey {
+            case index, delta
+            case finishReason = "finish_reason"
+        }
+    }
+    var id: String
+    var object: String
+    var choices: [Choice]
+}
+
+/// The Anthropic Messages event, as a Codable client declares it (`message_delta`'s delta has
+/// no `type`, so it is optional here).
+struct AnthropicStreamEvent: Decodable {
+    struct Delta: Decodable {
+        var type: String?
+        var text: String?
+    }
+    var type: String
+    var index: Int?
+    var delta: Delta?
+}
+
 /// A history page, as a Codable client declares it.
 struct HistoryPage: Decodable {
     struct Message: Decodable {
@@ -72,6 +105,34 @@ enum Peers {
             let chunk = try! decoder.decode(UIChunk.self, from: data)
             chunks += 1
             if chunk.type == "text-delta", let delta = chunk.delta { textBytes += delta.utf8.count }
+        }
+        return chunks + textBytes
+    }
+
+    /// JSONDecoder per data line into ``OpenAIChatChunk``; returns content bytes plus chunk count.
+    static func jsonDecoderOpenAIChat(_ bytes: [UInt8]) -> Int {
+        let decoder = JSONDecoder()
+        var chunks = 0
+        var textBytes = 0
+        forEachDataLine(bytes) { data in
+            let chunk = try! decoder.decode(OpenAIChatChunk.self, from: data)
+            chunks += 1
+            for choice in chunk.choices {
+                if let content = choice.delta.content { textBytes += content.utf8.count }
+            }
+        }
+        return chunks + textBytes
+    }
+
+    /// JSONDecoder per data line into ``AnthropicStreamEvent``; returns text bytes plus event count.
+    static func jsonDecoderAnthropic(_ bytes: [UInt8]) -> Int {
+        let decoder = JSONDecoder()
+        var chunks = 0
+        var textBytes = 0
+        forEachDataLine(bytes) { data in
+            let event = try! decoder.decode(AnthropicStreamEvent.self, from: data)
+            chunks += 1
+            if event.type == "content_block_delta", let text = event.delta?.text { textBytes += text.utf8.count }
         }
         return chunks + textBytes
     }

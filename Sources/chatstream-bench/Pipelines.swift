@@ -24,7 +24,24 @@ enum Pipelines {
     /// bytes -> typed events (StreamDecoder<UIMessageStreamDialect>); returns the text-delta
     /// bytes seen plus the event count, so the work is checked and kept.
     static func typedEvents(_ bytes: [UInt8], chunk: Int?) -> Int {
-        var decoder = StreamDecoder<UIMessageStreamDialect>()
+        typedEvents(bytes, chunk: chunk, dialect: UIMessageStreamDialect.self)
+    }
+
+    /// bytes -> one assembled message (StreamDecoder + MessageAssembler.apply per event);
+    /// returns the assembled text's length in bytes.
+    static func assembled(_ bytes: [UInt8], chunk: Int?) -> Int {
+        assembled(bytes, chunk: chunk, dialect: UIMessageStreamDialect.self)
+    }
+
+    /// The assembled text itself (for the correctness check before timing).
+    static func assembledText(_ bytes: [UInt8], chunk: Int?) -> String {
+        assembledText(bytes, chunk: chunk, dialect: UIMessageStreamDialect.self)
+    }
+
+    /// bytes -> typed events (StreamDecoder<Dialect>); returns the text-delta bytes seen plus
+    /// the event count, so the work is checked and kept.
+    static func typedEvents<Dialect: StreamDialect>(_ bytes: [UInt8], chunk: Int?, dialect: Dialect.Type) -> Int {
+        var decoder = StreamDecoder<Dialect>()
         var events = 0
         var textBytes = 0
         bytes.withUnsafeBytes { raw in
@@ -39,10 +56,10 @@ enum Pipelines {
         return events &+ textBytes
     }
 
-    /// bytes -> one assembled message (StreamDecoder + MessageAssembler.apply per event);
-    /// returns the assembled text's length in bytes.
-    static func assembled(_ bytes: [UInt8], chunk: Int?) -> Int {
-        var decoder = StreamDecoder<UIMessageStreamDialect>()
+    /// bytes -> one assembled message (StreamDecoder<Dialect> + MessageAssembler.apply per
+    /// event); returns the assembled text's length in bytes.
+    static func assembled<Dialect: StreamDialect>(_ bytes: [UInt8], chunk: Int?, dialect: Dialect.Type) -> Int {
+        var decoder = StreamDecoder<Dialect>()
         var assembler = MessageAssembler()
         bytes.withUnsafeBytes { raw in
             forEachChunk(raw, chunk) { piece in
@@ -53,9 +70,9 @@ enum Pipelines {
         return assembler.finish()[0].text.utf8.count
     }
 
-    /// The assembled text itself (for the correctness check before timing).
-    static func assembledText(_ bytes: [UInt8], chunk: Int?) -> String {
-        var decoder = StreamDecoder<UIMessageStreamDialect>()
+    /// The assembled text itself, decoded with `Dialect` (for the correctness check before timing).
+    static func assembledText<Dialect: StreamDialect>(_ bytes: [UInt8], chunk: Int?, dialect: Dialect.Type) -> String {
+        var decoder = StreamDecoder<Dialect>()
         var assembler = MessageAssembler()
         bytes.withUnsafeBytes { raw in
             forEachChunk(raw, chunk) { piece in
@@ -63,7 +80,9 @@ enum Pipelines {
             }
         }
         try! decoder.finish { assembler.apply($0) }
-        return assembler.finish()[0].text
+        let messages = assembler.finish()
+        precondition(messages.count == 1, "\(Dialect.self): \(messages.count) messages assembled, expected 1")
+        return messages[0].text
     }
 
     /// A streamed tool input: every event goes through the assembler, and the partial tool

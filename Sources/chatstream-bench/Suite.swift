@@ -128,8 +128,15 @@ final class Suite {
                 name: "allocations per event, assembled (4 KiB)", figure: assembled4k.allocationsPerEvent, limit: 2,
                 atLeast: false))
 
-        notes.append("OpenAI chat chunks: skipped, OpenAIChatDialect is not on main yet")
-        notes.append("Anthropic events: skipped, AnthropicDialect is not on main yet")
+        // Provider dialects: the same ceilings and peer, and ours at 4 KiB chunks.
+        let openAI = Payloads.openAIChatChunks(targetBytes: options.quick ? 1_000_000 : 8_000_000)
+        addDialect("OpenAI chat chunks", "OpenAI chat", openAI, OpenAIChatDialect.self) {
+            Peers.jsonDecoderOpenAIChat($0)
+        }
+        let anthropic = Payloads.anthropicEvents(targetBytes: options.quick ? 1_000_000 : 8_000_000)
+        addDialect("Anthropic events", "Anthropic", anthropic, AnthropicDialect.self) {
+            Peers.jsonDecoderAnthropic($0)
+        }
 
         // Streamed tool input, one byte per delta.
         let sizes = options.quick ? [10_000, 20_000] : [100_000, 200_000]
@@ -176,5 +183,50 @@ final class Suite {
             notes.append("1 GiB stream: not run (pass --gigabyte; it takes over a minute here)")
         }
         _ = runs
+    }
+
+    /// Rows for one provider stream: both ceilings, the JSONDecoder peer, and ours (typed events
+    /// and the assembled message at 4 KiB chunks), with their ratios prefixed by `short`.
+    private func addDialect<Dialect: StreamDialect>(
+        _ title: String, _ short: String, _ payload: StreamPayload, _ dialect: Dialect.Type, peer: ([UInt8]) -> Int
+    ) {
+        let bytes = payload.bytes
+        let n = payload.eventCount
+        // Check before timing: every path must produce the right output.
+        for chunk in [64, 4096, nil] as [Int?] {
+            precondition(
+                Pipelines.assembledText(bytes, chunk: chunk, dialect: dialect) == payload.expectedText,
+                "\(title): assembled text differs")
+        }
+        let typedExpected = Pipelines.typedEvents(bytes, chunk: nil, dialect: dialect)
+        let peerExpected = payload.jsonRanges.count + payload.expectedText.utf8.count
+        let group = "\(title) (\(bytes.count / 1000) kB, \(n) events)"
+        let lex = add(group, "ceiling: yajl, NULL callbacks", bytes: bytes.count, events: n) {
+            Ceilings.yajlLexOnly(payload)
+        }
+        let copy = add(group, "ceiling: yajl copying strings (copy ceiling)", bytes: bytes.count, events: n) {
+            Ceilings.yajlCopy(payload)
+        }
+        let decoderRow = add(
+            group, "peers: line split + JSONDecoder", bytes: bytes.count, events: n, expect: peerExpected
+        ) {
+            peer(bytes)
+        }
+        let typed = add(
+            group, "ours: bytes -> typed events, 4 KiB chunks", bytes: bytes.count, events: n, expect: typedExpected
+        ) {
+            Pipelines.typedEvents(bytes, chunk: 4096, dialect: dialect)
+        }
+        let assembled = add(
+            group, "ours: bytes -> assembled message, 4 KiB chunks", bytes: bytes.count, events: n,
+            expect: payload.expectedText.utf8.count
+        ) {
+            Pipelines.assembled(bytes, chunk: 4096, dialect: dialect)
+        }
+        for row in [typed, assembled] {
+            ratios.append(("\(short): \(row.name) / yajl NULL callbacks", lex.seconds / row.seconds))
+            ratios.append(("\(short): \(row.name) / copy ceiling", copy.seconds / row.seconds))
+            ratios.append(("\(short): \(row.name) / JSONDecoder", decoderRow.seconds / row.seconds))
+        }
     }
 }
