@@ -175,8 +175,9 @@ struct ServerSentEventInterpreter: @unchecked Sendable {
         dataInInput = nil
         hasData = false
         dataCount = 0
-        data.removeAll(keepingCapacity: data.capacity <= LineSplitter.retainedCapacity)
-        eventType.removeAll(keepingCapacity: true)
+        // Most blocks never touch these buffers (single data lines are passed from the input).
+        if !data.isEmpty { data.removeAll(keepingCapacity: data.capacity <= LineSplitter.retainedCapacity) }
+        if !eventType.isEmpty { eventType.removeAll(keepingCapacity: true) }
         blockRetry = nil
         blockStart = nil
     }

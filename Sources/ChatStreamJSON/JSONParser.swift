@@ -236,18 +236,21 @@ public final class JSONParser {
         }
     }
 
+    @inline(__always)
     fileprivate func onScalar(_ kind: JSONTapeToken.Kind) -> Int32 {
         tape.appendScalar(kind)
         valueDone()
         return 1
     }
 
+    @inline(__always)
     fileprivate func onNumber(_ pointer: UnsafePointer<CChar>?, _ length: Int) -> Int32 {
         tape.appendBytes(.number, UnsafeRawBufferPointer(start: pointer, count: length))
         valueDone()
         return 1
     }
 
+    @inline(__always)
     fileprivate func onString(_ kind: JSONTapeToken.Kind, _ pointer: UnsafePointer<UInt8>?, _ length: Int) -> Int32 {
         guard length <= configuration.maxStringBytes else {
             return fail(
@@ -307,6 +310,7 @@ public final class JSONParser {
         return nil
     }
 
+    @inline(__always)
     fileprivate func onOpen(_ kind: JSONTapeToken.Kind) -> Int32 {
         depth += 1
         guard depth <= configuration.maxDepth else {
@@ -319,6 +323,7 @@ public final class JSONParser {
         return 1
     }
 
+    @inline(__always)
     fileprivate func onClose() -> Int32 {
         tape.closeContainer()
         depth -= 1

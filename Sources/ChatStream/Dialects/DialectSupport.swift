@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 // Helpers dialects share: reading required fields with errors that say where.
 
 extension JSONParser {
@@ -55,7 +61,11 @@ public struct RepeatedStringCache: Sendable {
 
     @usableFromInline
     mutating func cached(_ value: UnsafeRawBufferPointer) -> String {
-        if value.count == bytes.count, bytes.withUnsafeBytes({ $0.elementsEqual(value) }) { return string }
+        if value.count == bytes.count,
+            value.isEmpty || bytes.withUnsafeBytes({ memcmp($0.baseAddress!, value.baseAddress!, value.count) == 0 })
+        {
+            return string
+        }
         bytes.removeAll(keepingCapacity: true)
         bytes.append(contentsOf: value)
         string = String(decoding: value, as: UTF8.self)
