@@ -4,6 +4,11 @@
 /// still handed out, with ``AssembledMessage/error`` saying what happened; the next call to
 /// `next()` then throws the ``StreamError``. Nothing that arrived is lost.
 ///
+/// Snapshots are values that share storage with the message being assembled. A snapshot still
+/// held when the next event is applied (a UI keeping the latest one, say) makes that event copy
+/// the text of the part it extends; for very long replies, read the text deltas from
+/// ``AsyncStreamEventSequence`` instead, or keep only what you display.
+///
 /// ```swift
 /// var last: AssembledMessage?
 /// do {
