@@ -16,28 +16,16 @@
 /// Once `feed` or `finish` throws a ``FramingError``, every later call throws it again.
 public struct DataStreamV4Decoder: Sendable {
     /// Limits that bound the decoder's memory.
-    public struct Configuration: Sendable, Hashable {
-        /// Longest line accepted, in bytes, counting a CR before the LF. Default 16 MiB.
-        public var maxLineBytes: Int
-
-        /// The default limit: 16 MiB per line.
-        public static let `default` = Configuration()
-
-        /// Makes a configuration.
-        public init(maxLineBytes: Int = 16 << 20) {
-            self.maxLineBytes = maxLineBytes
-        }
-    }
+    public typealias Configuration = LineFramingConfiguration
 
     /// The limits in force.
     public let configuration: Configuration
-    private var lines: LineSplitter
-    private var failure: FramingError?
+    private var lines: StickyLineSplitter
 
     /// Makes a decoder for one stream.
     public init(configuration: Configuration = .default) {
         self.configuration = configuration
-        lines = LineSplitter(endings: .lf, maxLineBytes: configuration.maxLineBytes)
+        lines = StickyLineSplitter(maxLineBytes: configuration.maxLineBytes)
     }
 
     /// Bytes currently held for an unfinished line.
@@ -48,26 +36,13 @@ public struct DataStreamV4Decoder: Sendable {
     /// - Throws: ``FramingError`` `.lineTooLong`, `.malformedLine` (a line without `:`, or with
     ///   nothing before it), or what `onPart` throws.
     public mutating func feed(_ bytes: UnsafeRawBufferPointer, _ onPart: (DataStreamV4PartView) throws -> Void) throws {
-        if let failure { throw failure }
-        do {
-            try lines.feed(bytes) { line, offset, _ in try Self.split(line, at: offset, onPart) }
-        } catch let error as FramingError {
-            failure = error
-            throw error
-        }
+        try lines.feed(bytes) { line, offset in try Self.split(line, at: offset, onPart) }
     }
 
     /// Ends the stream, delivering a last line that had no newline. The decoder is then ready
     /// for a new stream.
     public mutating func finish(_ onPart: (DataStreamV4PartView) throws -> Void) throws {
-        if let failure { throw failure }
-        defer { lines.reset() }
-        do {
-            try lines.flush { line, offset, _ in try Self.split(line, at: offset, onPart) }
-        } catch let error as FramingError {
-            failure = error
-            throw error
-        }
+        try lines.finish { line, offset in try Self.split(line, at: offset, onPart) }
     }
 
     /// Feeds the next piece of input and returns the parts it completes, as owned values.

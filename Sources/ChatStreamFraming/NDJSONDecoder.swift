@@ -12,28 +12,16 @@
 /// Once `feed` or `finish` throws a ``FramingError``, every later call throws it again.
 public struct NDJSONDecoder: Sendable {
     /// Limits that bound the decoder's memory.
-    public struct Configuration: Sendable, Hashable {
-        /// Longest line accepted, in bytes, counting a CR before the LF. Default 16 MiB.
-        public var maxLineBytes: Int
-
-        /// The default limit: 16 MiB per line.
-        public static let `default` = Configuration()
-
-        /// Makes a configuration.
-        public init(maxLineBytes: Int = 16 << 20) {
-            self.maxLineBytes = maxLineBytes
-        }
-    }
+    public typealias Configuration = LineFramingConfiguration
 
     /// The limits in force.
     public let configuration: Configuration
-    private var lines: LineSplitter
-    private var failure: FramingError?
+    private var lines: StickyLineSplitter
 
     /// Makes a decoder for one stream.
     public init(configuration: Configuration = .default) {
         self.configuration = configuration
-        lines = LineSplitter(endings: .lf, maxLineBytes: configuration.maxLineBytes)
+        lines = StickyLineSplitter(maxLineBytes: configuration.maxLineBytes)
     }
 
     /// Bytes currently held for an unfinished line.
@@ -43,23 +31,15 @@ public struct NDJSONDecoder: Sendable {
     ///
     /// - Throws: ``FramingError`` `.lineTooLong`, or what `onLine` throws.
     public mutating func feed(_ bytes: UnsafeRawBufferPointer, _ onLine: (NDJSONLineView) throws -> Void) throws {
-        if let failure { throw failure }
-        do {
-            try lines.feed(bytes) { line, offset, _ in
-                if !ByteScan.isBlank(line) { try onLine(NDJSONLineView(bytes: line, byteOffset: offset)) }
-            }
-        } catch let error as FramingError {
-            failure = error
-            throw error
+        try lines.feed(bytes) { line, offset in
+            if !ByteScan.isBlank(line) { try onLine(NDJSONLineView(bytes: line, byteOffset: offset)) }
         }
     }
 
     /// Ends the stream, delivering a last line that had no newline. The decoder is then ready
     /// for a new stream.
     public mutating func finish(_ onLine: (NDJSONLineView) throws -> Void) throws {
-        if let failure { throw failure }
-        defer { lines.reset() }
-        try lines.flush { line, offset, _ in
+        try lines.finish { line, offset in
             if !ByteScan.isBlank(line) { try onLine(NDJSONLineView(bytes: line, byteOffset: offset)) }
         }
     }

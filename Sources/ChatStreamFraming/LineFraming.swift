@@ -1,0 +1,53 @@
+// LineFraming: what the line-based framings (NDJSON, the AI SDK v4 data stream) share: their
+// limits, and a LF line splitter whose first error sticks, so that after a failure every later
+// call throws it again and no half-decoded state is ever used.
+
+/// Limits of a line-based framing (NDJSON, the AI SDK v4 data stream).
+public struct LineFramingConfiguration: Sendable, Hashable {
+    /// Longest line accepted, in bytes, counting a CR before the LF. Default 16 MiB.
+    public var maxLineBytes: Int
+
+    /// The default limit: 16 MiB per line.
+    public static let `default` = LineFramingConfiguration()
+
+    /// Makes a configuration.
+    public init(maxLineBytes: Int = 16 << 20) {
+        self.maxLineBytes = maxLineBytes
+    }
+}
+
+/// LF lines (one CR before the LF dropped) with a sticky first error.
+struct StickyLineSplitter: Sendable {
+    private var lines: LineSplitter
+    private var failure: FramingError?
+
+    init(maxLineBytes: Int) {
+        lines = LineSplitter(endings: .lf, maxLineBytes: maxLineBytes)
+    }
+
+    var bufferedByteCount: Int { lines.bufferedByteCount }
+
+    /// Calls `onLine(line, offset)` for each complete line of `bytes`.
+    @inline(__always)
+    mutating func feed(_ bytes: UnsafeRawBufferPointer, _ onLine: (UnsafeRawBufferPointer, Int) throws -> Void) throws {
+        if let failure { throw failure }
+        do {
+            try lines.feed(bytes) { line, offset, _ in try onLine(line, offset) }
+        } catch let error as FramingError {
+            failure = error
+            throw error
+        }
+    }
+
+    /// Delivers a last line that had no newline; afterwards ready for a new stream.
+    mutating func finish(_ onLine: (UnsafeRawBufferPointer, Int) throws -> Void) throws {
+        if let failure { throw failure }
+        defer { lines.reset() }
+        do {
+            try lines.flush { line, offset, _ in try onLine(line, offset) }
+        } catch let error as FramingError {
+            failure = error
+            throw error
+        }
+    }
+}
