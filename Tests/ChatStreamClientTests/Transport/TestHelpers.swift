@@ -26,7 +26,7 @@ enum TestHelpers {
 
     /// Polls `condition` until it holds or `timeout` passes; the result is whether it held.
     static func eventually(
-        timeout: Duration = .seconds(15), _ condition: @Sendable () -> Bool
+        timeout: Duration = .seconds(60), _ condition: @Sendable () -> Bool
     ) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
