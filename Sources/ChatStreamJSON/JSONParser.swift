@@ -136,8 +136,9 @@ public final class JSONParser {
         input = bytes
         defer { input = UnsafeRawBufferPointer(start: nil, count: 0) }
         var status = bytes.isEmpty ? yajl_status_ok : yajl_parse(handle, bytes.baseAddress, bytes.count)
-        if status == yajl_status_ok && (completedValues == 0 || JSONParser.endsInDigit(bytes)) {
-            // A number at the end is only known to be over once yajl sees what follows.
+        if status == yajl_status_ok && completedValues == 0 {
+            // A lone number is only known to be over once yajl sees what follows. (Bytes after a
+            // completed value, a number among them, are caught by the trailing-bytes check below.)
             input = UnsafeRawBufferPointer(start: nil, count: 0)
             self.streamOffset = streamOffset + bytes.count
             status = JSONParser.space.withUnsafeBufferPointer { yajl_parse(handle, $0.baseAddress, 1) }
@@ -206,19 +207,6 @@ public final class JSONParser {
             i += 1
         }
         return nil
-    }
-
-    private static func endsInDigit(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        var i = bytes.count - 1
-        while i >= 0 {
-            let byte = bytes[i]
-            if byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 {
-                i -= 1
-                continue
-            }
-            return byte &- UInt8(ascii: "0") < 10
-        }
-        return false
     }
 
     // MARK: - Callbacks (called by yajl during `yajl_parse`)

@@ -63,12 +63,6 @@ final class JSONTape {
         openCount = 0
     }
 
-    /// The arena's bytes from `offset` to its end.
-    @inline(__always)
-    func arenaBytes(from offset: Int) -> UnsafeRawBufferPointer {
-        UnsafeRawBufferPointer(start: arena + offset, count: arenaCount - offset)
-    }
-
     @inline(__always)
     private func appendToken(_ token: JSONTapeToken) {
         if tokenCount == tokenCapacity { growTokens() }

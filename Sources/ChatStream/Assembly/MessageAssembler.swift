@@ -189,16 +189,16 @@ extension MessageAssembler {
             }
         }
 
-        private enum TextKind { case text, reasoning, refusal }
+        private enum TextKind: Hashable, Sendable { case text, reasoning, refusal }
         private struct TextKey: Hashable, Sendable {
             var id: String
-            var kind: Int
+            var kind: TextKind
         }
         /// The ID and kind of the text-like part at the end of `parts`, while it may still grow.
         private var lastTextKey: TextKey?
 
         private mutating func appendText(_ delta: String, id: String, kind: TextKind) {
-            let key = TextKey(id: id, kind: kind == .text ? 0 : kind == .reasoning ? 1 : 2)
+            let key = TextKey(id: id, kind: kind)
             if key == lastTextKey, let last = message.parts.indices.last, message.parts[last].appendInPlace(delta) {
                 return
             }

@@ -25,14 +25,21 @@ extension JSONParser {
     }
 }
 
+extension StreamError {
+    /// The error for a required string field that is absent or not a string.
+    public static func missingString(_ field: String, eventType: String?, offset: Int) -> StreamError {
+        StreamError(
+            .malformed, message: "missing or non-string field \"\(field)\"", byteOffset: offset, eventType: eventType,
+            field: field)
+    }
+}
+
 extension JSONElement {
     /// The string member `key`, or a malformed-stream error naming the event and field.
     @inlinable
     public func requiredString(_ key: StaticString, eventType: String, offset: Int) throws -> String {
         guard let value = self[key]?.string else {
-            throw StreamError(
-                .malformed, message: "missing or non-string field \"\(key)\"", byteOffset: offset, eventType: eventType,
-                field: "\(key)")
+            throw StreamError.missingString("\(key)", eventType: eventType, offset: offset)
         }
         return value
     }

@@ -124,8 +124,7 @@ public struct OpenAIResponsesDialect: StreamDialect {
             throw StreamError(.malformed, message: "an event must be a JSON object", byteOffset: offset)
         }
         guard let type = root["type"], type.kind == .string else {
-            throw StreamError(
-                .malformed, message: "missing or non-string field \"type\"", byteOffset: offset, field: "type")
+            throw StreamError.missingString("type", eventType: nil, offset: offset)
         }
         let context = Context(root: root, type: type, offset: offset)
         if terminated && !type.isString("response.created") {

@@ -46,9 +46,7 @@ public struct UIMessageStreamDialect: StreamDialect {
                 // The hot path: emitted straight from here, no optional event to copy and destroy.
                 let (idElement, deltaElement) = root.members("id", "delta")
                 guard let delta = deltaElement?.string else {
-                    throw StreamError(
-                        .malformed, message: "missing or non-string field \"delta\"", byteOffset: offset,
-                        eventType: "text-delta", field: "delta")
+                    throw StreamError.missingString("delta", eventType: "text-delta", offset: offset)
                 }
                 try emit(.textDelta(id: partIDs.string(idElement) ?? Self.defaultTextPartID, delta: delta))
             } else if type.isString("reasoning-delta") {
