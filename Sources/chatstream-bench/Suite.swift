@@ -32,7 +32,6 @@ final class Suite {
     var targets: [Target] = []
     var notes: [String] = []
     var gigabyte: GigabyteResult?
-    var toolTimes: [(Int, Double)] = []
 
     init(options: Options) { self.options = options }
 
@@ -148,18 +147,24 @@ final class Suite {
 
         // Streamed tool input, one byte per delta.
         let sizes = options.quick ? [10_000, 20_000] : [100_000, 200_000]
+        var toolPayloads: [[UInt8]] = []
         for size in sizes {
             let (tool, input) = Payloads.toolInputStream(inputBytes: size)
+            toolPayloads.append(tool.bytes)
             let expected = try! JSONParser().parseValue(input)
             precondition(Pipelines.toolInputValue(tool.bytes) == expected, "tool input differs")
             let reads = Pipelines.toolInput(tool.bytes)
-            let row = add(
+            add(
                 "streamed tool input (1-byte deltas)", "ours: \(size) deltas, reading the message after each",
                 bytes: tool.bytes.count, events: tool.eventCount, expect: reads
             ) { Pipelines.toolInput(tool.bytes) }
-            toolTimes.append((size, row.seconds))
         }
-        let toolRatio = toolTimes[1].1 / toolTimes[0].1
+        // The target pairs the two sizes run by run (median of the pair ratios), as the other
+        // time targets do; here "baseline" is the larger input, so the ratio is large / small.
+        progress("streamed tool input: paired runs for the target")
+        let toolRatio = pairedRatio(
+            runs: max(runs, 9), baseline: { Pipelines.toolInput(toolPayloads[1]) },
+            ours: { Pipelines.toolInput(toolPayloads[0]) })
         ratios.append(("tool input: time for \(sizes[1]) / time for \(sizes[0]) deltas", toolRatio))
         targets.append(
             Target(
