@@ -58,7 +58,8 @@ public struct JSONElement {
     public func withUTF8<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R? {
         let token = self.token
         guard token.kind == .string || token.kind == .key else { return nil }
-        return try body(tape.bytes(of: token))
+        let start = JSONTape.start(of: token, input: tape.input, arena: tape.arena)
+        return try body(UnsafeRawBufferPointer(start: start, count: Int(token.b)))
     }
 
     /// The string, when this is a string.
@@ -115,6 +116,7 @@ public struct JSONElement {
     func member(_ key: UnsafeRawBufferPointer) -> JSONElement? {
         // Only raw pointers inside the loop: no reference counting, no method calls on the tape.
         let tokens = tape.tokens
+        let input = tape.input
         let arena = tape.arena
         let token = tokens[index]
         guard token.kind == .object else { return nil }
@@ -125,7 +127,8 @@ public struct JSONElement {
         while i < end {
             let keyToken = tokens[i]
             if Int(keyToken.b) == keyCount
-                && (keyCount == 0 || memcmpBytes(arena + Int(keyToken.a), key.baseAddress!, keyCount))
+                && (keyCount == 0
+                    || memcmpBytes(JSONTape.start(of: keyToken, input: input, arena: arena), key.baseAddress!, keyCount))
             {
                 found = i &+ 1  // keep going: a repeated key's last value wins
             }
@@ -140,6 +143,7 @@ public struct JSONElement {
     @inlinable
     public func members(_ first: StaticString, _ second: StaticString) -> (JSONElement?, JSONElement?) {
         let tokens = tape.tokens
+        let input = tape.input
         let arena = tape.arena
         let token = tokens[index]
         guard token.kind == .object else { return (nil, nil) }
@@ -152,9 +156,13 @@ public struct JSONElement {
         while i < end {
             let keyToken = tokens[i]
             let length = Int(keyToken.b)
-            if length == firstCount && memcmpBytes(arena + Int(keyToken.a), first.utf8Start, length) {
+            if length == firstCount
+                && memcmpBytes(JSONTape.start(of: keyToken, input: input, arena: arena), first.utf8Start, length)
+            {
                 a = i &+ 1
-            } else if length == secondCount && memcmpBytes(arena + Int(keyToken.a), second.utf8Start, length) {
+            } else if length == secondCount
+                && memcmpBytes(JSONTape.start(of: keyToken, input: input, arena: arena), second.utf8Start, length)
+            {
                 b = i &+ 1
             }
             let value = tokens[i &+ 1]

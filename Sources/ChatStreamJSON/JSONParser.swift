@@ -11,9 +11,10 @@
 // state is then dead.
 //
 // Numbers arrive through `yajl_number` as text and are parsed in Swift (yajl's own integer path
-// rejects -2^63 and its double path follows the C locale). Strings are checked for strict UTF-8,
-// and strings with escapes are unescaped here from the raw input, since yajl turns a lone
-// surrogate escape into "?" or into an encoded surrogate.
+// rejects -2^63 and its double path follows the C locale). Strings are checked for strict UTF-8
+// (skipped when a scan before parsing found the payload all ASCII) and, without escapes, stay
+// where they are in the payload; strings with escapes are unescaped here from the raw input,
+// since yajl turns a lone surrogate escape into "?" or into an encoded surrogate.
 
 internal import CYajl
 
@@ -49,6 +50,8 @@ public final class JSONParser {
     /// during the trailing-space call).
     @exclusivity(unchecked) private var firstValueEnd = 0
     @exclusivity(unchecked) private var failure: JSONError?
+    /// Whether the payload is all ASCII (found before parsing): then strings need no UTF-8 check.
+    @exclusivity(unchecked) private var inputIsASCII = true
 
     /// A parser with these limits.
     public init(configuration: JSONConfiguration = JSONConfiguration()) {
@@ -126,13 +129,16 @@ public final class JSONParser {
                 .valueTooLarge, byteOffset: streamOffset + configuration.maxValueBytes,
                 message: "a value of \(bytes.count) bytes is over the limit of \(configuration.maxValueBytes)")
         }
-        if let position = JSONParser.nonJSONWhitespace(bytes) {
+        let scan = JSONPayloadScan.scan(bytes)
+        if let position = scan.formFeedOrVerticalTab {
             // yajl takes form feed and vertical tab for whitespace; JSON does not. Inside a string
             // they would be unescaped control characters, an error as well.
             throw JSONError(
                 .syntax, byteOffset: streamOffset + position,
                 message: "control character 0x\(String(bytes[position], radix: 16, uppercase: true)) outside a string")
         }
+        inputIsASCII = scan.isASCII
+        if let base = bytes.baseAddress { tape.input = base }
         input = bytes
         defer { input = UnsafeRawBufferPointer(start: nil, count: 0) }
         var status = bytes.isEmpty ? yajl_status_ok : yajl_parse(handle, bytes.baseAddress, bytes.count)
@@ -190,15 +196,6 @@ public final class JSONParser {
         }
     }
 
-    private static func nonJSONWhitespace(_ bytes: UnsafeRawBufferPointer) -> Int? {
-        // Form feed and vertical tab are rare: libc's vectorised memchr finds them fastest.
-        guard let base = bytes.baseAddress else { return nil }
-        var first: Int? = nil
-        if let hit = memchr(base, 0x0C, bytes.count) { first = base.distance(to: UnsafeRawPointer(hit)) }
-        if let hit = memchr(base, 0x0B, first ?? bytes.count) { first = base.distance(to: UnsafeRawPointer(hit)) }
-        return first
-    }
-
     private static func firstNonWhitespace(_ bytes: UnsafeRawBufferPointer, from start: Int) -> Int? {
         var i = start
         while i < bytes.count {
@@ -250,13 +247,15 @@ public final class JSONParser {
         if let base = input.baseAddress, let start = decoded.baseAddress,
             start >= base, start + length <= base + input.count
         {
-            // No escapes: yajl points into our input. Check the bytes and copy them.
-            if let bad = tape.appendValidatedString(kind, start, length) {
+            // No escapes: yajl points into our input. The token points there too, after a UTF-8
+            // check unless the whole payload is ASCII.
+            if !inputIsASCII, let bad = UTF8Validation.firstInvalidIndex(decoded) {
                 return fail(
                     JSONError(
                         .invalidUTF8, byteOffset: streamOffset + base.distance(to: start) + bad,
                         message: "invalid UTF-8 in a string"))
             }
+            tape.appendInputString(kind, offset: base.distance(to: start), count: length)
         } else if let error = appendEscapedString(kind, decoded: decoded) {
             return fail(error)
         }

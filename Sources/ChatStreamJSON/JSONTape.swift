@@ -1,8 +1,10 @@
 // JSONTape: the parser's flat, reusable record of one parsed value.
 //
-// Each yajl callback appends one token; strings, keys and number literals are copied into one
-// byte arena. A container's token records the index just past its end, so a reader skips a
-// whole subtree in one step. Storage is raw memory the tape owns and reuses from value to
+// Each yajl callback appends one token. A string or key without escapes is not copied: its token
+// points into the payload being parsed (which outlives every reader, since elements live only
+// inside the parse call). Unescaped strings and number literals are written to one byte arena,
+// and their tokens carry `arenaFlag`. A container's token records the index just past its end,
+// so a reader skips a whole subtree in one step. Storage is raw memory the tape owns and reuses from value to
 // value: appending is a bounds check and a store (no reference counting, no copy-on-write
 // checks), so parsing a stream of small events allocates nothing in steady state. Readers
 // use `JSONElement`, a cursor into the tape; a `JSONValue` tree is built only on request.
@@ -14,7 +16,8 @@ struct JSONTapeToken {
         case null, falseValue, trueValue, number, string, key, object, array
     }
     @usableFromInline var kind: Kind
-    /// Strings, keys, numbers: offset in the arena. Containers: index of the token after the end.
+    /// Strings, keys, numbers: offset in the payload, or in the arena when `JSONTape.arenaFlag`
+    /// is set. Containers: index of the token after the end.
     @usableFromInline var a: UInt32
     /// Strings, keys, numbers: byte length. Containers: number of members or elements.
     @usableFromInline var b: UInt32
@@ -30,6 +33,11 @@ struct JSONTapeToken {
 /// The tape one `JSONParser` fills and its readers walk. Valid until the parser's next parse.
 @usableFromInline
 final class JSONTape {
+    /// Set in a string token's `a` when its bytes are in the arena rather than in the payload.
+    @inlinable static var arenaFlag: UInt32 { 0x8000_0000 }
+
+    /// The payload being parsed: tokens without `arenaFlag` point into it.
+    @exclusivity(unchecked) @usableFromInline var input = UnsafeRawPointer(bitPattern: 1)!
     @exclusivity(unchecked) @usableFromInline var tokens: UnsafeMutablePointer<JSONTapeToken>
     @exclusivity(unchecked) @usableFromInline var tokenCount = 0
     @exclusivity(unchecked) private var tokenCapacity: Int
@@ -130,38 +138,13 @@ final class JSONTape {
         appendArenaTail(kind, from: offset)
     }
 
-    /// Appends a string or key token with these bytes when they are well-formed UTF-8, checking
-    /// and copying in one pass (eight ASCII bytes at a time); otherwise appends nothing and
-    /// returns the index of the first bad byte.
+    /// Appends a string or key token for bytes of the payload itself (`offset` from `input`),
+    /// already checked by the caller; nothing is copied.
     @inline(__always)
-    func appendValidatedString(_ kind: JSONTapeToken.Kind, _ source: UnsafeRawPointer, _ count: Int) -> Int? {
-        reserveArena(count)
-        let offset = arenaCount
-        let destination = UnsafeMutableRawPointer(arena + offset)
-        var i = 0
-        while i &+ 8 <= count {
-            let word = source.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-            if word & 0x8080_8080_8080_8080 != 0 { break }
-            destination.storeBytes(of: word, toByteOffset: i, as: UInt64.self)
-            i &+= 8
-        }
-        if i < count {
-            var highBits: UInt8 = 0
-            var k = i
-            while k < count {
-                let byte = source.load(fromByteOffset: k, as: UInt8.self)
-                highBits |= byte
-                destination.storeBytes(of: byte, toByteOffset: k, as: UInt8.self)
-                k &+= 1
-            }
-            if highBits & 0x80 != 0 {
-                let rest = UnsafeRawBufferPointer(start: source + i, count: count &- i)
-                if let bad = UTF8Validation.firstInvalidIndex(rest) { return i &+ bad }
-            }
-        }
-        arenaCount &+= count
-        appendArenaTail(kind, from: offset)
-        return nil
+    func appendInputString(_ kind: JSONTapeToken.Kind, offset: Int, count: Int) {
+        if kind != .key { countChild() }
+        appendToken(
+            JSONTapeToken(kind: kind, a: UInt32(truncatingIfNeeded: offset), b: UInt32(truncatingIfNeeded: count)))
     }
 
     /// Appends a string-like token whose bytes the caller has already written to the end of the arena.
@@ -170,7 +153,8 @@ final class JSONTape {
         if kind != .key { countChild() }
         appendToken(
             JSONTapeToken(
-                kind: kind, a: UInt32(truncatingIfNeeded: offset), b: UInt32(truncatingIfNeeded: arenaCount - offset)))
+                kind: kind, a: UInt32(truncatingIfNeeded: offset) | JSONTape.arenaFlag,
+                b: UInt32(truncatingIfNeeded: arenaCount - offset)))
     }
 
     @inline(__always)
@@ -209,9 +193,19 @@ final class JSONTape {
         return token.kind == .object || token.kind == .array ? Int(token.a) : index &+ 1
     }
 
+    /// Where the bytes of a string, key or number token start, given the tape's `input` and
+    /// `arena` (static, so readers in loops pass raw pointers and never touch the object).
+    @inlinable @inline(__always)
+    static func start(
+        of token: JSONTapeToken, input: UnsafeRawPointer, arena: UnsafeMutablePointer<UInt8>
+    ) -> UnsafeRawPointer {
+        token.a & JSONTape.arenaFlag == 0
+            ? input + Int(token.a) : UnsafeRawPointer(arena) + Int(token.a & ~JSONTape.arenaFlag)
+    }
+
     /// The bytes of a string, key or number token.
     @inlinable @inline(__always)
     func bytes(of token: JSONTapeToken) -> UnsafeRawBufferPointer {
-        UnsafeRawBufferPointer(start: arena + Int(token.a), count: Int(token.b))
+        UnsafeRawBufferPointer(start: JSONTape.start(of: token, input: input, arena: arena), count: Int(token.b))
     }
 }
