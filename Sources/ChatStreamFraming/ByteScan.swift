@@ -9,14 +9,16 @@
     import Darwin
 #endif
 
-/// Finds line ends in one input buffer with `memchr`, remembering where the next LF is so that
-/// looking for CR-or-LF stays linear: the CR search only runs up to the next LF, and the LF
-/// search runs once per LF, not once per line (a CR-only stream has no LF to find again).
+/// Finds line ends in one input buffer with `memchr`, remembering where the next LF and the
+/// next CR are, so that each search runs once per LF or CR found, not once per line: the whole
+/// scan stays linear, and a stream without CRs costs one CR search per buffer.
 struct LineEndFinder {
     private let base: UnsafeRawPointer
     private let count: Int
     /// The next LF at or after the last search start, or `count` when there is none.
     private var nextLF = -1
+    /// The next CR at or after the last search start (when looking for CRs), or `count`.
+    private var nextCR = -1
 
     init(_ base: UnsafeRawPointer, count: Int) {
         self.base = base
@@ -28,17 +30,24 @@ struct LineEndFinder {
     mutating func find(from: Int, to: Int, orCR: Bool) -> Int? {
         guard from < to else { return nil }
         if nextLF < from {
-            if let hit = memchr(base + from, Int32(ByteScan.lf), count - from) {
-                nextLF = base.distance(to: UnsafeRawPointer(hit))
-            } else {
-                nextLF = count
+            nextLF = search(ByteScan.lf, from: from)
+        }
+        var end = nextLF
+        if orCR {
+            if nextCR < from {
+                nextCR = search(ByteScan.cr, from: from)
             }
+            end = min(end, nextCR)
         }
-        let limit = min(nextLF, to)
-        if orCR, limit > from, let hit = memchr(base + from, Int32(ByteScan.cr), limit - from) {
-            return base.distance(to: UnsafeRawPointer(hit))
-        }
-        return nextLF < to ? nextLF : nil
+        return end < to ? end : nil
+    }
+
+    @inline(__always)
+    private func search(_ byte: UInt8, from: Int) -> Int {
+        // An empty line (the blank line that ends an SSE block) is found without a call.
+        if base.load(fromByteOffset: from, as: UInt8.self) == byte { return from }
+        guard let hit = memchr(base + from, Int32(byte), count - from) else { return count }
+        return base.distance(to: UnsafeRawPointer(hit))
     }
 }
 

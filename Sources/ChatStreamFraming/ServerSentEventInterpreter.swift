@@ -14,6 +14,8 @@ struct ServerSentEventInterpreter: @unchecked Sendable {
     // @unchecked: `dataInInput` is a pointer into the caller's input, non-nil only inside `feed`.
 
     private static let message: StaticString = "message"
+    /// `data` as a little- or big-endian word, as it lies in memory.
+    private static var dataWord: UInt32 { UInt32(0x64).littleEndian == 0x64 ? 0x6174_6164 : 0x6461_7461 }
 
     let maxEventBytes: Int
     /// Data lines joined so far (when not still in the input).
@@ -59,6 +61,16 @@ struct ServerSentEventInterpreter: @unchecked Sendable {
         let count = line.count
         guard count > 0, let base = line.baseAddress else {
             try dispatch(onEvent)
+            return
+        }
+        if count >= 5 && base.loadUnaligned(as: UInt32.self) == Self.dataWord
+            && base.load(fromByteOffset: 4, as: UInt8.self) == 0x3A
+        {
+            // The common line, `data:`, without the general field parse below.
+            if blockStart == nil { blockStart = offset }
+            let valueStart = count > 5 && base.load(fromByteOffset: 5, as: UInt8.self) == 0x20 ? 6 : 5
+            let value = UnsafeRawBufferPointer(start: base + valueStart, count: count - valueStart)
+            try appendData(value, inInput: inInput, valueOffset: offset + valueStart)
             return
         }
         if base.load(as: UInt8.self) == 0x3A {  // ':' comment
@@ -143,7 +155,7 @@ struct ServerSentEventInterpreter: @unchecked Sendable {
         let start = blockStart ?? 0
         let retry = blockRetry
         try withType { type in
-            try lastEventID.withUnsafeBytes { id in
+            try withLastEventID { id in
                 if let pending = dataInInput {
                     try onEvent(
                         ServerSentEventView(
@@ -168,6 +180,12 @@ struct ServerSentEventInterpreter: @unchecked Sendable {
                 UnsafeRawBufferPointer(start: Self.message.utf8Start, count: Self.message.utf8CodeUnitCount))
         }
         return try eventType.withUnsafeBytes(body)
+    }
+
+    @inline(__always)
+    private func withLastEventID<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        if lastEventID.isEmpty { return try body(UnsafeRawBufferPointer(start: nil, count: 0)) }
+        return try lastEventID.withUnsafeBytes(body)
     }
 
     @inline(__always)

@@ -171,6 +171,42 @@ public struct JSONElement {
         return (a < 0 ? nil : JSONElement(tape: tape, index: a), b < 0 ? nil : JSONElement(tape: tape, index: b))
     }
 
+    /// The values of three members, found in one pass over the object (each the last value of
+    /// its key when a key repeats); nils when this is not an object.
+    @inlinable
+    public func members(
+        _ first: StaticString, _ second: StaticString, _ third: StaticString
+    ) -> (JSONElement?, JSONElement?, JSONElement?) {
+        let tokens = tape.tokens
+        let input = tape.input
+        let arena = tape.arena
+        let token = tokens[index]
+        guard token.kind == .object else { return (nil, nil, nil) }
+        let end = Int(token.a)
+        var i = index &+ 1
+        var a = -1
+        var b = -1
+        var c = -1
+        while i < end {
+            let keyToken = tokens[i]
+            let length = Int(keyToken.b)
+            let key = JSONTape.start(of: keyToken, input: input, arena: arena)
+            if length == first.utf8CodeUnitCount && memcmpBytes(key, first.utf8Start, length) {
+                a = i &+ 1
+            } else if length == second.utf8CodeUnitCount && memcmpBytes(key, second.utf8Start, length) {
+                b = i &+ 1
+            } else if length == third.utf8CodeUnitCount && memcmpBytes(key, third.utf8Start, length) {
+                c = i &+ 1
+            }
+            let value = tokens[i &+ 1]
+            i = value.kind == .object || value.kind == .array ? Int(value.a) : i &+ 2
+        }
+        return (
+            a < 0 ? nil : JSONElement(tape: tape, index: a), b < 0 ? nil : JSONElement(tape: tape, index: b),
+            c < 0 ? nil : JSONElement(tape: tape, index: c)
+        )
+    }
+
     /// Calls `body` with each member's key and value, in order, when this is an object.
     public func forEachMember(_ body: (JSONElement, JSONElement) throws -> Void) rethrows {
         let token = self.token
@@ -252,18 +288,33 @@ public struct JSONElement {
     }
 }
 
+/// Whether `count` bytes at `a` and `b` are equal: keys are short, so a few loads of at most
+/// eight bytes each (overlapping at the end) instead of a byte loop or a libc call.
 @usableFromInline @inline(__always)
 func memcmpBytes(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ count: Int) -> Bool {
-    var i = 0
-    while i + 8 <= count {
-        if a.loadUnaligned(fromByteOffset: i, as: UInt64.self) != b.loadUnaligned(fromByteOffset: i, as: UInt64.self) {
-            return false
+    if count >= 8 {
+        var i = 0
+        while i &+ 8 < count {
+            if a.loadUnaligned(fromByteOffset: i, as: UInt64.self) != b.loadUnaligned(fromByteOffset: i, as: UInt64.self) {
+                return false
+            }
+            i &+= 8
         }
-        i += 8
+        let last = count &- 8
+        return a.loadUnaligned(fromByteOffset: last, as: UInt64.self)
+            == b.loadUnaligned(fromByteOffset: last, as: UInt64.self)
     }
-    while i < count {
-        if a.load(fromByteOffset: i, as: UInt8.self) != b.load(fromByteOffset: i, as: UInt8.self) { return false }
-        i += 1
+    if count >= 4 {
+        let last = count &- 4
+        return a.loadUnaligned(as: UInt32.self) == b.loadUnaligned(as: UInt32.self)
+            && a.loadUnaligned(fromByteOffset: last, as: UInt32.self)
+                == b.loadUnaligned(fromByteOffset: last, as: UInt32.self)
     }
-    return true
+    if count >= 2 {
+        let last = count &- 2
+        return a.loadUnaligned(as: UInt16.self) == b.loadUnaligned(as: UInt16.self)
+            && a.loadUnaligned(fromByteOffset: last, as: UInt16.self)
+                == b.loadUnaligned(fromByteOffset: last, as: UInt16.self)
+    }
+    return count == 0 || a.load(as: UInt8.self) == b.load(as: UInt8.self)
 }

@@ -11,10 +11,11 @@
 // state is then dead.
 //
 // Numbers arrive through `yajl_number` as text and are parsed in Swift (yajl's own integer path
-// rejects -2^63 and its double path follows the C locale). Strings are checked for strict UTF-8
-// (skipped when a scan before parsing found the payload all ASCII) and, without escapes, stay
-// where they are in the payload; strings with escapes are unescaped here from the raw input,
-// since yajl turns a lone surrogate escape into "?" or into an encoded surrogate.
+// rejects -2^63 and its double path follows the C locale). The whole payload is checked for
+// strict UTF-8 before yajl sees it (a scan finds most payloads all ASCII, and then that is all);
+// strings without escapes stay where they are in the payload, and strings with escapes are
+// unescaped here from the raw input, since yajl turns a lone surrogate escape into "?" or into
+// an encoded surrogate.
 
 internal import CYajl
 
@@ -50,8 +51,6 @@ public final class JSONParser {
     /// during the trailing-space call).
     @exclusivity(unchecked) private var firstValueEnd = 0
     @exclusivity(unchecked) private var failure: JSONError?
-    /// Whether the payload is all ASCII (found before parsing): then strings need no UTF-8 check.
-    @exclusivity(unchecked) private var inputIsASCII = true
 
     /// A parser with these limits.
     public init(configuration: JSONConfiguration = JSONConfiguration()) {
@@ -137,7 +136,10 @@ public final class JSONParser {
                 .syntax, byteOffset: streamOffset + position,
                 message: "control character 0x\(String(bytes[position], radix: 16, uppercase: true)) outside a string")
         }
-        inputIsASCII = scan.isASCII
+        if !scan.isASCII, let bad = UTF8Validation.firstInvalidIndex(bytes) {
+            // JSON text is UTF-8 throughout; outside strings yajl would reject the byte anyway.
+            throw JSONError(.invalidUTF8, byteOffset: streamOffset + bad, message: "invalid UTF-8")
+        }
         if let base = bytes.baseAddress { tape.input = base }
         input = bytes
         defer { input = UnsafeRawBufferPointer(start: nil, count: 0) }
@@ -247,14 +249,8 @@ public final class JSONParser {
         if let base = input.baseAddress, let start = decoded.baseAddress,
             start >= base, start + length <= base + input.count
         {
-            // No escapes: yajl points into our input. The token points there too, after a UTF-8
-            // check unless the whole payload is ASCII.
-            if !inputIsASCII, let bad = UTF8Validation.firstInvalidIndex(decoded) {
-                return fail(
-                    JSONError(
-                        .invalidUTF8, byteOffset: streamOffset + base.distance(to: start) + bad,
-                        message: "invalid UTF-8 in a string"))
-            }
+            // No escapes: yajl points into our input, which `fill` has checked as UTF-8. The
+            // token points there too.
             tape.appendInputString(kind, offset: base.distance(to: start), count: length)
         } else if let error = appendEscapedString(kind, decoded: decoded) {
             return fail(error)

@@ -1,7 +1,7 @@
 // JSONPayloadScan: one pass over a payload before yajl sees it, eight bytes at a time.
 //
-// It answers two questions. Is every byte ASCII? Then no string in the payload can hold
-// ill-formed UTF-8 and the string callbacks skip the check. Is there a form feed or vertical
+// It answers two questions. Is every byte ASCII? Then the payload needs no UTF-8 check (otherwise
+// the parser checks all of it before parsing). Is there a form feed or vertical
 // tab? yajl takes them for whitespace, which JSON does not (inside a string they would be raw
 // control characters, an error as well).
 

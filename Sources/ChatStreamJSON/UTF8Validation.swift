@@ -1,7 +1,8 @@
 // Strict UTF-8 validation (Unicode Table 3-7), with an ASCII fast path.
 //
 // yajl checks only the shape of multi-byte sequences: it lets overlong forms and encoded
-// surrogates through. Every string and key the parser keeps passes through here first.
+// surrogates through. Every payload with a byte outside ASCII passes through here before yajl
+// sees it.
 
 enum UTF8Validation {
     /// The index of the first byte that starts an ill-formed sequence, or nil when all is well-formed.

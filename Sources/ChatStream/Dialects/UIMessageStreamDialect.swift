@@ -36,15 +36,16 @@ public struct UIMessageStreamDialect: StreamDialect {
         var extra: [StreamEvent] = []
         var unknown = false
         try parser.parseUnit(unit, eventType: nil) { root in
-            guard root.kind == .object else {
-                throw StreamError(.malformed, message: "a chunk must be a JSON object", byteOffset: offset)
-            }
-            guard let type = root["type"] else {
+            // One pass finds the fields of the hot path (nils when the chunk is not an object).
+            let (typeElement, idElement, deltaElement) = root.members("type", "id", "delta")
+            guard let type = typeElement else {
+                guard root.kind == .object else {
+                    throw StreamError(.malformed, message: "a chunk must be a JSON object", byteOffset: offset)
+                }
                 throw StreamError(.malformed, message: "a chunk needs a \"type\"", byteOffset: offset, field: "type")
             }
             if type.isString("text-delta") {
                 // The hot path: emitted straight from here, no optional event to copy and destroy.
-                let (idElement, deltaElement) = root.members("id", "delta")
                 guard let delta = deltaElement?.string else {
                     throw StreamError.missingString("delta", eventType: "text-delta", offset: offset)
                 }
