@@ -68,7 +68,7 @@ public struct JSONElement {
     }
 
     /// Whether this is a string equal to `text`, compared without making a `String`.
-    @inlinable
+    @inlinable @inline(__always)
     public func isString(_ text: StaticString) -> Bool {
         withUTF8 { bytes in
             bytes.count == text.utf8CodeUnitCount
@@ -173,7 +173,7 @@ public struct JSONElement {
 
     /// The values of three members, found in one pass over the object (each the last value of
     /// its key when a key repeats); nils when this is not an object.
-    @inlinable
+    @inlinable @inline(__always)
     public func members(
         _ first: StaticString, _ second: StaticString, _ third: StaticString
     ) -> (JSONElement?, JSONElement?, JSONElement?) {

@@ -252,11 +252,35 @@ public final class JSONParser {
             // No escapes: yajl points into our input, which `fill` has checked as UTF-8. The
             // token points there too.
             tape.appendInputString(kind, offset: base.distance(to: start), count: length)
+        } else if JSONParser.isASCIIWithoutQuestionMark(decoded) {
+            // Escapes that came out as ASCII other than `?`: yajl's own decoding is then exactly
+            // ours (its surrogate handling shows as `?` or as bytes above 0x7F), so take it.
+            tape.appendBytes(kind, decoded)
         } else if let error = appendEscapedString(kind, decoded: decoded) {
             return fail(error)
         }
         if kind != .key { valueDone() }
         return 1
+    }
+
+    /// Whether every byte is ASCII and none is `?`, eight bytes at a time.
+    private static func isASCIIWithoutQuestionMark(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
+        let count = bytes.count
+        var flags: UInt64 = 0
+        var i = 0
+        while i &+ 8 <= count {
+            let word = base.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            let x = word ^ 0x3F3F_3F3F_3F3F_3F3F  // a zero byte where `?` was
+            flags |= word | ((x &- 0x0101_0101_0101_0101) & ~x)
+            i &+= 8
+        }
+        while i < count {
+            let byte = base.load(fromByteOffset: i, as: UInt8.self)
+            if byte >= 0x80 || byte == 0x3F { return false }
+            i &+= 1
+        }
+        return flags & 0x8080_8080_8080_8080 == 0
     }
 
     /// Unescapes the string that yajl has just lexed from the raw input, found by walking back

@@ -32,9 +32,6 @@ public struct UIMessageStreamDialect: StreamDialect {
             return
         }
         let offset = unit.streamOffset
-        var event: StreamEvent? = nil
-        var extra: [StreamEvent] = []
-        var unknown = false
         try parser.parseUnit(unit, eventType: nil) { root in
             // One pass finds the fields of the hot path (nils when the chunk is not an object).
             let (typeElement, idElement, deltaElement) = root.members("type", "id", "delta")
@@ -50,102 +47,114 @@ public struct UIMessageStreamDialect: StreamDialect {
                     throw StreamError.missingString("delta", eventType: "text-delta", offset: offset)
                 }
                 try emit(.textDelta(id: partIDs.string(idElement) ?? Self.defaultTextPartID, delta: delta))
-            } else if type.isString("reasoning-delta") {
-                event = .reasoningDelta(
-                    id: partIDs.string(root["id"]) ?? "reasoning-0",
-                    delta: try root.requiredString("delta", eventType: "reasoning-delta", offset: offset))
-            } else if type.isString("tool-input-delta") {
-                event = .toolInputDelta(
-                    id: try root.requiredString("toolCallId", eventType: "tool-input-delta", offset: offset),
-                    delta: try root.requiredString("inputTextDelta", eventType: "tool-input-delta", offset: offset))
-            } else if type.isString("text-start") {
-                event = .textStart(id: root["id"]?.string ?? Self.defaultTextPartID)
-            } else if type.isString("text-end") {
-                event = .textEnd(id: root["id"]?.string ?? Self.defaultTextPartID)
-            } else if type.isString("reasoning-start") {
-                event = .reasoningStart(id: root["id"]?.string ?? "reasoning-0")
-            } else if type.isString("reasoning-end") {
-                event = .reasoningEnd(id: root["id"]?.string ?? "reasoning-0")
-            } else if type.isString("start") {
-                event = .messageStart(id: root["messageId"]?.string)
-                if let metadata = root["messageMetadata"] { extra = metadataEvents(metadata) }
-            } else if type.isString("start-step") {
-                event = .stepStart
-            } else if type.isString("finish-step") {
-                event = .stepFinish
-            } else if type.isString("message-metadata") {
-                if let metadata = root["messageMetadata"] { extra = metadataEvents(metadata) }
-            } else if type.isString("finish") {
-                var raw = root["finishReason"]?.string
-                if let metadata = root["messageMetadata"] {
-                    extra = metadataEvents(metadata)
-                    raw = raw ?? metadata["finishReason"]?.string
-                }
-                extra.append(.finish(reason: raw.map(FinishReason.init(normalizing:)), rawReason: raw))
-            } else if type.isString("tool-input-start") {
-                let name = "tool-input-start"
-                event = .toolCallStart(
-                    id: try root.requiredString("toolCallId", eventType: name, offset: offset),
-                    name: try root.requiredString("toolName", eventType: name, offset: offset),
-                    providerExecuted: root["providerExecuted"]?.bool ?? false)
-            } else if type.isString("tool-input-available") {
-                let name = "tool-input-available"
-                event = .toolInputAvailable(
-                    id: try root.requiredString("toolCallId", eventType: name, offset: offset),
-                    name: try root.requiredString("toolName", eventType: name, offset: offset),
-                    input: root["input"]?.jsonValue ?? .object(JSONObject()))
-            } else if type.isString("tool-input-error") {
-                let name = "tool-input-error"
-                event = .toolInputError(
-                    id: try root.requiredString("toolCallId", eventType: name, offset: offset),
-                    name: root["toolName"]?.string,
-                    errorText: root["errorText"]?.string ?? "invalid tool input")
-            } else if type.isString("tool-output-available") {
-                event = .toolResult(
-                    id: try root.requiredString("toolCallId", eventType: "tool-output-available", offset: offset),
-                    name: root["toolName"]?.string, output: root["output"]?.jsonValue ?? .null,
-                    preliminary: root["preliminary"]?.bool ?? false)
-            } else if type.isString("tool-output-error") {
-                event = .toolOutputError(
-                    id: try root.requiredString("toolCallId", eventType: "tool-output-error", offset: offset),
-                    errorText: root["errorText"]?.string ?? "tool failed")
-            } else if type.isString("tool-output-denied") {
-                event = .toolOutputError(
-                    id: try root.requiredString("toolCallId", eventType: "tool-output-denied", offset: offset),
-                    errorText: "tool execution denied")
-            } else if type.isString("error") {
-                event = .error(errorInfo(root))
-            } else if type.isString("abort") {
-                event = .error(
-                    StreamErrorInfo(code: "ABORTED", message: root["reason"]?.string ?? "the stream was aborted"))
-            } else if type.isString("source-url") {
-                event = .source(
-                    StreamSource(
-                        id: root["sourceId"]?.string ?? "",
-                        url: try root.requiredString("url", eventType: "source-url", offset: offset),
-                        title: root["title"]?.string))
-            } else if type.isString("source-document") {
-                event = .source(
-                    StreamSource(
-                        id: root["sourceId"]?.string ?? "", title: root["title"]?.string,
-                        mediaType: root["mediaType"]?.string, filename: root["filename"]?.string))
-            } else if type.isString("file") {
-                event = .file(
-                    url: try root.requiredString("url", eventType: "file", offset: offset),
-                    mediaType: root["mediaType"]?.string ?? "application/octet-stream")
-            } else if let name = type.withUTF8({
-                $0.starts(with: "data-".utf8) ? String(decoding: $0.dropFirst(5), as: UTF8.self) : nil
-            }) ?? nil {
-                event = .data(
-                    name: name, id: root["id"]?.string, data: root["data"]?.jsonValue ?? .null,
-                    transient: root["transient"]?.bool ?? false)
-            } else if type.isString("reset-step") || type.isString("tool-approval-request")
-                || type.isString("tool-approval-response")
-            {
-                // Known, and nothing a message keeps.
             } else {
-                unknown = true
+                try decodeOther(root, type: type, offset: offset, emit: emit)
             }
+        }
+    }
+
+    /// Every chunk type but `text-delta`.
+    private mutating func decodeOther(
+        _ root: JSONElement, type: JSONElement, offset: Int, emit: (StreamEvent) throws -> Void
+    ) throws {
+        var event: StreamEvent? = nil
+        var extra: [StreamEvent] = []
+        var unknown = false
+        if type.isString("reasoning-delta") {
+            event = .reasoningDelta(
+                id: partIDs.string(root["id"]) ?? "reasoning-0",
+                delta: try root.requiredString("delta", eventType: "reasoning-delta", offset: offset))
+        } else if type.isString("tool-input-delta") {
+            event = .toolInputDelta(
+                id: try root.requiredString("toolCallId", eventType: "tool-input-delta", offset: offset),
+                delta: try root.requiredString("inputTextDelta", eventType: "tool-input-delta", offset: offset))
+        } else if type.isString("text-start") {
+            event = .textStart(id: root["id"]?.string ?? Self.defaultTextPartID)
+        } else if type.isString("text-end") {
+            event = .textEnd(id: root["id"]?.string ?? Self.defaultTextPartID)
+        } else if type.isString("reasoning-start") {
+            event = .reasoningStart(id: root["id"]?.string ?? "reasoning-0")
+        } else if type.isString("reasoning-end") {
+            event = .reasoningEnd(id: root["id"]?.string ?? "reasoning-0")
+        } else if type.isString("start") {
+            event = .messageStart(id: root["messageId"]?.string)
+            if let metadata = root["messageMetadata"] { extra = metadataEvents(metadata) }
+        } else if type.isString("start-step") {
+            event = .stepStart
+        } else if type.isString("finish-step") {
+            event = .stepFinish
+        } else if type.isString("message-metadata") {
+            if let metadata = root["messageMetadata"] { extra = metadataEvents(metadata) }
+        } else if type.isString("finish") {
+            var raw = root["finishReason"]?.string
+            if let metadata = root["messageMetadata"] {
+                extra = metadataEvents(metadata)
+                raw = raw ?? metadata["finishReason"]?.string
+            }
+            extra.append(.finish(reason: raw.map(FinishReason.init(normalizing:)), rawReason: raw))
+        } else if type.isString("tool-input-start") {
+            let name = "tool-input-start"
+            event = .toolCallStart(
+                id: try root.requiredString("toolCallId", eventType: name, offset: offset),
+                name: try root.requiredString("toolName", eventType: name, offset: offset),
+                providerExecuted: root["providerExecuted"]?.bool ?? false)
+        } else if type.isString("tool-input-available") {
+            let name = "tool-input-available"
+            event = .toolInputAvailable(
+                id: try root.requiredString("toolCallId", eventType: name, offset: offset),
+                name: try root.requiredString("toolName", eventType: name, offset: offset),
+                input: root["input"]?.jsonValue ?? .object(JSONObject()))
+        } else if type.isString("tool-input-error") {
+            let name = "tool-input-error"
+            event = .toolInputError(
+                id: try root.requiredString("toolCallId", eventType: name, offset: offset),
+                name: root["toolName"]?.string,
+                errorText: root["errorText"]?.string ?? "invalid tool input")
+        } else if type.isString("tool-output-available") {
+            event = .toolResult(
+                id: try root.requiredString("toolCallId", eventType: "tool-output-available", offset: offset),
+                name: root["toolName"]?.string, output: root["output"]?.jsonValue ?? .null,
+                preliminary: root["preliminary"]?.bool ?? false)
+        } else if type.isString("tool-output-error") {
+            event = .toolOutputError(
+                id: try root.requiredString("toolCallId", eventType: "tool-output-error", offset: offset),
+                errorText: root["errorText"]?.string ?? "tool failed")
+        } else if type.isString("tool-output-denied") {
+            event = .toolOutputError(
+                id: try root.requiredString("toolCallId", eventType: "tool-output-denied", offset: offset),
+                errorText: "tool execution denied")
+        } else if type.isString("error") {
+            event = .error(errorInfo(root))
+        } else if type.isString("abort") {
+            event = .error(
+                StreamErrorInfo(code: "ABORTED", message: root["reason"]?.string ?? "the stream was aborted"))
+        } else if type.isString("source-url") {
+            event = .source(
+                StreamSource(
+                    id: root["sourceId"]?.string ?? "",
+                    url: try root.requiredString("url", eventType: "source-url", offset: offset),
+                    title: root["title"]?.string))
+        } else if type.isString("source-document") {
+            event = .source(
+                StreamSource(
+                    id: root["sourceId"]?.string ?? "", title: root["title"]?.string,
+                    mediaType: root["mediaType"]?.string, filename: root["filename"]?.string))
+        } else if type.isString("file") {
+            event = .file(
+                url: try root.requiredString("url", eventType: "file", offset: offset),
+                mediaType: root["mediaType"]?.string ?? "application/octet-stream")
+        } else if let name = type.withUTF8({
+            $0.starts(with: "data-".utf8) ? String(decoding: $0.dropFirst(5), as: UTF8.self) : nil
+        }) ?? nil {
+            event = .data(
+                name: name, id: root["id"]?.string, data: root["data"]?.jsonValue ?? .null,
+                transient: root["transient"]?.bool ?? false)
+        } else if type.isString("reset-step") || type.isString("tool-approval-request")
+            || type.isString("tool-approval-response")
+        {
+            // Known, and nothing a message keeps.
+        } else {
+            unknown = true
         }
         if unknown { unknownUnitCount += 1 }
         if let event {
