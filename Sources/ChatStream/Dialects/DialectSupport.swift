@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 // Helpers dialects share: reading required fields with errors that say where.
 
 extension JSONParser {
@@ -54,8 +48,9 @@ extension JSONElement {
 /// Remembers the last string made from a field, so a value that repeats event after event (a
 /// part ID on every delta) becomes a `String` once, not once per event.
 public struct RepeatedStringCache: Sendable {
-    private var bytes: [UInt8] = []
-    private var string = ""
+    /// The bytes of `string`.
+    @usableFromInline var bytes: [UInt8] = []
+    @usableFromInline var string = ""
 
     public init() {}
 
@@ -63,16 +58,32 @@ public struct RepeatedStringCache: Sendable {
     @inlinable
     public mutating func string(_ element: JSONElement?) -> String? {
         guard let element else { return nil }
-        return element.withUTF8 { value in cached(value) }
+        return element.withUTF8 { value in
+            bytes.withUnsafeBytes { RepeatedStringCache.equal($0, value) } ? string : refill(value)
+        }
+    }
+
+    @inlinable @inline(__always)
+    static func equal(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+        let count = a.count
+        guard count == b.count else { return false }
+        guard count > 0, let x = a.baseAddress, let y = b.baseAddress else { return true }
+        var i = 0
+        while i &+ 8 <= count {
+            if x.loadUnaligned(fromByteOffset: i, as: UInt64.self) != y.loadUnaligned(fromByteOffset: i, as: UInt64.self) {
+                return false
+            }
+            i &+= 8
+        }
+        while i < count {
+            if x.load(fromByteOffset: i, as: UInt8.self) != y.load(fromByteOffset: i, as: UInt8.self) { return false }
+            i &+= 1
+        }
+        return true
     }
 
     @usableFromInline
-    mutating func cached(_ value: UnsafeRawBufferPointer) -> String {
-        if value.count == bytes.count,
-            value.isEmpty || bytes.withUnsafeBytes({ memcmp($0.baseAddress!, value.baseAddress!, value.count) == 0 })
-        {
-            return string
-        }
+    mutating func refill(_ value: UnsafeRawBufferPointer) -> String {
         bytes.removeAll(keepingCapacity: true)
         bytes.append(contentsOf: value)
         string = String(decoding: value, as: UTF8.self)
