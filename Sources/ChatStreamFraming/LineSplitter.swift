@@ -51,6 +51,18 @@ struct LineSplitter: Sendable {
         _ input: UnsafeRawBufferPointer,
         _ onLine: (UnsafeRawBufferPointer, Int, Bool) throws -> Void
     ) throws {
+        try feed(input, skipping: { _, _, _, _ in nil }, onLine)
+    }
+
+    /// Like ``feed(_:_:)``, first offering each line that starts inside `input` (nothing carried)
+    /// to `skip(input, index, streamOffsetOfIndex, &finder)`, which may consume whole lines
+    /// itself and return the index after them, or return nil to leave the line to `onLine`.
+    @inline(__always)
+    mutating func feed(
+        _ input: UnsafeRawBufferPointer,
+        skipping skip: (UnsafeRawBufferPointer, Int, Int, inout LineEndFinder) throws -> Int?,
+        _ onLine: (UnsafeRawBufferPointer, Int, Bool) throws -> Void
+    ) throws {
         let count = input.count
         guard count > 0, let base = input.baseAddress else { return }
         let start = streamOffset
@@ -62,6 +74,10 @@ struct LineSplitter: Sendable {
             if base.load(as: UInt8.self) == ByteScan.lf { index = 1 }
         }
         while index < count {
+            if carry.isEmpty, let next = try skip(input, index, start + index, &finder) {
+                index = next
+                continue
+            }
             let room = maxLineBytes - carry.count
             let window = room < count - index ? room + 1 : count - index
             guard let end = finder.find(from: index, to: index + window, orCR: orCR) else {

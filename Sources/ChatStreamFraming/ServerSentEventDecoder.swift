@@ -144,8 +144,15 @@ public struct ServerSentEventDecoder: Sendable {
         _ onEvent: (ServerSentEventView) throws -> Void,
         _ onComment: (UnsafeRawBufferPointer) throws -> Void
     ) throws {
-        try lines.feed(bytes) { line, offset, inInput in
-            try interpreter.interpret(line, at: offset, inInput: inInput, onEvent, onComment)
-        }
+        let maxLineBytes = lines.maxLineBytes
+        try lines.feed(
+            bytes,
+            skipping: { input, index, offset, finder in
+                try interpreter.dispatchDataBlock(
+                    input, at: index, streamOffset: offset, maxLineBytes: maxLineBytes, finder: &finder, onEvent)
+            },
+            { line, offset, inInput in
+                try interpreter.interpret(line, at: offset, inInput: inInput, onEvent, onComment)
+            })
     }
 }

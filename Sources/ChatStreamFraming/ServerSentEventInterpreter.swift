@@ -106,6 +106,37 @@ struct ServerSentEventInterpreter: @unchecked Sendable {
         }
     }
 
+    /// The common block in one step: when no block is pending and `input` holds, from `index`,
+    /// a `data:` line ended by LF and then an empty line ended by LF, dispatches it as the line
+    /// rules would (type `message`, no retry) and returns the index after the empty line. Returns
+    /// nil, touching nothing, for anything else (the general line path then takes it).
+    @inline(__always)
+    mutating func dispatchDataBlock(
+        _ input: UnsafeRawBufferPointer, at index: Int, streamOffset: Int, maxLineBytes: Int,
+        finder: inout LineEndFinder, _ onEvent: (ServerSentEventView) throws -> Void
+    ) throws -> Int? {
+        let count = input.count
+        guard blockStart == nil, !atStreamStart, index &+ 6 < count, let base = input.baseAddress,
+            base.loadUnaligned(fromByteOffset: index, as: UInt32.self) == Self.dataWord,
+            base.load(fromByteOffset: index &+ 4, as: UInt8.self) == 0x3A,
+            let end = finder.find(from: index, to: count, orCR: true), end &- index <= maxLineBytes,
+            end &+ 1 < count, base.load(fromByteOffset: end, as: UInt8.self) == ByteScan.lf,
+            base.load(fromByteOffset: end &+ 1, as: UInt8.self) == ByteScan.lf
+        else { return nil }
+        var valueStart = index &+ 5
+        if valueStart < end && base.load(fromByteOffset: valueStart, as: UInt8.self) == 0x20 { valueStart &+= 1 }
+        guard end &- valueStart <= maxEventBytes else { return nil }  // the line path reports it
+        try withLastEventID { id in
+            try onEvent(
+                ServerSentEventView(
+                    type: UnsafeRawBufferPointer(start: Self.message.utf8Start, count: Self.message.utf8CodeUnitCount),
+                    data: UnsafeRawBufferPointer(start: base + valueStart, count: end &- valueStart),
+                    lastEventID: id, retry: nil, byteOffset: streamOffset,
+                    dataOffset: streamOffset &+ (valueStart &- index)))
+        }
+        return end &+ 2
+    }
+
     /// Copies a data line still in the caller's input into the reused buffer.
     @inline(__always)
     mutating func detachFromInput() {
