@@ -7,12 +7,13 @@ import Testing
 struct SSEOutcome: Equatable, CustomStringConvertible {
     var events: [ServerSentEvent] = []
     var offsets: [Int] = []
+    var dataOffsets: [Int] = []
     var comments: [String] = []
     var reconnectionTime: Int?
     var end: StreamEnd?
 
     var description: String {
-        "events: \(events) offsets: \(offsets) comments: \(comments) end: \(String(describing: end))"
+        "events: \(events) offsets: \(offsets) data offsets: \(dataOffsets) comments: \(comments) end: \(String(describing: end))"
     }
 }
 
@@ -30,6 +31,7 @@ func decodeSSE(_ pieces: [[UInt8]], configuration: ServerSentEventDecoder.Config
                 onEvent: { event in
                     outcome.events.append(ServerSentEvent(event))
                     outcome.offsets.append(event.byteOffset)
+                    outcome.dataOffsets.append(event.dataOffset)
                 },
                 onComment: { outcome.comments.append(String(decoding: $0, as: UTF8.self)) })
         }

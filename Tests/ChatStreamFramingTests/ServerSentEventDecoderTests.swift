@@ -11,6 +11,27 @@ struct ServerSentEventDecoderTests {
         #expect(try decodeSSEEveryWay(pieces.flatMap { $0 }).events == [ServerSentEvent(data: "a\nb")])
     }
 
+    @Test func oneStepDataBlocksAgreeWithTheLinePath() throws {
+        // Whole, most blocks below take the one-step path (a `data:` line and an empty line, both
+        // ended by LF); one byte at a time, every line goes through the line path. Every field,
+        // offsets included, must agree (decodeSSEEveryWay compares every chunking).
+        let text =
+            "data: a\n\ndata:b\n\ndata: \n\ndata:\n\nid: 5\ndata: c\n\ndata: d\n\nevent: e\ndata: f\n\n"
+            + "data: g\r\n\r\ndata: h\n\rdata: i\n\n: note\ndata: j\n\nretry: 10\ndata: k\n\ndata: l\n\n"
+        let outcome = try decodeSSEEveryWay(bytes(text))
+        #expect(
+            outcome.events == [
+                ServerSentEvent(data: "a"), ServerSentEvent(data: "b"), ServerSentEvent(data: ""),
+                ServerSentEvent(data: ""), ServerSentEvent(data: "c", id: "5"), ServerSentEvent(data: "d", id: "5"),
+                ServerSentEvent(type: "e", data: "f", id: "5"), ServerSentEvent(data: "g", id: "5"),
+                ServerSentEvent(data: "h", id: "5"), ServerSentEvent(data: "i", id: "5"),
+                ServerSentEvent(data: "j", id: "5"), ServerSentEvent(data: "k", id: "5", retry: 10),
+                ServerSentEvent(data: "l", id: "5"),
+            ])
+        #expect(outcome.offsets.prefix(4) == [0, 9, 17, 25])
+        #expect(outcome.dataOffsets.prefix(4) == [6, 14, 23, 30])
+    }
+
     @Test func loneCRAndLFEachEndALine() throws {
         let outcome = try decodeSSEEveryWay(bytes("data: a\rdata: b\n\rdata: c\r\r"))
         #expect(outcome.events == [ServerSentEvent(data: "a\nb"), ServerSentEvent(data: "c")])

@@ -41,6 +41,42 @@ import Testing
         #expect(try parse(#"{"k\u0041":"v"}"#)["kA"] == "v")
     }
 
+    @Test func escapedStringsDecodeTheSameOnBothPaths() throws {
+        // Escapes that decode to ASCII other than `?` take yajl's decoding; a `?`, a byte above
+        // 0x7F or a surrogate escape sends the string through our own unescaper. Both must agree
+        // with the plain meaning, in strings and in keys, short and past eight bytes.
+        let cases: [(String, String)] = [
+            (#""\n""#, "\n"), (#""line\none\tand \"two\"""#, "line\none\tand \"two\""),
+            (#""\u0041\u0062c""#, "Abc"), (#""why\u003F""#, "why?"), (#""what?\n""#, "what?\n"),
+            (#""caf\u00e9 and more text""#, "café and more text"), (#""é\n""#, "é\n"),
+            (#""\ud83d\ude00 and \n""#, "😀 and \n"), (#""\ud800 lone\n""#, "\u{FFFD} lone\n"),
+            (#""\u0000x""#, "\u{0}x"),
+        ]
+        for (json, expected) in cases {
+            #expect(try parse(json) == .string(expected), "\(json)")
+            #expect(try parse("{\(json):1}").objectValue?.keys == [expected], "key \(json)")
+        }
+    }
+
+    @Test func formFeedAndVerticalTabAreFoundAtEveryPosition() throws {
+        // The scan before parsing reads eight bytes at a time with an overlapping tail: put the
+        // byte at every inner offset of payloads of several lengths.
+        for length in [3, 7, 8, 9, 15, 16, 17, 40] {
+            for position in 1..<(length - 1) {
+                for bad: UInt8 in [0x0B, 0x0C] {
+                    var bytes = [UInt8](repeating: 0x20, count: length)
+                    bytes[0] = 0x5B  // [
+                    bytes[length - 1] = 0x5D  // ]
+                    bytes[position] = bad
+                    let error = #expect(throws: JSONError.self) { try parser.parseValue(bytes, streamOffset: 10) }
+                    #expect(error?.byteOffset == 10 + position, "length \(length) position \(position)")
+                }
+            }
+        }
+        // Bytes 0x8B and 0x8C inside well-formed UTF-8 are not form feeds.
+        #expect(try parse("[\"\u{10B}\u{10C}\u{30B}\", \"\u{30C}\"]") == ["\u{10B}\u{10C}\u{30B}", "\u{30C}"])
+    }
+
     @Test func loneSurrogateEscapesBecomeReplacementCharacter() throws {
         #expect(try parse(#""\ud800""#) == "\u{FFFD}")
         #expect(try parse(#""\udc00x""#) == "\u{FFFD}x")

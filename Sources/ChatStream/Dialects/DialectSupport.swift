@@ -70,7 +70,9 @@ public struct RepeatedStringCache: Sendable {
         guard count > 0, let x = a.baseAddress, let y = b.baseAddress else { return true }
         var i = 0
         while i &+ 8 <= count {
-            if x.loadUnaligned(fromByteOffset: i, as: UInt64.self) != y.loadUnaligned(fromByteOffset: i, as: UInt64.self) {
+            if x.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                != y.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            {
                 return false
             }
             i &+= 8
