@@ -290,7 +290,7 @@ public struct JSONElement {
 
 /// Whether `count` bytes at `a` and `b` are equal: keys are short, so a few loads of at most
 /// eight bytes each (overlapping at the end) instead of a byte loop or a libc call.
-@usableFromInline @inline(__always)
+@inlinable @inline(__always)
 func memcmpBytes(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ count: Int) -> Bool {
     if count >= 8 {
         var i = 0

@@ -39,9 +39,11 @@ public struct FramedUnit {
     public var typeString: String { String(decoding: type, as: UTF8.self) }
 
     /// Whether the data is exactly `text` (e.g. `[DONE]`).
+    @inlinable
     public func dataEquals(_ text: StaticString) -> Bool {
-        data.count == text.utf8CodeUnitCount
-            && (data.isEmpty || memcmp(data.baseAddress!, text.utf8Start, data.count) == 0)
+        guard data.count == text.utf8CodeUnitCount else { return false }
+        for index in 0..<data.count where data[index] != text.utf8Start[index] { return false }
+        return true
     }
 
     /// Whether the type is exactly `text`.
