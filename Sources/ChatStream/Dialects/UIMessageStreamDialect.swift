@@ -32,23 +32,27 @@ public struct UIMessageStreamDialect: StreamDialect {
             return
         }
         let offset = unit.streamOffset
-        try parser.parseUnit(unit, eventType: nil) { root in
-            // One pass finds the fields of the hot path (nils when the chunk is not an object).
-            let (typeElement, idElement, deltaElement) = root.members("type", "id", "delta")
-            guard let type = typeElement else {
-                guard root.kind == .object else {
-                    throw StreamError(.malformed, message: "a chunk must be a JSON object", byteOffset: offset)
+        // The parser is this dialect's own and outlives the call: borrow it without a retain.
+        try Unmanaged.passUnretained(parser)._withUnsafeGuaranteedRef { parser in
+            try parser.parseUnit(unit, eventType: nil) { root in
+                // One pass finds the fields of the hot path (nils when the chunk is not an object).
+                let (typeElement, idElement, deltaElement) = root.members("type", "id", "delta")
+                guard let type = typeElement else {
+                    guard root.kind == .object else {
+                        throw StreamError(.malformed, message: "a chunk must be a JSON object", byteOffset: offset)
+                    }
+                    throw StreamError(
+                        .malformed, message: "a chunk needs a \"type\"", byteOffset: offset, field: "type")
                 }
-                throw StreamError(.malformed, message: "a chunk needs a \"type\"", byteOffset: offset, field: "type")
-            }
-            if type.isString("text-delta") {
-                // The hot path: emitted straight from here, no optional event to copy and destroy.
-                guard let delta = deltaElement?.string else {
-                    throw StreamError.missingString("delta", eventType: "text-delta", offset: offset)
+                if type.isString("text-delta") {
+                    // The hot path: emitted straight from here, no optional event to copy and destroy.
+                    guard let delta = deltaElement?.string else {
+                        throw StreamError.missingString("delta", eventType: "text-delta", offset: offset)
+                    }
+                    try emit(.textDelta(id: partIDs.string(idElement) ?? Self.defaultTextPartID, delta: delta))
+                } else {
+                    try decodeOther(root, type: type, offset: offset, emit: emit)
                 }
-                try emit(.textDelta(id: partIDs.string(idElement) ?? Self.defaultTextPartID, delta: delta))
-            } else {
-                try decodeOther(root, type: type, offset: offset, emit: emit)
             }
         }
     }
