@@ -121,14 +121,36 @@ public final class JSONParser {
         depth = 0
         completedValues = 0
         firstValueEnd = bytes.count
-        failure = nil
         self.streamOffset = streamOffset
+        guard let base = bytes.baseAddress, bytes.count > 0, bytes.count <= configuration.maxValueBytes else {
+            return try fillEmptyOrTooLarge(bytes)
+        }
+        let scan = JSONPayloadScan.scan(bytes)
+        if scan.formFeedOrVerticalTab != nil || !scan.isASCII { try check(bytes, scan) }
+        tape.input = base
+        input = bytes
+        let status = yajl_parse(handle, base, bytes.count)
+        input = UnsafeRawBufferPointer(start: nil, count: 0)
+        // The usual payload: one value that ends at the last byte.
+        if status != yajl_status_ok || completedValues != 1 || depth != 0 || firstValueEnd != bytes.count {
+            try finishUnusual(bytes, status)
+        }
+    }
+
+    @inline(never)
+    private func fillEmptyOrTooLarge(_ bytes: UnsafeRawBufferPointer) throws {
         guard bytes.count <= configuration.maxValueBytes else {
             throw JSONError(
                 .valueTooLarge, byteOffset: streamOffset + configuration.maxValueBytes,
                 message: "a value of \(bytes.count) bytes is over the limit of \(configuration.maxValueBytes)")
         }
-        let scan = JSONPayloadScan.scan(bytes)
+        try finishUnusual(bytes, yajl_status_ok)
+    }
+
+    /// Throws for a form feed or vertical tab, or for ill-formed UTF-8 in a payload that is not
+    /// all ASCII.
+    @inline(never)
+    private func check(_ bytes: UnsafeRawBufferPointer, _ scan: JSONPayloadScan.Result) throws {
         if let position = scan.formFeedOrVerticalTab {
             // yajl takes form feed and vertical tab for whitespace; JSON does not. Inside a string
             // they would be unescaped control characters, an error as well.
@@ -140,14 +162,17 @@ public final class JSONParser {
             // JSON text is UTF-8 throughout; outside strings yajl would reject the byte anyway.
             throw JSONError(.invalidUTF8, byteOffset: streamOffset + bad, message: "invalid UTF-8")
         }
-        if let base = bytes.baseAddress { tape.input = base }
-        input = bytes
-        defer { input = UnsafeRawBufferPointer(start: nil, count: 0) }
-        var status = bytes.isEmpty ? yajl_status_ok : yajl_parse(handle, bytes.baseAddress, bytes.count)
+    }
+
+    /// Everything after `yajl_parse` but the usual case: a lone number yajl has not ended yet,
+    /// errors, no value or several, and bytes after the value.
+    @inline(never)
+    private func finishUnusual(_ bytes: UnsafeRawBufferPointer, _ firstStatus: yajl_status) throws {
+        var status = firstStatus
         if status == yajl_status_ok && completedValues == 0 {
             // A lone number is only known to be over once yajl sees what follows. (Bytes after a
             // completed value, a number among them, are caught by the trailing-bytes check below.)
-            input = UnsafeRawBufferPointer(start: nil, count: 0)
+            let streamOffset = self.streamOffset
             self.streamOffset = streamOffset + bytes.count
             status = JSONParser.space.withUnsafeBufferPointer { yajl_parse(handle, $0.baseAddress, 1) }
             self.streamOffset = streamOffset
@@ -183,6 +208,7 @@ public final class JSONParser {
         defer { resetHandle() }
         switch status {
         case yajl_status_client_canceled:
+            defer { failure = nil }
             return failure ?? JSONError(.syntax, byteOffset: streamOffset, message: "parse cancelled")
         case yajl_status_error:
             let consumed = min(Int(yajl_get_bytes_consumed(handle)), bytes.count)
@@ -215,11 +241,14 @@ public final class JSONParser {
 
     @inline(__always)
     private func valueDone() {
-        if depth == 0 {
-            completedValues += 1
-            if completedValues == 1, input.baseAddress != nil {
-                firstValueEnd = Int(yajl_get_bytes_consumed(handle))
-            }
+        if depth == 0 { topLevelValueDone() }
+    }
+
+    @inline(never)
+    private func topLevelValueDone() {
+        completedValues += 1
+        if completedValues == 1, input.baseAddress != nil {
+            firstValueEnd = Int(yajl_get_bytes_consumed(handle))
         }
     }
 
@@ -239,28 +268,36 @@ public final class JSONParser {
 
     @inline(__always)
     fileprivate func onString(_ kind: JSONTapeToken.Kind, _ pointer: UnsafePointer<UInt8>?, _ length: Int) -> Int32 {
-        guard length <= configuration.maxStringBytes else {
-            return fail(
-                JSONError(
-                    .stringTooLong, byteOffset: tokenEnd,
-                    message: "a string of \(length) bytes is over the limit of \(configuration.maxStringBytes)"))
-        }
-        let decoded = UnsafeRawBufferPointer(start: pointer, count: length)
-        if let base = input.baseAddress, let start = decoded.baseAddress,
-            start >= base, start + length <= base + input.count
+        // The common case stays small (no error or escape handling inline), so the callback
+        // needs few registers.
+        if length <= configuration.maxStringBytes, let pointer, let base = input.baseAddress,
+            UnsafeRawPointer(pointer) >= base, UnsafeRawPointer(pointer) + length <= base + input.count
         {
             // No escapes: yajl points into our input, which `fill` has checked as UTF-8. The
             // token points there too.
-            tape.appendInputString(kind, offset: base.distance(to: start), count: length)
-        } else if JSONParser.isASCIIWithoutQuestionMark(decoded) {
-            // Escapes that came out as ASCII other than `?`: yajl's own decoding is then exactly
-            // ours (its surrogate handling shows as `?` or as bytes above 0x7F), so take it.
-            tape.appendBytes(kind, decoded)
-        } else if let error = appendEscapedString(kind, decoded: decoded) {
+            tape.appendInputString(kind, offset: base.distance(to: UnsafeRawPointer(pointer)), count: length)
+        } else if let error = appendOtherString(kind, UnsafeRawBufferPointer(start: pointer, count: length)) {
             return fail(error)
         }
         if kind != .key { valueDone() }
         return 1
+    }
+
+    /// A string over the length limit, or one yajl has unescaped into its own buffer.
+    @inline(never)
+    private func appendOtherString(_ kind: JSONTapeToken.Kind, _ decoded: UnsafeRawBufferPointer) -> JSONError? {
+        guard decoded.count <= configuration.maxStringBytes else {
+            return JSONError(
+                .stringTooLong, byteOffset: tokenEnd,
+                message: "a string of \(decoded.count) bytes is over the limit of \(configuration.maxStringBytes)")
+        }
+        if JSONParser.isASCIIWithoutQuestionMark(decoded) {
+            // Escapes that came out as ASCII other than `?`: yajl's own decoding is then exactly
+            // ours (its surrogate handling shows as `?` or as bytes above 0x7F), so take it.
+            tape.appendBytes(kind, decoded)
+            return nil
+        }
+        return appendEscapedString(kind, decoded: decoded)
     }
 
     /// Whether every byte is ASCII and none is `?`, eight bytes at a time.
@@ -320,14 +357,17 @@ public final class JSONParser {
     @inline(__always)
     fileprivate func onOpen(_ kind: JSONTapeToken.Kind) -> Int32 {
         depth += 1
-        guard depth <= configuration.maxDepth else {
-            return fail(
-                JSONError(
-                    .depthLimitExceeded, byteOffset: tokenEnd - 1,
-                    message: "nesting deeper than \(configuration.maxDepth)"))
-        }
+        guard depth <= configuration.maxDepth else { return tooDeep() }
         tape.openContainer(kind)
         return 1
+    }
+
+    @inline(never)
+    private func tooDeep() -> Int32 {
+        fail(
+            JSONError(
+                .depthLimitExceeded, byteOffset: tokenEnd - 1, message: "nesting deeper than \(configuration.maxDepth)")
+        )
     }
 
     @inline(__always)
