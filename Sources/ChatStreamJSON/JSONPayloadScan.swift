@@ -35,10 +35,12 @@ enum JSONPayloadScan {
         }
         if count >= 8 {
             var i = 0
-            while i &+ 8 <= count {
+            while i &+ 16 <= count {
                 take(base.loadUnaligned(fromByteOffset: i, as: UInt64.self))
-                i &+= 8
+                take(base.loadUnaligned(fromByteOffset: i &+ 8, as: UInt64.self))
+                i &+= 16
             }
+            if i &+ 8 <= count { take(base.loadUnaligned(fromByteOffset: i, as: UInt64.self)) }
             take(base.loadUnaligned(fromByteOffset: count &- 8, as: UInt64.self))  // overlaps; harmless
         } else {
             var word: UInt64 = 0x2020_2020_2020_2020  // spaces: neither high nor control
