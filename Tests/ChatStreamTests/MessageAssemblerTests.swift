@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import ChatStream
@@ -77,5 +78,142 @@ import Testing
         assembler.apply(.toolResult(id: "c", name: "t", output: "final", preliminary: false))
         #expect(
             assembler.message.parts == [.toolResult(ToolResultPart(toolCallId: "c", toolName: "t", output: "final"))])
+    }
+
+    @Test func snapshotNeverChangesAfterLaterDeltas() {
+        var assembler = MessageAssembler()
+        assembler.apply(.textDelta(id: "t", delta: "Hel"))
+        let early = assembler.message
+        let earlyTaken = assembler.takeSnapshot()
+        assembler.apply(.textDelta(id: "t", delta: "lo"))
+        let middle = assembler.message
+        assembler.apply(.textDelta(id: "t", delta: " world"))
+        #expect(early.parts == [.text("Hel")])
+        #expect(earlyTaken.parts == [.text("Hel")])
+        #expect(middle.parts == [.text("Hello")])
+        #expect(assembler.message.parts == [.text("Hello world")])
+    }
+
+    @Test func finishedMessagesKeepTheirTextWhenTheSamePartGrowsAfterwards() {
+        var assembler = MessageAssembler()
+        assembler.apply(.reasoningDelta(id: "r", delta: "think"))
+        let finished = assembler.finish()
+        // The part stays open after finish: a late delta of it still joins it.
+        assembler.apply(.reasoningDelta(id: "r", delta: "ing"))
+        #expect(finished[0].parts == [.reasoning("think")])
+        #expect(assembler.message.parts == [.reasoning("thinking")])
+        #expect(assembler.messages.map(\.parts) == [[.reasoning("thinking")]])
+    }
+
+    @Test func aClosedPartIsNotReopenedByItsIDAndKindsAndIDsDoNotJoin() {
+        var assembler = MessageAssembler()
+        for event: StreamEvent in [
+            .textDelta(id: "a", delta: "1"), .textEnd(id: "a"), .textDelta(id: "a", delta: "2"),
+            .source(StreamSource(id: "s", url: "https://example.com")), .textDelta(id: "a", delta: "3"),
+            .reasoningDelta(id: "a", delta: "4"), .textDelta(id: "a", delta: "5"), .textDelta(id: "b", delta: "6"),
+            .refusalDelta(id: "b", delta: "7"), .refusalDelta(id: "b", delta: "8"),
+            .metadata(StreamMetadata(usage: ["tokens": 3])), .refusalDelta(id: "b", delta: "9"),
+        ] {
+            assembler.apply(event)
+        }
+        #expect(
+            assembler.message.parts == [
+                .text("1"), .text("2"), .source(StreamSource(id: "s", url: "https://example.com")), .text("3"),
+                .reasoning("4"), .text("5"), .text("6"), .refusal("789"),
+            ])
+    }
+
+    @Test func toolInputStreamingWhileTextIsOpenKeepsTheTextOpen() {
+        var assembler = MessageAssembler()
+        for event: StreamEvent in [
+            .toolCallStart(id: "c", name: "search", providerExecuted: false), .textDelta(id: "t", delta: "look"),
+            .toolInputDelta(id: "c", delta: #"{"q":"x"}"#), .textDelta(id: "t", delta: "ing"),
+        ] {
+            assembler.apply(event)
+        }
+        #expect(
+            assembler.message.parts == [
+                .toolCall(ToolCallPart(toolCallId: "c", toolName: "search", input: ["q": "x"], state: .streaming)),
+                .text("looking"),
+            ])
+    }
+
+    @Test func eachChoiceHoldsItsOwnOpenPart() {
+        var assembler = MessageAssembler()
+        for event: StreamEvent in [
+            .textDelta(id: "t", delta: "a"), .choice(index: 1), .textDelta(id: "t", delta: "b"), .choice(index: 0),
+            .textDelta(id: "t", delta: "c"), .choice(index: 1), .textDelta(id: "t", delta: "d"),
+        ] {
+            assembler.apply(event)
+        }
+        #expect(assembler.messages.map(\.parts) == [[.text("ac")], [.text("bd")]])
+        #expect(assembler.finish().map(\.text) == ["ac", "bd"])
+    }
+
+    @Test func textOfSeveralTextPartsJoinsThemAndSkipsOtherParts() {
+        let message = AssembledMessage(parts: [.text("a"), .reasoning("x"), .text("b"), .refusal("y"), .text("c")])
+        #expect(message.text == "abc")
+        #expect(AssembledMessage(parts: [.reasoning("x")]).text == "")
+        #expect(AssembledMessage(parts: [.reasoning("x"), .text("only")]).text == "only")
+    }
+
+    /// The assembler against a plain model of the joining rules, with a snapshot read (both
+    /// ways) after every event and every earlier snapshot checked to be unchanged at the end.
+    @Test(arguments: [1, 2, 3, 4, 5] as [UInt64])
+    func matchesAPlainModelWithSnapshotsAfterEveryEvent(seed: UInt64) {
+        var random = SplitMix64(seed: seed)
+        var assembler = MessageAssembler()
+        var taking = MessageAssembler()
+        var modelParts: [MessagePart] = []
+        var modelOpen: (kind: Int, id: String)? = nil
+        var snapshots: [(AssembledMessage, [MessagePart])] = []
+        for step in 0..<400 {
+            let id = ["", "a", "b", "a long identifier beyond fifteen bytes"][Int.random(in: 0..<4, using: &random)]
+            let delta = String(repeating: "\(step % 10)é", count: Int.random(in: 0...12, using: &random))
+            let kind = Int.random(in: 0..<8, using: &random)
+            let event: StreamEvent
+            switch kind {
+            case 0, 1, 2: event = .textDelta(id: id, delta: delta)
+            case 3: event = .reasoningDelta(id: id, delta: delta)
+            case 4: event = .refusalDelta(id: id, delta: delta)
+            case 5: event = .textEnd(id: id)
+            case 6: event = .data(name: "n", id: nil, data: .string(delta), transient: false)
+            default: event = .finish(reason: .stop, rawReason: "stop")
+            }
+            assembler.apply(event)
+            taking.apply(event)
+            switch kind {
+            case 0...4:
+                let textKind = kind <= 2 ? 0 : kind  // 0 text, 3 reasoning, 4 refusal
+                func part(_ text: String) -> MessagePart {
+                    textKind == 3 ? .reasoning(text) : textKind == 4 ? .refusal(text) : .text(text)
+                }
+                if let open = modelOpen, open.kind == textKind, open.id == id {
+                    switch modelParts.removeLast() {
+                    case .text(let text), .reasoning(let text), .refusal(let text):
+                        modelParts.append(part(text + delta))
+                    default: Issue.record("the model's open part is not text-like")
+                    }
+                } else {
+                    modelParts.append(part(delta))
+                    modelOpen = (textKind, id)
+                }
+            case 5: modelOpen = nil
+            case 6:
+                modelParts.append(.data(name: "n", id: nil, data: .string(delta)))
+                modelOpen = nil
+            default: break
+            }
+            let read = assembler.message
+            let taken = taking.takeSnapshot()
+            #expect(read.parts == modelParts, "seed \(seed), step \(step)")
+            #expect(taken.parts == modelParts, "seed \(seed), step \(step)")
+            if step % 7 == 0 {
+                snapshots.append((read, modelParts))
+                snapshots.append((taken, modelParts))
+            }
+        }
+        for (snapshot, parts) in snapshots { #expect(snapshot.parts == parts) }
+        #expect(assembler.finish().map(\.parts) == [modelParts])
     }
 }

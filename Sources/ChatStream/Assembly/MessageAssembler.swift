@@ -1,9 +1,14 @@
 // MessageAssembler: StreamEvents in, growing Messages out.
 //
 // Pure and synchronous. Parts keep stream order; a delta joins the last part when that part is
-// of the same kind and ID, otherwise it starts a new part. Text is appended in place (the part's
-// string is taken out of the array before appending, so it is not copied while the assembler
-// holds the only reference). A tool call's input streams through an incremental
+// of the same kind and ID, otherwise it starts a new part. The text-like part that may still
+// grow (the open part) is held outside `message.parts`, in the builder's own `String`, so a text
+// delta (the hot path: most events of a reply) is one ID check and one in-place `String.append`,
+// with no enum taken out of and put back into the parts array. The held part joins the parts
+// when it closes (an event of another kind or ID), when the stream finishes, and in every
+// snapshot read from the assembler; a snapshot shares the text's storage, so an append after it
+// copies the text once (a snapshot never changes afterwards), and an append after the snapshot
+// is dropped is in place again. A tool call's input streams through an incremental
 // `PartialJSONParser`, so the partial value after every delta costs work proportional to the
 // delta, not to the input so far.
 
@@ -27,16 +32,32 @@ public struct MessageAssembler: Sendable {
     }
 
     /// The message of the choice that the last event belonged to, as it stands.
-    public var message: AssembledMessage { builders[current].message }
+    ///
+    /// A snapshot: a value that later events never change. Reading it costs a copy of the parts
+    /// array (not of their text) while a text-like part is open.
+    public var message: AssembledMessage { builders[current].snapshot }
 
     /// Every choice's message, in choice order.
-    public var messages: [AssembledMessage] { builders.map(\.message) }
+    public var messages: [AssembledMessage] { builders.map(\.snapshot) }
+
+    /// The message of the current choice, as ``message``, with the open text-like part moved
+    /// into the parts first, so the snapshot shares the parts array instead of copying it. For
+    /// readers in this package that take a snapshot after every event.
+    mutating func takeSnapshot() -> AssembledMessage {
+        builders[current].materialize()
+        return builders[current].message
+    }
 
     /// The choice the last event belonged to.
     public var currentChoice: Int { current }
 
     /// Applies one event.
     public mutating func apply(_ event: StreamEvent) {
+        if case .textDelta(let id, let delta) = event {
+            // The hot path, ahead of the checks below that a text delta never matches.
+            builders[current].appendText(delta, id: id, kind: .text)
+            return
+        }
         if case .choice(let index) = event {
             while builders.count <= index {
                 // A new choice belongs to the same response: same message ID and conversation.
@@ -64,6 +85,7 @@ public struct MessageAssembler: Sendable {
     /// malformed input) is recorded on messages that carry none yet; nothing assembled is lost.
     public mutating func finish(error: StreamError? = nil) -> [AssembledMessage] {
         for index in builders.indices {
+            builders[index].materialize()
             builders[index].message.isFinished = true
             if let error, builders[index].message.error == nil {
                 builders[index].message.error = error.info
@@ -76,6 +98,8 @@ public struct MessageAssembler: Sendable {
 extension MessageAssembler {
     /// One choice's message under construction.
     struct Builder: Sendable {
+        /// The message so far, without the open text-like part while that is held
+        /// (``openTextIsHeld``); ``snapshot`` is the whole message.
         var message: AssembledMessage
         /// Tool call ID -> index of its part.
         var toolCallParts: [String: Int] = [:]
@@ -86,21 +110,29 @@ extension MessageAssembler {
 
         init(choice: Int) { message = AssembledMessage(choice: choice) }
 
+        /// The message with the held text-like part (if any) at the end of its parts.
+        var snapshot: AssembledMessage {
+            guard openTextIsHeld else { return message }
+            var whole = message
+            whole.parts.append(openPart)
+            return whole
+        }
+
         mutating func apply(_ event: StreamEvent, limits: JSONConfiguration) {
             switch event {
             case .messageStart(let id):
                 if let id, message.id == nil { message.id = id }
             case .textDelta(let id, let delta):
-                appendText(delta, id: id, kind: .text)
+                appendText(delta, id: id, kind: .text)  // MessageAssembler.apply takes the fast path first
             case .reasoningDelta(let id, let delta):
                 appendText(delta, id: id, kind: .reasoning)
             case .refusalDelta(let id, let delta):
                 appendText(delta, id: id, kind: .refusal)
             case .textStart, .textEnd, .reasoningStart, .reasoningEnd, .stepStart, .stepFinish, .done, .choice,
                 .conversationAssigned:
-                lastTextKey = nil
+                closeText()
             case .toolCallStart(let id, let name, let providerExecuted):
-                lastTextKey = nil
+                closeText()
                 if let index = toolCallParts[id], case .toolCall(var call) = message.parts[index] {
                     if !name.isEmpty { call.toolName = name }
                     message.parts[index] = .toolCall(call)
@@ -150,7 +182,7 @@ extension MessageAssembler {
                     if let name, !name.isEmpty { call.toolName = name }
                 }
             case .toolResult(let id, let name, let output, _):
-                lastTextKey = nil
+                closeText()
                 let part = ToolResultPart(toolCallId: id, toolName: name ?? toolName(of: id), output: output)
                 if let index = toolResultParts[id] {
                     message.parts[index] = .toolResult(part)  // a later result replaces a preliminary one
@@ -159,21 +191,21 @@ extension MessageAssembler {
                     message.parts.append(.toolResult(part))
                 }
             case .toolOutputError(let id, let errorText):
-                lastTextKey = nil
+                closeText()
                 message.parts.append(
                     .toolResult(
                         ToolResultPart(
                             toolCallId: id, toolName: toolName(of: id), output: ["error": .string(errorText)],
                             errorText: errorText)))
             case .source(let source):
-                lastTextKey = nil
+                closeText()
                 message.parts.append(.source(source))
             case .file(let url, let mediaType):
-                lastTextKey = nil
+                closeText()
                 message.parts.append(.file(url: url, mediaType: mediaType))
             case .data(let name, let id, let data, let transient):
                 guard !transient else { return }
-                lastTextKey = nil
+                closeText()
                 message.parts.append(.data(name: name, id: id, data: data))
             case .metadata(let metadata):
                 if let id = metadata.messageId, message.id == nil { message.id = id }
@@ -189,29 +221,74 @@ extension MessageAssembler {
             }
         }
 
-        private enum TextKind: Hashable, Sendable { case text, reasoning, refusal }
-        private struct TextKey: Hashable, Sendable {
-            var id: String
-            var kind: TextKind
-        }
-        /// The ID and kind of the text-like part at the end of `parts`, while it may still grow.
-        private var lastTextKey: TextKey?
+        /// The kinds of text-like part; `none` while no part is open.
+        enum TextKind: UInt8, Sendable { case none, text, reasoning, refusal }
 
-        private mutating func appendText(_ delta: String, id: String, kind: TextKind) {
-            let key = TextKey(id: id, kind: kind)
-            if key == lastTextKey, let last = message.parts.indices.last, message.parts[last].appendInPlace(delta) {
+        /// The kind of the open text-like part: the last part, which the next delta of this
+        /// kind and ``openID`` extends; `none` when the last part may not grow.
+        private var openKind = TextKind.none
+        /// The ID of the open part.
+        private var openID = ""
+        /// The open part's text while it is held here (``openTextIsHeld``); empty otherwise.
+        private var openText = ""
+        /// Whether the open part is held in ``openText`` instead of being the last of
+        /// `message.parts`. It is not after ``materialize()``, until the next delta of the part.
+        private(set) var openTextIsHeld = false
+
+        /// The held part as a ``MessagePart``.
+        private var openPart: MessagePart {
+            switch openKind {
+            case .reasoning: .reasoning(openText)
+            case .refusal: .refusal(openText)
+            case .text, .none: .text(openText)
+            }
+        }
+
+        /// Appends a text-like delta: to the open part when it has this kind and ID, else as a
+        /// new part that stays open.
+        mutating func appendText(_ delta: String, id: String, kind: TextKind) {
+            if kind == openKind, id == openID {
+                if !openTextIsHeld { holdLastPart() }
+                openText.append(delta)
                 return
             }
-            switch kind {
-            case .text: message.parts.append(.text(delta))
-            case .reasoning: message.parts.append(.reasoning(delta))
-            case .refusal: message.parts.append(.refusal(delta))
+            closeText()
+            openKind = kind
+            openID = id
+            openText = delta
+            openTextIsHeld = true
+        }
+
+        /// Moves the held part into `message.parts`; it stays open, so a later delta of its kind
+        /// and ID takes it back out (``holdLastPart()``) and extends it.
+        mutating func materialize() {
+            guard openTextIsHeld else { return }
+            message.parts.append(openPart)
+            openText = ""
+            openTextIsHeld = false
+        }
+
+        /// Moves the open part from the end of `message.parts` back into ``openText``. Removing
+        /// the part first leaves the text's storage with no other owner (unless a snapshot
+        /// holds it), so the appends that follow happen in place.
+        @inline(never)
+        private mutating func holdLastPart() {
+            switch message.parts.removeLast() {
+            case .text(let text), .reasoning(let text), .refusal(let text): openText = text
+            default: preconditionFailure("the open text-like part is not the last part")
             }
-            lastTextKey = key
+            openTextIsHeld = true
+        }
+
+        /// Ends the open part: later deltas start a new part.
+        private mutating func closeText() {
+            materialize()
+            openKind = .none
+            openID = ""
         }
 
         private mutating func addToolCall(_ call: ToolCallPart) {
-            lastTextKey = nil
+            closeText()
             toolCallParts[call.toolCallId] = message.parts.count
             message.parts.append(.toolCall(call))
         }
@@ -232,38 +309,6 @@ extension MessageAssembler {
             guard case .object(var merged)? = old, case .object(let additions) = new else { return new }
             for (key, value) in additions { merged[key] = value }
             return .object(merged)
-        }
-    }
-}
-
-extension MessagePart {
-    /// Appends `delta` to a text, reasoning or refusal part without copying its text; false
-    /// (and no change) for other parts.
-    ///
-    /// The text is taken out of the part (leaving an empty part behind) in a separate call, so
-    /// no copy of the old part outlives the take and the string holds the only reference: the
-    /// append then happens in its own storage (amortized O(delta), not O(text)).
-    fileprivate mutating func appendInPlace(_ delta: String) -> Bool {
-        let kind: Int
-        switch self {
-        case .text: kind = 0
-        case .reasoning: kind = 1
-        case .refusal: kind = 2
-        default: return false
-        }
-        var text = takeText()
-        text += delta
-        self = kind == 0 ? .text(text) : kind == 1 ? .reasoning(text) : .refusal(text)
-        return true
-    }
-
-    @inline(never)
-    private mutating func takeText() -> String {
-        var taken = MessagePart.text("")
-        swap(&self, &taken)
-        switch taken {
-        case .text(let text), .reasoning(let text), .refusal(let text): return text
-        default: return ""
         }
     }
 }

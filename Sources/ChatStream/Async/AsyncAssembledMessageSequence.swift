@@ -53,7 +53,7 @@ public struct AsyncAssembledMessageSequence<Events: AsyncSequence>: AsyncSequenc
                 while let event = try await events.next() {
                     assembler.apply(event)
                     if case .choice = event { continue }
-                    return assembler.message
+                    return assembler.takeSnapshot()
                 }
                 finals = assembler.finish()
             } catch {

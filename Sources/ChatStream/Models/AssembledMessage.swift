@@ -45,9 +45,20 @@ public struct AssembledMessage: Sendable, Hashable {
         self.isFinished = isFinished
     }
 
-    /// The text parts joined.
+    /// The text parts joined. A message with one text part returns that part's text itself
+    /// (shared storage, no copy), however long it is.
     public var text: String {
-        parts.compactMap(\.text).joined()
+        var joined = ""
+        var first = true
+        for case .text(let text) in parts {
+            if first {
+                joined = text
+                first = false
+            } else {
+                joined.append(text)
+            }
+        }
+        return joined
     }
 
     /// The tool calls, in order.
