@@ -43,7 +43,7 @@ public struct MessageAssembler: Sendable {
     /// The message of the current choice, as ``message``, with the open text-like part moved
     /// into the parts first, so the snapshot shares the parts array instead of copying it. For
     /// readers in this package that take a snapshot after every event.
-    mutating func takeSnapshot() -> AssembledMessage {
+    package mutating func takeSnapshot() -> AssembledMessage {
         builders[current].materialize()
         return builders[current].message
     }

@@ -217,7 +217,7 @@ extension ChatClient {
             for try await event in response.body.streamEvents(format: .uiMessageStream) {
                 assembler.apply(event)
                 if case .conversationAssigned(let id) = event { noteConversation(id) }
-                emit(ChatUpdate(event: event, message: assembler.message, round: index))
+                emit(ChatUpdate(event: event, message: assembler.takeSnapshot(), round: index))
             }
         } catch {
             if Task.isCancelled { throw CancellationError() }
