@@ -19,9 +19,9 @@ final class YajlCeiling {
     private var handle: yajl_handle
     private let arena: UnsafeMutableRawPointer
     private let arenaCapacity = 1 << 20
-    private var arenaCount = 0
+    @exclusivity(unchecked) private var arenaCount = 0
     /// Tokens seen (copy mode), so the work cannot be optimised away.
-    private(set) var tokens = 0
+    @exclusivity(unchecked) private(set) var tokens = 0
 
     init(copying: Bool) {
         arena = UnsafeMutableRawPointer.allocate(byteCount: arenaCapacity, alignment: 16)
@@ -66,25 +66,27 @@ final class YajlCeiling {
         let pointer = UnsafeMutablePointer<yajl_callbacks>.allocate(capacity: 1)
         pointer.initialize(
             to: yajl_callbacks(
-                yajl_null: { context in ceiling(context).token() },
-                yajl_boolean: { context, _ in ceiling(context).token() },
+                yajl_null: { context in withCeiling(context) { $0.token() } },
+                yajl_boolean: { context, _ in withCeiling(context) { $0.token() } },
                 yajl_integer: nil,
                 yajl_double: nil,
-                yajl_number: { context, text, length in ceiling(context).copy(text, Int(length)) },
-                yajl_string: { context, text, length in ceiling(context).copy(text, Int(length)) },
-                yajl_start_map: { context in ceiling(context).token() },
-                yajl_map_key: { context, text, length in ceiling(context).copy(text, Int(length)) },
-                yajl_end_map: { context in ceiling(context).token() },
-                yajl_start_array: { context in ceiling(context).token() },
-                yajl_end_array: { context in ceiling(context).token() }
+                yajl_number: { context, text, length in withCeiling(context) { $0.copy(text, Int(length)) } },
+                yajl_string: { context, text, length in withCeiling(context) { $0.copy(text, Int(length)) } },
+                yajl_start_map: { context in withCeiling(context) { $0.token() } },
+                yajl_map_key: { context, text, length in withCeiling(context) { $0.copy(text, Int(length)) } },
+                yajl_end_map: { context in withCeiling(context) { $0.token() } },
+                yajl_start_array: { context in withCeiling(context) { $0.token() } },
+                yajl_end_array: { context in withCeiling(context) { $0.token() } }
             ))
         return pointer
     }()
 }
 
+/// The ceiling behind yajl's context pointer, borrowed without a retain (as the parser does), so
+/// the ceiling carries no reference counting that a decoder need not do.
 @inline(__always)
-private func ceiling(_ context: UnsafeMutableRawPointer?) -> YajlCeiling {
-    Unmanaged<YajlCeiling>.fromOpaque(context!).takeUnretainedValue()
+private func withCeiling(_ context: UnsafeMutableRawPointer?, _ body: (YajlCeiling) -> Int32) -> Int32 {
+    Unmanaged<YajlCeiling>.fromOpaque(context!)._withUnsafeGuaranteedRef(body)
 }
 
 enum Ceilings {
