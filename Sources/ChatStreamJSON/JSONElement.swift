@@ -245,6 +245,30 @@ public struct JSONElement {
         JSONElement.materialize(tape, index)
     }
 
+    /// Whether two members of the object at `index` have the same key, compared as bytes in the
+    /// tape (no `String` made). Objects are small as a rule, so every pair is compared, mostly
+    /// by length alone; past 64 members the answer is simply yes (the caller then looks keys up).
+    private static func hasRepeatedKey(_ tape: JSONTape, _ index: Int) -> Bool {
+        let token = tape.tokens[index]
+        guard token.b <= 64 else { return true }
+        var i = index + 1
+        while i < Int(token.a) {
+            let key = tape.bytes(of: tape.tokens[i])
+            var j = index + 1
+            while j < i {
+                let other = tape.bytes(of: tape.tokens[j])
+                if other.count == key.count
+                    && (key.isEmpty || memcmpBytes(key.baseAddress!, other.baseAddress!, key.count))
+                {
+                    return true
+                }
+                j = tape.next(after: j + 1)
+            }
+            i = tape.next(after: i + 1)
+        }
+        return false
+    }
+
     private static func materialize(_ tape: JSONTape, _ index: Int) -> JSONValue {
         let token = tape.tokens[index]
         func bytes() -> UnsafeRawBufferPointer { tape.bytes(of: token) }
@@ -265,21 +289,20 @@ public struct JSONElement {
             return .array(elements)
         case .object:
             var object = JSONObject()
-            var positions: [JSONKey: Int]? = token.b > 16 ? [:] : nil
+            object.reserveCapacity(Int(token.b))
+            let repeats = token.b > 1 && hasRepeatedKey(tape, index)
+            var positions: [JSONKey: Int] = [:]
             var i = index + 1
             while i < Int(token.a) {
-                let keyToken = tape.tokens[i]
-                let key = String(decoding: tape.bytes(of: keyToken), as: UTF8.self)
+                let key = String(decoding: tape.bytes(of: tape.tokens[i]), as: UTF8.self)
                 let value = materialize(tape, i + 1)
-                if positions != nil {
-                    if let existing = positions![JSONKey(key)] {
-                        object.replaceValue(at: existing, with: value)
-                    } else {
-                        positions![JSONKey(key)] = object.count
-                        object.appendUnchecked(key: key, value: value)
-                    }
+                if !repeats {
+                    object.appendUnchecked(key: key, value: value)
+                } else if let existing = positions[JSONKey(key)] {
+                    object.replaceValue(at: existing, with: value)
                 } else {
-                    object[key] = value
+                    positions[JSONKey(key)] = object.count
+                    object.appendUnchecked(key: key, value: value)
                 }
                 i = tape.next(after: i + 1)
             }

@@ -57,7 +57,14 @@ public struct JSONObject: Sendable, Hashable, Sequence {
     /// The position of `key`, compared by UTF-8 bytes.
     @usableFromInline
     func index(ofKey key: String) -> Int? {
-        keys.firstIndex { $0.utf8.elementsEqual(key.utf8) }
+        keys.firstIndex { sameBytes($0, key) }
+    }
+
+    /// Makes room for `count` members.
+    @usableFromInline
+    mutating func reserveCapacity(_ count: Int) {
+        keys.reserveCapacity(count)
+        values.reserveCapacity(count)
     }
 
     /// Appends a member without looking for an existing key: the caller guarantees the key is new.
@@ -79,7 +86,7 @@ public struct JSONObject: Sendable, Hashable, Sequence {
 
     public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
         guard lhs.count == rhs.count else { return false }
-        if zip(lhs.keys, rhs.keys).allSatisfy({ $0.utf8.elementsEqual($1.utf8) }) { return lhs.values == rhs.values }
+        if zip(lhs.keys, rhs.keys).allSatisfy({ sameBytes($0, $1) }) { return lhs.values == rhs.values }
         for (key, value) in zip(lhs.keys, lhs.values) where rhs[key] != value { return false }
         return true
     }
@@ -107,11 +114,23 @@ struct JSONKey: Hashable, Sendable {
     init(_ string: String) { self.string = string }
 
     @usableFromInline
-    static func == (lhs: JSONKey, rhs: JSONKey) -> Bool { lhs.string.utf8.elementsEqual(rhs.string.utf8) }
+    static func == (lhs: JSONKey, rhs: JSONKey) -> Bool { sameBytes(lhs.string, rhs.string) }
 
     @usableFromInline
     func hash(into hasher: inout Hasher) {
         var string = string
         string.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+    }
+}
+
+/// Whether two strings have the same UTF-8 bytes (JSON keys compare by bytes, not by Unicode
+/// canonical equivalence as `==` on `String` does).
+@usableFromInline
+func sameBytes(_ lhs: String, _ rhs: String) -> Bool {
+    guard lhs.utf8.count == rhs.utf8.count else { return false }
+    var lhs = lhs
+    var rhs = rhs
+    return lhs.withUTF8 { a in
+        rhs.withUTF8 { b in a.isEmpty || memcmpBytes(a.baseAddress!, b.baseAddress!, a.count) }
     }
 }

@@ -291,30 +291,35 @@ public final class JSONParser {
                 .stringTooLong, byteOffset: tokenEnd,
                 message: "a string of \(decoded.count) bytes is over the limit of \(configuration.maxStringBytes)")
         }
-        if JSONParser.isASCIIWithoutQuestionMark(decoded) {
-            // Escapes that came out as ASCII other than `?`: yajl's own decoding is then exactly
-            // ours (its surrogate handling shows as `?` or as bytes above 0x7F), so take it.
+        if JSONParser.yajlDecodingIsOurs(decoded) {
             tape.appendBytes(kind, decoded)
             return nil
         }
         return appendEscapedString(kind, decoded: decoded)
     }
 
-    /// Whether every byte is ASCII and none is `?`, eight bytes at a time.
-    private static func isASCIIWithoutQuestionMark(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    /// Whether yajl's unescaping of a string is exactly ours, judged from its output. The two
+    /// differ only on surrogate escapes: yajl writes `?` for a lone high surrogate, an encoded
+    /// surrogate (lead byte 0xED) for a lone low one, and a four-byte sequence (lead 0xF0-0xF4)
+    /// for a high surrogate followed by any `\u` escape. Output without `?`, 0xED or a byte of
+    /// 0xF0 or more cannot have come from one (raw bytes were checked as UTF-8 before parsing).
+    /// Eight bytes at a time.
+    private static func yajlDecodingIsOurs(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard let base = bytes.baseAddress else { return true }
         let count = bytes.count
+        @inline(__always) func zeroLanes(_ x: UInt64) -> UInt64 { (x &- 0x0101_0101_0101_0101) & ~x }
         var flags: UInt64 = 0
         var i = 0
         while i &+ 8 <= count {
             let word = base.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-            let x = word ^ 0x3F3F_3F3F_3F3F_3F3F  // a zero byte where `?` was
-            flags |= word | ((x &- 0x0101_0101_0101_0101) & ~x)
+            flags |= zeroLanes(word ^ 0x3F3F_3F3F_3F3F_3F3F)  // ?
+            flags |= zeroLanes(word ^ 0xEDED_EDED_EDED_EDED)  // 0xED
+            flags |= zeroLanes((word & 0xF0F0_F0F0_F0F0_F0F0) ^ 0xF0F0_F0F0_F0F0_F0F0)  // 0xF0...0xFF
             i &+= 8
         }
         while i < count {
             let byte = base.load(fromByteOffset: i, as: UInt8.self)
-            if byte >= 0x80 || byte == 0x3F { return false }
+            if byte == 0x3F || byte == 0xED || byte >= 0xF0 { return false }
             i &+= 1
         }
         return flags & 0x8080_8080_8080_8080 == 0

@@ -1,7 +1,8 @@
-/// Unescapes the raw text of a JSON string (between its quotes), checking its UTF-8.
+/// Unescapes the raw text of a JSON string (between its quotes).
 ///
 /// A surrogate pair escape (`\ud83d\ude00`) becomes its one scalar; a lone surrogate escape
-/// becomes U+FFFD. Raw bytes between escapes must be well-formed UTF-8.
+/// becomes U+FFFD. Raw bytes between escapes are copied as they are: the parser has checked the
+/// whole payload as UTF-8 before.
 enum JSONStringUnescaper {
     /// Appends the unescaped bytes to `output`; returns an error (and leaves `output` partly
     /// written) when the text is not a valid JSON string body.
@@ -13,12 +14,7 @@ enum JSONStringUnescaper {
         var runStart = 0
         func flushRun(_ end: Int) -> JSONError? {
             guard end > runStart else { return nil }
-            let run = UnsafeRawBufferPointer(rebasing: raw[runStart..<end])
-            if let bad = UTF8Validation.firstInvalidIndex(run) {
-                return JSONError(
-                    .invalidUTF8, byteOffset: streamOffset + runStart + bad, message: "invalid UTF-8 in a string")
-            }
-            output.appendArena(run)
+            output.appendArena(UnsafeRawBufferPointer(rebasing: raw[runStart..<end]))
             return nil
         }
         func hex4(_ at: Int) -> UInt32? {

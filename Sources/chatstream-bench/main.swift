@@ -29,6 +29,10 @@ if let path = options.profile {
         for _ in 0..<20_000 { assembler.apply(.textDelta(id: "t1", delta: "hello world again ")) }
         print("apply: \(Double(Clock.nanoseconds() - start) / 1e6) ms, \(assembler.message.text.utf8.count) bytes")
     case "copy": blackHole(Ceilings.yajlCopy(home))
+    case "history":
+        let page = Payloads.historyPage(count: 100)
+        let parser = JSONParser()
+        blackHole((0..<100).reduce(0) { sum, _ in sum + Pipelines.historyPage(parser, page) })
     case "tool": blackHole(Pipelines.toolInput(Payloads.toolInputStream(inputBytes: 20_000).payload.bytes))
     default: print("unknown path \(path)"); exit(2)
     }
