@@ -50,7 +50,7 @@ import Testing
             (#""\u0041\u0062c""#, "Abc"), (#""why\u003F""#, "why?"), (#""what?\n""#, "what?\n"),
             (#""caf\u00e9 and more text""#, "café and more text"), (#""é\n""#, "é\n"),
             (#""\ud83d\ude00 and \n""#, "😀 and \n"), (#""\ud800 lone\n""#, "\u{FFFD} lone\n"),
-            (#""\u0000x""#, "\u{0}x"),
+            (#""\u0000x""#, "\u{0}x"), ("\"\u{D55C}\\n\"", "\u{D55C}\n"), ("\"\u{1F600}\\t\"", "\u{1F600}\t"),
         ]
         for (json, expected) in cases {
             #expect(try parse(json) == .string(expected), "\(json)")
@@ -183,5 +183,21 @@ import Testing
         let value = try parse(many)
         #expect(value.objectValue?.count == 20)
         #expect(value["k0"] == 20)
+    }
+
+    @Test(arguments: [2, 16, 17, 64, 65, 70])
+    func repeatedKeysKeepTheLastValueAtTheFirstPosition(_ members: Int) throws {
+        // Key `k0` repeats as the last member; every other key is new. Objects up to 64 members
+        // are checked for repeats in the tape, larger ones look keys up.
+        var parts = (0..<(members - 1)).map { "\"k\($0)\":\($0)" }
+        parts.append("\"k0\":\"last\"")
+        let object = try #require(try parse("{" + parts.joined(separator: ",") + "}").objectValue)
+        #expect(object.count == members - 1)
+        #expect(object.keys.first == "k0")
+        #expect(object["k0"] == "last")
+        #expect(object.keys == (0..<(members - 1)).map { "k\($0)" })
+        // Keys that are equal only under Unicode canonical equivalence stay two keys.
+        let accents = try #require(try parse("{\"\u{E9}\":1,\"e\u{301}\":2}").objectValue)
+        #expect(accents.count == 2)
     }
 }
