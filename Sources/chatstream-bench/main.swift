@@ -21,6 +21,7 @@ if let path = options.profile {
     switch path {
     case "sse": blackHole(Pipelines.serverSentEvents(home.bytes, chunk: 4096))
     case "typed": blackHole(Pipelines.typedEvents(home.bytes, chunk: 4096))
+    case "typed-whole": blackHole(Pipelines.typedEvents(home.bytes, chunk: nil))
     case "assembled": blackHole(Pipelines.assembled(home.bytes, chunk: 4096))
     case "apply":
         // The assembler alone: 20,000 text deltas of 19 bytes.
