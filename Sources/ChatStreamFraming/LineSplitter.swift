@@ -8,7 +8,9 @@
 //
 // SSE ends lines with CR, LF or CRLF; a CR that ends one piece may be followed by the LF of a CRLF
 // at the start of the next, so `skipLeadingLF` remembers it. NDJSON and data stream v4 end lines
-// with LF only, and one CR before the LF is dropped.
+// with LF only, and one CR before the LF is dropped. A caller may first be offered each line that
+// starts inside the piece (`feed(_:skipping:_:)`) and consume whole lines itself (SSE's one-step
+// block).
 
 struct LineSplitter: Sendable {
     /// Which bytes end a line.

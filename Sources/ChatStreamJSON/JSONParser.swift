@@ -13,17 +13,13 @@
 // Numbers arrive through `yajl_number` as text and are parsed in Swift (yajl's own integer path
 // rejects -2^63 and its double path follows the C locale). The whole payload is checked for
 // strict UTF-8 before yajl sees it (a scan finds most payloads all ASCII, and then that is all);
-// strings without escapes stay where they are in the payload, and strings with escapes are
-// unescaped here from the raw input, since yajl turns a lone surrogate escape into "?" or into
-// an encoded surrogate.
+// strings without escapes stay where they are in the payload. A string with escapes takes
+// yajl's unescaping unless its output could hold a surrogate artefact (yajl turns a lone
+// surrogate escape into "?" or into an encoded surrogate); then it is unescaped here from the raw
+// input. The usual case (one value, no escapes, no error) stays inline in `fill` and the
+// callbacks; everything rare is in functions of its own, so the hot code stays small.
 
 internal import CYajl
-
-#if canImport(Glibc)
-    internal import Glibc
-#elseif canImport(Darwin)
-    internal import Darwin
-#endif
 
 /// A JSON parser over yajl that reads one complete value at a time into a reusable tape.
 ///
