@@ -138,39 +138,6 @@ public struct JSONElement {
         return found < 0 ? nil : JSONElement(tape: tape, index: found)
     }
 
-    /// The values of two members, found in one pass over the object (each the last value of
-    /// its key when a key repeats); nils when this is not an object.
-    @inlinable
-    public func members(_ first: StaticString, _ second: StaticString) -> (JSONElement?, JSONElement?) {
-        let tokens = tape.tokens
-        let input = tape.input
-        let arena = tape.arena
-        let token = tokens[index]
-        guard token.kind == .object else { return (nil, nil) }
-        let end = Int(token.a)
-        let firstCount = first.utf8CodeUnitCount
-        let secondCount = second.utf8CodeUnitCount
-        var i = index &+ 1
-        var a = -1
-        var b = -1
-        while i < end {
-            let keyToken = tokens[i]
-            let length = Int(keyToken.b)
-            if length == firstCount
-                && memcmpBytes(JSONTape.start(of: keyToken, input: input, arena: arena), first.utf8Start, length)
-            {
-                a = i &+ 1
-            } else if length == secondCount
-                && memcmpBytes(JSONTape.start(of: keyToken, input: input, arena: arena), second.utf8Start, length)
-            {
-                b = i &+ 1
-            }
-            let value = tokens[i &+ 1]
-            i = value.kind == .object || value.kind == .array ? Int(value.a) : i &+ 2
-        }
-        return (a < 0 ? nil : JSONElement(tape: tape, index: a), b < 0 ? nil : JSONElement(tape: tape, index: b))
-    }
-
     /// The values of three members, found in one pass over the object (each the last value of
     /// its key when a key repeats); nils when this is not an object.
     @inlinable @inline(__always)
