@@ -16,6 +16,20 @@ struct ServerSentEventInterpreter: @unchecked Sendable {
     private static let message: StaticString = "message"
     /// `data` as a little- or big-endian word, as it lies in memory.
     private static var dataWord: UInt32 { UInt32(0x64).littleEndian == 0x64 ? 0x6174_6164 : 0x6461_7461 }
+    /// The default event type's bytes.
+    private static var messageType: UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: message.utf8Start, count: message.utf8CodeUnitCount)
+    }
+
+    /// Where the value starts when the `count` bytes at `line` begin with `data:` (after one
+    /// optional space), or nil for any other line.
+    @inline(__always)
+    private static func dataValueStart(_ line: UnsafeRawPointer, count: Int) -> Int? {
+        guard count >= 5, line.loadUnaligned(as: UInt32.self) == dataWord,
+            line.load(fromByteOffset: 4, as: UInt8.self) == 0x3A
+        else { return nil }
+        return count > 5 && line.load(fromByteOffset: 5, as: UInt8.self) == 0x20 ? 6 : 5
+    }
 
     let maxEventBytes: Int
     /// Data lines joined so far (when not still in the input).
@@ -63,12 +77,9 @@ struct ServerSentEventInterpreter: @unchecked Sendable {
             try dispatch(onEvent)
             return
         }
-        if count >= 5 && base.loadUnaligned(as: UInt32.self) == Self.dataWord
-            && base.load(fromByteOffset: 4, as: UInt8.self) == 0x3A
-        {
+        if let valueStart = Self.dataValueStart(base, count: count) {
             // The common line, `data:`, without the general field parse below.
             if blockStart == nil { blockStart = offset }
-            let valueStart = count > 5 && base.load(fromByteOffset: 5, as: UInt8.self) == 0x20 ? 6 : 5
             let value = UnsafeRawBufferPointer(start: base + valueStart, count: count - valueStart)
             try appendData(value, inInput: inInput, valueOffset: offset + valueStart)
             return
@@ -118,18 +129,17 @@ struct ServerSentEventInterpreter: @unchecked Sendable {
         let count = input.count
         guard blockStart == nil, !atStreamStart, index &+ 6 < count, let base = input.baseAddress,
             base.loadUnaligned(fromByteOffset: index, as: UInt32.self) == Self.dataWord,
-            base.load(fromByteOffset: index &+ 4, as: UInt8.self) == 0x3A,
             let end = finder.find(from: index, to: count, orCR: true), end &- index <= maxLineBytes,
             end &+ 1 < count, base.load(fromByteOffset: end, as: UInt8.self) == ByteScan.lf,
-            base.load(fromByteOffset: end &+ 1, as: UInt8.self) == ByteScan.lf
+            base.load(fromByteOffset: end &+ 1, as: UInt8.self) == ByteScan.lf,
+            let lineValueStart = Self.dataValueStart(base + index, count: end &- index)
         else { return nil }
-        var valueStart = index &+ 5
-        if valueStart < end && base.load(fromByteOffset: valueStart, as: UInt8.self) == 0x20 { valueStart &+= 1 }
+        let valueStart = index &+ lineValueStart
         guard end &- valueStart <= maxEventBytes else { return nil }  // the line path reports it
         try withLastEventID { id in
             try onEvent(
                 ServerSentEventView(
-                    type: UnsafeRawBufferPointer(start: Self.message.utf8Start, count: Self.message.utf8CodeUnitCount),
+                    type: Self.messageType,
                     data: UnsafeRawBufferPointer(start: base + valueStart, count: end &- valueStart),
                     lastEventID: id, retry: nil, byteOffset: streamOffset,
                     dataOffset: streamOffset &+ (valueStart &- index)))
@@ -207,8 +217,7 @@ struct ServerSentEventInterpreter: @unchecked Sendable {
     @inline(__always)
     private func withType<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         if eventType.isEmpty {
-            return try body(
-                UnsafeRawBufferPointer(start: Self.message.utf8Start, count: Self.message.utf8CodeUnitCount))
+            return try body(Self.messageType)
         }
         return try eventType.withUnsafeBytes(body)
     }

@@ -70,10 +70,8 @@ public struct JSONElement {
     /// Whether this is a string equal to `text`, compared without making a `String`.
     @inlinable @inline(__always)
     public func isString(_ text: StaticString) -> Bool {
-        withUTF8 { bytes in
-            bytes.count == text.utf8CodeUnitCount
-                && (bytes.isEmpty || memcmpBytes(bytes.baseAddress!, UnsafeRawPointer(text.utf8Start), bytes.count))
-        } ?? false
+        withUTF8 { $0.sameBytes(as: UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)) }
+            ?? false
     }
 
     /// The number, when this is a number.
@@ -223,12 +221,7 @@ public struct JSONElement {
             let key = tape.bytes(of: tape.tokens[i])
             var j = index + 1
             while j < i {
-                let other = tape.bytes(of: tape.tokens[j])
-                if other.count == key.count
-                    && (key.isEmpty || memcmpBytes(key.baseAddress!, other.baseAddress!, key.count))
-                {
-                    return true
-                }
+                if key.sameBytes(as: tape.bytes(of: tape.tokens[j])) { return true }
                 j = tape.next(after: j + 1)
             }
             i = tape.next(after: i + 1)
@@ -279,9 +272,10 @@ public struct JSONElement {
 }
 
 /// Whether `count` bytes at `a` and `b` are equal: keys are short, so a few loads of at most
-/// eight bytes each (overlapping at the end) instead of a byte loop or a libc call.
+/// eight bytes each (overlapping at the end) instead of a byte loop or a libc call. Shared with
+/// the other modules of the package (part-ID cache, unit data checks).
 @inlinable @inline(__always)
-func memcmpBytes(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ count: Int) -> Bool {
+package func memcmpBytes(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ count: Int) -> Bool {
     if count >= 8 {
         var i = 0
         while i &+ 8 < count {
@@ -309,4 +303,12 @@ func memcmpBytes(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ count: Int) -> 
                 == b.loadUnaligned(fromByteOffset: last, as: UInt16.self)
     }
     return count == 0 || a.load(as: UInt8.self) == b.load(as: UInt8.self)
+}
+
+extension UnsafeRawBufferPointer {
+    /// Whether these bytes equal `other` (lengths first, then the words of both).
+    @inlinable @inline(__always)
+    package func sameBytes(as other: UnsafeRawBufferPointer) -> Bool {
+        count == other.count && (count == 0 || memcmpBytes(baseAddress!, other.baseAddress!, count))
+    }
 }

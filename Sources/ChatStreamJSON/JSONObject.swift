@@ -130,7 +130,6 @@ func sameBytes(_ lhs: String, _ rhs: String) -> Bool {
     guard lhs.utf8.count == rhs.utf8.count else { return false }
     var lhs = lhs
     var rhs = rhs
-    return lhs.withUTF8 { a in
-        rhs.withUTF8 { b in a.isEmpty || memcmpBytes(a.baseAddress!, b.baseAddress!, a.count) }
+    return lhs.withUTF8 { a in rhs.withUTF8 { b in UnsafeRawBufferPointer(a).sameBytes(as: UnsafeRawBufferPointer(b)) }
     }
 }

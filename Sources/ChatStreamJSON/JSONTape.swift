@@ -4,9 +4,9 @@
 // points into the payload being parsed (which outlives every reader, since elements live only
 // inside the parse call). Unescaped strings and number literals are written to one byte arena,
 // and their tokens carry `arenaFlag`. A container's token records the index just past its end,
-// so a reader skips a whole subtree in one step. Storage is raw memory the tape owns and reuses from value to
-// value: appending is a bounds check and a store (no reference counting, no copy-on-write
-// checks), so parsing a stream of small events allocates nothing in steady state. Readers
+// so a reader skips a whole subtree in one step. Storage is raw memory the tape owns and reuses
+// from value to value: appending is a bounds check and a store (no reference counting, no
+// copy-on-write checks), so parsing a stream of small events allocates nothing in steady state. Readers
 // use `JSONElement`, a cursor into the tape; a `JSONValue` tree is built only on request.
 
 @usableFromInline
@@ -142,19 +142,20 @@ final class JSONTape {
     /// already checked by the caller; nothing is copied.
     @inline(__always)
     func appendInputString(_ kind: JSONTapeToken.Kind, offset: Int, count: Int) {
-        if kind != .key { countChild() }
-        appendToken(
-            JSONTapeToken(kind: kind, a: UInt32(truncatingIfNeeded: offset), b: UInt32(truncatingIfNeeded: count)))
+        appendStringToken(kind, a: UInt32(truncatingIfNeeded: offset), count: count)
     }
 
     /// Appends a string-like token whose bytes the caller has already written to the end of the arena.
     @inline(__always)
     func appendArenaTail(_ kind: JSONTapeToken.Kind, from offset: Int) {
+        appendStringToken(kind, a: UInt32(truncatingIfNeeded: offset) | JSONTape.arenaFlag, count: arenaCount - offset)
+    }
+
+    /// Appends a string, key or number token; a key is not a member of its own (its value is).
+    @inline(__always)
+    private func appendStringToken(_ kind: JSONTapeToken.Kind, a: UInt32, count: Int) {
         if kind != .key { countChild() }
-        appendToken(
-            JSONTapeToken(
-                kind: kind, a: UInt32(truncatingIfNeeded: offset) | JSONTape.arenaFlag,
-                b: UInt32(truncatingIfNeeded: arenaCount - offset)))
+        appendToken(JSONTapeToken(kind: kind, a: a, b: UInt32(truncatingIfNeeded: count)))
     }
 
     @inline(__always)

@@ -59,29 +59,8 @@ public struct RepeatedStringCache: Sendable {
     public mutating func string(_ element: JSONElement?) -> String? {
         guard let element else { return nil }
         return element.withUTF8 { value in
-            bytes.withUnsafeBytes { RepeatedStringCache.equal($0, value) } ? string : refill(value)
+            bytes.withUnsafeBytes { $0.sameBytes(as: value) } ? string : refill(value)
         }
-    }
-
-    @inlinable @inline(__always)
-    static func equal(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
-        let count = a.count
-        guard count == b.count else { return false }
-        guard count > 0, let x = a.baseAddress, let y = b.baseAddress else { return true }
-        var i = 0
-        while i &+ 8 <= count {
-            if x.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-                != y.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-            {
-                return false
-            }
-            i &+= 8
-        }
-        while i < count {
-            if x.load(fromByteOffset: i, as: UInt8.self) != y.load(fromByteOffset: i, as: UInt8.self) { return false }
-            i &+= 1
-        }
-        return true
     }
 
     @usableFromInline

@@ -41,15 +41,13 @@ public struct FramedUnit {
     /// Whether the data is exactly `text` (e.g. `[DONE]`).
     @inlinable
     public func dataEquals(_ text: StaticString) -> Bool {
-        guard data.count == text.utf8CodeUnitCount else { return false }
-        for index in 0..<data.count where data[index] != text.utf8Start[index] { return false }
-        return true
+        data.sameBytes(as: UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
     /// Whether the type is exactly `text`.
+    @inlinable
     public func typeEquals(_ text: StaticString) -> Bool {
-        type.count == text.utf8CodeUnitCount
-            && (type.isEmpty || memcmp(type.baseAddress!, text.utf8Start, type.count) == 0)
+        type.sameBytes(as: UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 }
 
@@ -87,9 +85,3 @@ public protocol StreamDialect {
     /// How many units of unknown type were skipped.
     var unknownUnitCount: Int { get }
 }
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
