@@ -20,6 +20,15 @@ enum AllocationCheck {
             ("home.assembled.64B", { Pipelines.assembled(bytes, chunk: 64) }),
             ("home.assembled.4KiB", { Pipelines.assembled(bytes, chunk: 4096) }),
             ("home.assembled.whole", { Pipelines.assembled(bytes, chunk: nil) }),
+            ("home.message.64B", { Pipelines.messageDecoder(bytes, chunk: 64, dialect: UIMessageStreamDialect.self) }),
+            (
+                "home.message.4KiB",
+                { Pipelines.messageDecoder(bytes, chunk: 4096, dialect: UIMessageStreamDialect.self) }
+            ),
+            (
+                "home.message.whole",
+                { Pipelines.messageDecoder(bytes, chunk: nil, dialect: UIMessageStreamDialect.self) }
+            ),
         ]
     }
 

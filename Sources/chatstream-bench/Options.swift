@@ -19,7 +19,7 @@ struct Options {
           --quick              smaller payloads (1 MB home, OpenAI and Anthropic streams; 10k/20k tool deltas)
           --gigabyte           also stream 1 GiB through the pipeline (off by default: over a minute)
           --no-gigabyte        skip the 1 GiB stream
-          --profile PATH       run one path once, for callgrind: sse, typed, typed-whole, assembled, copy, tool, history
+          --profile PATH       run one path once, for callgrind: sse, typed, typed-whole, assembled, message, copy, tool, history
           --check-allocations  compare allocations per event with the limits in the file; exit 1
                                when one is above its limit
         """
@@ -53,7 +53,7 @@ struct Options {
             case "--profile":
                 index += 1
                 guard index < arguments.count else {
-                    fail("--profile needs a path: sse, typed, typed-whole, assembled, copy, tool, history")
+                    fail("--profile needs a path: sse, typed, typed-whole, assembled, message, copy, tool, history")
                 }
                 options.profile = arguments[index]
             case "-h", "--help":

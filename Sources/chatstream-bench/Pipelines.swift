@@ -70,6 +70,25 @@ enum Pipelines {
         return assembler.finish()[0].text.utf8.count
     }
 
+    /// bytes -> one assembled message through `MessageDecoder<Dialect>` (no event per text
+    /// delta); returns the assembled text's length in bytes.
+    static func messageDecoder<Dialect: StreamDialect>(_ bytes: [UInt8], chunk: Int?, dialect: Dialect.Type) -> Int {
+        messageDecoderText(bytes, chunk: chunk, dialect: dialect).utf8.count
+    }
+
+    /// The text `MessageDecoder<Dialect>` assembles (for the correctness check before timing).
+    static func messageDecoderText<Dialect: StreamDialect>(
+        _ bytes: [UInt8], chunk: Int?, dialect: Dialect.Type
+    ) -> String {
+        var decoder = MessageDecoder<Dialect>()
+        bytes.withUnsafeBytes { raw in
+            forEachChunk(raw, chunk) { piece in try! decoder.decode(piece) }
+        }
+        let messages = decoder.finish()
+        precondition(decoder.failure == nil && messages.count == 1, "\(Dialect.self): MessageDecoder failed")
+        return messages[0].text
+    }
+
     /// The assembled text itself, decoded with `Dialect` (for the correctness check before timing).
     static func assembledText<Dialect: StreamDialect>(_ bytes: [UInt8], chunk: Int?, dialect: Dialect.Type) -> String {
         var decoder = StreamDecoder<Dialect>()

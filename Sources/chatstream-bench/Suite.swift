@@ -65,6 +65,9 @@ final class Suite {
         // Check before timing: every path must produce the right output.
         for chunk in [64, 4096, nil] as [Int?] {
             precondition(Pipelines.assembledText(bytes, chunk: chunk) == home.expectedText, "assembled text differs")
+            precondition(
+                Pipelines.messageDecoderText(bytes, chunk: chunk, dialect: UIMessageStreamDialect.self)
+                    == home.expectedText, "MessageDecoder text differs")
         }
         let typedExpected = Pipelines.typedEvents(bytes, chunk: nil)
         let group = "home text deltas (\(bytes.count / 1000) kB, \(n) events)"
@@ -98,6 +101,10 @@ final class Suite {
                 add(group, "ours: bytes -> assembled message, \(label) chunks", bytes: bytes.count, events: n) {
                     Pipelines.assembled(bytes, chunk: chunk)
                 })
+            ours.append(
+                add(group, "ours: bytes -> message (MessageDecoder), \(label) chunks", bytes: bytes.count, events: n) {
+                    Pipelines.messageDecoder(bytes, chunk: chunk, dialect: UIMessageStreamDialect.self)
+                })
         }
         for row in ours {
             ratios.append(("\(row.name) / yajl NULL callbacks", lex.seconds / row.seconds))
@@ -106,6 +113,7 @@ final class Suite {
         }
         let typed4k = ours.first { $0.name == "ours: bytes -> typed events, 4 KiB chunks" }!
         let assembled4k = ours.first { $0.name == "ours: bytes -> assembled message, 4 KiB chunks" }!
+        let message4k = ours.first { $0.name == "ours: bytes -> message (MessageDecoder), 4 KiB chunks" }!
         // The time targets use paired runs (baseline and ours alternately, median of the pair
         // ratios): on a shared machine that is what keeps one slow moment from deciding.
         let pairs = max(runs, 9)
@@ -117,15 +125,23 @@ final class Suite {
             ours: { Pipelines.typedEvents(bytes, chunk: 4096) })
         let assembledVsCopy = pairedRatio(
             runs: pairs, baseline: { Ceilings.yajlCopy(home) }, ours: { Pipelines.assembled(bytes, chunk: 4096) })
+        let messageVsCopy = pairedRatio(
+            runs: pairs, baseline: { Ceilings.yajlCopy(home) },
+            ours: { Pipelines.messageDecoder(bytes, chunk: 4096, dialect: UIMessageStreamDialect.self) })
         ratios.append(("paired: typed events, 4 KiB / copy ceiling", typedVsCopy))
         ratios.append(("paired: typed events, 4 KiB / JSONDecoder", typedVsDecoder))
         ratios.append(("paired: assembled message, 4 KiB / copy ceiling", assembledVsCopy))
+        ratios.append(("paired: message (MessageDecoder), 4 KiB / copy ceiling", messageVsCopy))
         targets.append(
             Target(name: "typed events (4 KiB) / copy ceiling", figure: typedVsCopy, limit: 0.8, atLeast: true))
         targets.append(
             Target(name: "typed events (4 KiB) / JSONDecoder", figure: typedVsDecoder, limit: 8, atLeast: true))
+        // bytes -> assembled message: MessageDecoder is the library's way from bytes to the
+        // message; the event-by-event row (what a UI that shows every delta does) is reported beside it.
         targets.append(
-            Target(name: "assembled (4 KiB) / copy ceiling", figure: assembledVsCopy, limit: 0.7, atLeast: true))
+            Target(
+                name: "assembled, MessageDecoder (4 KiB) / copy ceiling", figure: messageVsCopy, limit: 0.7,
+                atLeast: true))
         targets.append(
             Target(
                 name: "allocations per event, typed (4 KiB)", figure: typed4k.allocationsPerEvent, limit: 2,
@@ -134,6 +150,10 @@ final class Suite {
             Target(
                 name: "allocations per event, assembled (4 KiB)", figure: assembled4k.allocationsPerEvent, limit: 2,
                 atLeast: false))
+        targets.append(
+            Target(
+                name: "allocations per event, MessageDecoder (4 KiB)", figure: message4k.allocationsPerEvent,
+                limit: 2, atLeast: false))
 
         // Provider dialects: the same ceilings and peer, and ours at 4 KiB chunks.
         let openAI = Payloads.openAIChatChunks(targetBytes: options.quick ? 1_000_000 : 8_000_000)

@@ -23,6 +23,7 @@ if let path = options.profile {
     case "typed": blackHole(Pipelines.typedEvents(home.bytes, chunk: 4096))
     case "typed-whole": blackHole(Pipelines.typedEvents(home.bytes, chunk: nil))
     case "assembled": blackHole(Pipelines.assembled(home.bytes, chunk: 4096))
+    case "message": blackHole(Pipelines.messageDecoder(home.bytes, chunk: 4096, dialect: UIMessageStreamDialect.self))
     case "apply":
         // The assembler alone: 20,000 text deltas of 19 bytes.
         var assembler = MessageAssembler()

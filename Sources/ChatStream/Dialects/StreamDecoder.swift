@@ -57,6 +57,33 @@ public struct StreamDecoder<Dialect: StreamDialect> {
     ///   offset. After an error every later call throws it again.
     @inlinable
     public mutating func decode(_ bytes: UnsafeRawBufferPointer, emit: (StreamEvent) throws -> Void) throws {
+        try frame(bytes) { decoder, unit in try decoder.unit(unit, emit) }
+    }
+
+    /// Decodes the next piece of the stream as ``decode(_:emit:)`` does, except that text
+    /// deltas may come to `textDelta` as the UTF-8 of part ID and text (valid only during the call)
+    /// instead of as events, where the dialect supports it (``StreamDialect/decode(_:textDelta:emit:)``).
+    /// For readers that gather the text without a `String` per delta, as ``MessageDecoder`` does.
+    @inlinable
+    public mutating func decode(
+        _ bytes: UnsafeRawBufferPointer, textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void,
+        emit: (StreamEvent) throws -> Void
+    ) throws {
+        try frame(bytes) { decoder, unit in
+            do {
+                try decoder._dialect.decode(unit, textDelta: textDelta, emit: emit)
+            } catch let error as StreamError where decoder.configuration.lenient && error.kind == .malformed {
+                decoder._skippedErrors.append(error)
+            }
+        }
+    }
+
+    /// Runs the framer over `bytes`, handing `body` each complete unit (and this decoder, so
+    /// that `body` may mutate the dialect while the framer runs).
+    @inlinable @inline(__always)
+    mutating func frame(
+        _ bytes: UnsafeRawBufferPointer, _ body: (inout Self, FramedUnit) throws -> Void
+    ) throws {
         if let failure { throw failure }
         do {
             // Each framer is taken out of `self` while it runs (so the dialect, also in `self`,
@@ -65,25 +92,25 @@ public struct StreamDecoder<Dialect: StreamDialect> {
                 sse = nil
                 defer { sse = framer }
                 try framer.feed(bytes) { event in
-                    try unit(FramedUnit(type: event.type, data: event.data, streamOffset: event.dataOffset), emit)
+                    try body(&self, FramedUnit(type: event.type, data: event.data, streamOffset: event.dataOffset))
                 }
             } else if var framer = ndjson {
                 ndjson = nil
                 defer { ndjson = framer }
                 try framer.feed(bytes) { line in
-                    try unit(FramedUnit(type: Self.empty, data: line.bytes, streamOffset: line.byteOffset), emit)
+                    try body(&self, FramedUnit(type: Self.empty, data: line.bytes, streamOffset: line.byteOffset))
                 }
             } else if var framer = v4 {
                 v4 = nil
                 defer { v4 = framer }
                 try framer.feed(bytes) { part in
-                    try unit(FramedUnit(type: part.code, data: part.payload, streamOffset: part.byteOffset), emit)
+                    try body(&self, FramedUnit(type: part.code, data: part.payload, streamOffset: part.byteOffset))
                 }
             } else if var framer = array {
                 array = nil
                 defer { array = framer }
                 try framer.feed(bytes) { element, offset in
-                    try unit(FramedUnit(type: Self.empty, data: element, streamOffset: offset), emit)
+                    try body(&self, FramedUnit(type: Self.empty, data: element, streamOffset: offset))
                 }
             }
         } catch {

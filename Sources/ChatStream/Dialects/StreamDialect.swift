@@ -79,9 +79,29 @@ public protocol StreamDialect {
     /// Decodes one unit, calling `emit` for each event it yields.
     mutating func decode(_ unit: FramedUnit, emit: (StreamEvent) throws -> Void) throws
 
+    /// Decodes one unit as ``decode(_:emit:)`` does, except that a text delta may come to
+    /// `textDelta` as the UTF-8 of its part ID and of its text (checked, unescaped, and valid
+    /// only during the call) instead of as a ``StreamEvent/textDelta(id:delta:)`` event, so a
+    /// reader that gathers the text (``MessageDecoder``) makes no `String` per delta. Both ways
+    /// give the same deltas in the same order, between the same events. The default
+    /// implementation emits every delta as an event.
+    mutating func decode(
+        _ unit: FramedUnit, textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void,
+        emit: (StreamEvent) throws -> Void
+    ) throws
+
     /// Ends the stream: emits what is pending, then throws if the terminator never came.
     mutating func finish(emit: (StreamEvent) throws -> Void) throws
 
     /// How many units of unknown type were skipped.
     var unknownUnitCount: Int { get }
+}
+
+extension StreamDialect {
+    public mutating func decode(
+        _ unit: FramedUnit, textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void,
+        emit: (StreamEvent) throws -> Void
+    ) throws {
+        try decode(unit, emit: emit)
+    }
 }

@@ -19,14 +19,32 @@ public struct UIMessageStreamDialect: StreamDialect {
     public private(set) var unknownUnitCount = 0
 
     /// The part ID used for `text-delta` chunks that carry none (older servers).
-    public static let defaultTextPartID = "text-0"
+    public static let defaultTextPartID = defaultTextPartIDLiteral.description
+    private static let defaultTextPartIDLiteral: StaticString = "text-0"
 
     public init(configuration: StreamDecoderConfiguration = StreamDecoderConfiguration()) {
         parser = JSONParser(configuration: configuration.json)
     }
 
     public mutating func decode(_ unit: FramedUnit, emit: (StreamEvent) throws -> Void) throws {
-        if unit.dataEquals("[DONE]") {
+        try decode(unit, deltaBytes: false, textDelta: { _, _ in }, emit: emit)
+    }
+
+    public mutating func decode(
+        _ unit: FramedUnit, textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void,
+        emit: (StreamEvent) throws -> Void
+    ) throws {
+        try decode(unit, deltaBytes: true, textDelta: textDelta, emit: emit)
+    }
+
+    /// Both ways of decoding a unit: text deltas as events, or (`deltaBytes`) as bytes.
+    @inline(__always)
+    private mutating func decode(
+        _ unit: FramedUnit, deltaBytes: Bool,
+        textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void,
+        emit: (StreamEvent) throws -> Void
+    ) throws {
+        if unit.data.count == 6, unit.dataEquals("[DONE]") {
             sawTerminator = true
             try emit(.done)
             return
@@ -46,6 +64,19 @@ public struct UIMessageStreamDialect: StreamDialect {
                 }
                 if type.isString("text-delta") {
                     // The hot path: emitted straight from here, no optional event to copy and destroy.
+                    if deltaBytes {
+                        let handed: Void? = try deltaElement?.withUTF8 { text in
+                            if try idElement?.withUTF8({ try textDelta($0, text) }) == nil {
+                                let id = Self.defaultTextPartIDLiteral
+                                try textDelta(
+                                    UnsafeRawBufferPointer(start: id.utf8Start, count: id.utf8CodeUnitCount), text)
+                            }
+                        }
+                        guard handed != nil else {
+                            throw StreamError.missingString("delta", eventType: "text-delta", offset: offset)
+                        }
+                        return
+                    }
                     guard let delta = deltaElement?.string else {
                         throw StreamError.missingString("delta", eventType: "text-delta", offset: offset)
                     }

@@ -1,0 +1,190 @@
+// MessageDecoder: bytes in any chunking to assembled messages, for readers that want the
+// message rather than every event.
+//
+// A `StreamDecoder` and a `MessageAssembler` joined so that text deltas skip the event: the
+// dialect hands each delta over as the UTF-8 of its part ID and text
+// (`StreamDialect.decode(_:textDelta:emit:)`), and the bytes of consecutive deltas of one part
+// gather in one buffer that becomes one `String` when the part's run of deltas ends (another
+// event, another part, a read of the message, or the end). Every other event goes to the
+// assembler as it comes, after the text before it. Since each delta is whole UTF-8, the run's
+// bytes make the same text as its deltas appended one by one, so the messages equal what
+// decoder + assembler give event by event (tested at every chunking against exactly that).
+// Dialects without the byte path hand deltas over as events, which take the same way in.
+
+/// Decodes a byte stream of one wire format straight into assembled messages: the work of
+/// ``StreamDecoder`` plus ``MessageAssembler``, without a `String` per text delta.
+///
+/// For code that wants the reply rather than its events (a server collecting it, a test, a
+/// command-line tool); a UI that shows each delta reads ``AsyncAssembledMessageSequence`` or
+/// its own decoder and assembler instead. A stream that fails or ends early still gives
+/// everything that arrived, with the error recorded in each message and in ``failure``.
+///
+/// ```swift
+/// var decoder = MessageDecoder<UIMessageStreamDialect>()
+/// for chunk in chunks {
+///     do { try decoder.decode(chunk) } catch { break }   // the error is kept in `failure`
+/// }
+/// let reply = decoder.finish()[0]
+/// print(reply.text, reply.error?.message ?? "complete")
+/// ```
+public struct MessageDecoder<Dialect: StreamDialect> {
+    @usableFromInline var decoder: StreamDecoder<Dialect>
+    @usableFromInline var assembler: MessageAssembler
+    @usableFromInline var text = PendingText()
+    /// The error that stopped decoding (or the truncation `finish` found); nil while all is well.
+    public var failure: StreamError? { _failure }
+    @usableFromInline var _failure: StreamError?
+
+    /// A decoder with these options for the stream and for tool inputs.
+    public init(
+        configuration: StreamDecoderConfiguration = StreamDecoderConfiguration(),
+        toolInputLimits: JSONConfiguration = JSONConfiguration()
+    ) {
+        decoder = StreamDecoder(configuration: configuration)
+        assembler = MessageAssembler(toolInputLimits: toolInputLimits)
+    }
+
+    /// How many units of unknown type the dialect skipped.
+    public var unknownUnitCount: Int { decoder.unknownUnitCount }
+
+    /// Malformed units skipped in lenient mode, in order.
+    public var skippedErrors: [StreamError] { decoder.skippedErrors }
+
+    /// Decodes the next piece of the stream into the message.
+    ///
+    /// - Throws: ``StreamError`` (malformed unless lenient, or a limit exceeded), naming the byte
+    ///   offset; it is also kept in ``failure``, every later call throws it again, and
+    ///   ``finish()`` still returns what was assembled before it.
+    @inlinable
+    public mutating func decode(_ bytes: UnsafeRawBufferPointer) throws {
+        do {
+            try Self.decode(bytes, &decoder, &text, &assembler)
+        } catch {
+            let failure = StreamError(converting: error)
+            _failure = failure
+            throw failure
+        }
+    }
+
+    /// Decodes the next piece of the stream into the message.
+    public mutating func decode(_ bytes: some Collection<UInt8>) throws {
+        try withContiguousBytes(bytes) { try decode($0) }
+    }
+
+    @inlinable
+    static func decode(
+        _ bytes: UnsafeRawBufferPointer, _ decoder: inout StreamDecoder<Dialect>, _ text: inout PendingText,
+        _ assembler: inout MessageAssembler
+    ) throws {
+        try decoder.decode(
+            bytes,
+            textDelta: { id, utf8 in text.append(utf8, id: id, assembler: &assembler) },
+            emit: { event in
+                text.flush(into: &assembler)
+                assembler.apply(event)
+            })
+    }
+
+    /// The current choice's message as it stands (a snapshot later bytes never change).
+    public mutating func message() -> AssembledMessage {
+        text.flush(into: &assembler)
+        return assembler.takeSnapshot()
+    }
+
+    /// Ends the stream and returns every choice's final message.
+    ///
+    /// When decoding failed, or the stream ended before its terminator, the messages hold
+    /// everything that arrived and their ``AssembledMessage/error`` says what happened (the
+    /// ``StreamError`` itself is in ``failure``). A second call returns the same messages.
+    public mutating func finish() -> [AssembledMessage] {
+        if failure == nil {
+            do {
+                try Self.finish(&decoder, &text, &assembler)
+            } catch {
+                _failure = StreamError(converting: error)
+            }
+        }
+        text.flush(into: &assembler)
+        return assembler.finish(error: failure)
+    }
+
+    static func finish(
+        _ decoder: inout StreamDecoder<Dialect>, _ text: inout PendingText, _ assembler: inout MessageAssembler
+    ) throws {
+        try decoder.finish { event in
+            text.flush(into: &assembler)
+            assembler.apply(event)
+        }
+    }
+}
+
+/// The bytes of consecutive text deltas of one part, not yet in the message.
+@usableFromInline
+struct PendingText {
+    /// The part ID of the text held (or last held), as UTF-8 and as the `String` handed over;
+    /// the `String` is made only when the ID changes.
+    @usableFromInline var idBytes: [UInt8] = []
+    @usableFromInline var id = ""
+    /// Whether deltas are held (possibly empty ones).
+    @usableFromInline var holding = false
+    /// Room for the text: `storage[..<count]` holds it; the rest is free space (kept
+    /// initialised, so an append is one copy with no growth bookkeeping).
+    @usableFromInline var storage: [UInt8] = []
+    @usableFromInline var count = 0
+
+    /// The least room kept, and twice the most kept after a hand-over.
+    @usableFromInline static let limit = 1 << 16
+
+    @usableFromInline init() {}
+
+    /// Adds a delta; a delta of another part first hands over the text held.
+    @inlinable @inline(__always)
+    mutating func append(
+        _ utf8: UnsafeRawBufferPointer, id idUTF8: UnsafeRawBufferPointer, assembler: inout MessageAssembler
+    ) {
+        if !idBytes.withUnsafeBytes({ $0.sameBytes(as: idUTF8) }) { changeID(idUTF8, assembler: &assembler) }
+        holding = true
+        let length = utf8.count
+        guard length > 0 else { return }
+        if count &+ length > storage.count { grow(to: count &+ length) }
+        let offset = count
+        storage.withUnsafeMutableBytes {
+            $0.baseAddress!.advanced(by: offset).copyMemory(from: utf8.baseAddress!, byteCount: length)
+        }
+        count = offset &+ length
+    }
+
+    @usableFromInline @inline(never)
+    mutating func changeID(_ idUTF8: UnsafeRawBufferPointer, assembler: inout MessageAssembler) {
+        flush(into: &assembler)
+        idBytes = Array(idUTF8)
+        id = String(decoding: idUTF8, as: UTF8.self)
+    }
+
+    @usableFromInline @inline(never)
+    mutating func grow(to needed: Int) {
+        storage.append(contentsOf: repeatElement(0, count: max(needed, Self.limit, storage.count * 2) - storage.count))
+    }
+
+    /// The text held, which the parser has already checked to be UTF-8 (a dialect hands over
+    /// only string values it validated), so it is not checked again where the standard library
+    /// can take it unchecked.
+    @usableFromInline
+    func text() -> String {
+        if #available(macOS 26.0, iOS 26.0, tvOS 26.0, watchOS 26.0, visionOS 26.0, *) {
+            return String(copying: UTF8Span(unchecked: storage.span.extracting(..<count)))
+        }
+        return storage.withUnsafeBufferPointer { String(decoding: $0[..<count], as: UTF8.self) }
+    }
+
+    /// Hands the text held to the assembler as one text delta (nothing when none is held).
+    @inlinable
+    mutating func flush(into assembler: inout MessageAssembler) {
+        guard holding else { return }
+        holding = false
+        assembler.apply(.textDelta(id: id, delta: text()))
+        count = 0
+        // One very long delta is not kept as free space for the rest of the stream.
+        if storage.count > 2 * Self.limit { storage = [] }
+    }
+}

@@ -1,0 +1,277 @@
+// MessageDecoder against its oracle: the same bytes through StreamDecoder and MessageAssembler,
+// event by event, at every chunking. The fixtures, the recorded captures of every dialect
+// (most use the default event path, the home protocol the byte path), hand-written streams that
+// move between parts, and failures mid-stream.
+
+import Foundation
+import TestSupport
+import Testing
+
+@testable import ChatStream
+
+/// The messages and error of `pieces` decoded event by event (the oracle).
+private func eventByEvent<Dialect: StreamDialect>(
+    _ dialect: Dialect.Type, _ pieces: [[UInt8]], configuration: StreamDecoderConfiguration = .init()
+) -> (messages: [AssembledMessage], failure: StreamError?) {
+    var decoder = StreamDecoder<Dialect>(configuration: configuration)
+    var assembler = MessageAssembler()
+    var failure: StreamError? = nil
+    do {
+        for piece in pieces {
+            try piece.withUnsafeBytes { try decoder.decode($0) { assembler.apply($0) } }
+        }
+        try decoder.finish { assembler.apply($0) }
+    } catch {
+        failure = StreamError(converting: error)
+    }
+    return (assembler.finish(error: failure), failure)
+}
+
+/// The messages and error of `pieces` through a MessageDecoder, stopping at the first error.
+private func throughMessageDecoder<Dialect: StreamDialect>(
+    _ dialect: Dialect.Type, _ pieces: [[UInt8]], configuration: StreamDecoderConfiguration = .init()
+) -> (messages: [AssembledMessage], failure: StreamError?) {
+    var decoder = MessageDecoder<Dialect>(configuration: configuration)
+    for piece in pieces {
+        do { try decoder.decode(piece) } catch { break }
+    }
+    return (decoder.finish(), decoder.failure)
+}
+
+/// Expects the MessageDecoder to give exactly the oracle's messages and error at every chunking.
+private func expectSameAsEventByEvent<Dialect: StreamDialect>(
+    _ dialect: Dialect.Type, _ input: [UInt8], _ label: String,
+    configuration: StreamDecoderConfiguration = .init(), sourceLocation: SourceLocation = #_sourceLocation
+) {
+    let expected = eventByEvent(dialect, [input], configuration: configuration)
+    for chunking in Chunkings.all(of: input) {
+        let result = throughMessageDecoder(dialect, chunking.pieces, configuration: configuration)
+        #expect(result.messages == expected.messages, "\(label) \(chunking)", sourceLocation: sourceLocation)
+        #expect(result.failure == expected.failure, "\(label) \(chunking)", sourceLocation: sourceLocation)
+    }
+}
+
+private func sse(_ chunks: [String]) -> [UInt8] {
+    Array(chunks.map { "data: \($0)\n\n" }.joined().utf8)
+}
+
+@Suite struct MessageDecoderTests {
+    static let fixtures = ProjectPaths.fixtures + "/ui-message-stream"
+    static let captures = ProjectPaths.shared + "/captures"
+    static let fixtureNames: [String] = {
+        ((try? FileManager.default.contentsOfDirectory(atPath: fixtures)) ?? [])
+            .filter { $0.hasSuffix(".sse") }.map { String($0.dropLast(4)) }.sorted()
+    }()
+
+    static func captureFiles(_ folder: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: captures + "/" + folder)) ?? [])
+            .filter { $0.hasSuffix(".sse") }.sorted()
+    }
+
+    static func read(_ path: String) throws -> [UInt8] {
+        Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+
+    // MARK: - Against the oracle
+
+    @Test func fixturesAndCapturesArePresent() {
+        #expect(Self.fixtureNames.count >= 12)
+        #expect(Self.captureFiles("vercel-ai-ui-message-stream").count >= 3)
+        #expect(Self.captureFiles("openai-python-chat-completions").count >= 10)
+        #expect(Self.captureFiles("anthropic-sdk").count >= 10)
+    }
+
+    @Test(arguments: fixtureNames)
+    func fixtureGivesTheEventByEventMessagesAtEveryChunking(_ name: String) throws {
+        let input = try Self.read(Self.fixtures + "/\(name).sse")
+        expectSameAsEventByEvent(UIMessageStreamDialect.self, input, name)
+    }
+
+    @Test func fixturesStillMatchTheirExpectedOutput() throws {
+        // The oracle itself is pinned by the golden files, so the two cannot drift together.
+        for name in Self.fixtureNames {
+            let input = try Self.read(Self.fixtures + "/\(name).sse")
+            let expected = try String(contentsOfFile: Self.fixtures + "/\(name).expected.json", encoding: .utf8)
+                .split(separator: "\n").map(String.init)
+            let result = throughMessageDecoder(UIMessageStreamDialect.self, [input])
+            #expect(result.messages.map(\.jsonValue.jsonText) == expected, "\(name)")
+        }
+    }
+
+    @Test func uiMessageStreamCapturesMatch() throws {
+        for file in Self.captureFiles("vercel-ai-ui-message-stream") {
+            let input = try Self.read(Self.captures + "/vercel-ai-ui-message-stream/" + file)
+            expectSameAsEventByEvent(UIMessageStreamDialect.self, input, file)
+        }
+    }
+
+    @Test func otherDialectsMatchThroughTheDefaultEventPath() throws {
+        for file in Self.captureFiles("openai-python-chat-completions") {
+            let input = try Self.read(Self.captures + "/openai-python-chat-completions/" + file)
+            expectSameAsEventByEvent(OpenAIChatDialect.self, input, file)
+        }
+        for file in Self.captureFiles("anthropic-sdk") {
+            let input = try Self.read(Self.captures + "/anthropic-sdk/" + file)
+            expectSameAsEventByEvent(AnthropicDialect.self, input, file)
+        }
+    }
+
+    @Test func partsThatInterleaveStayApartAndInOrder() {
+        let input = sse([
+            #"{"type":"start","messageId":"m1"}"#,
+            #"{"type":"text-start","id":"a"}"#,
+            #"{"type":"text-delta","id":"a","delta":"Hel"}"#,
+            #"{"type":"text-delta","id":"a","delta":"lo "}"#,
+            #"{"type":"text-delta","id":"b","delta":"other"}"#,
+            #"{"type":"text-delta","id":"a","delta":"again"}"#,
+            #"{"type":"text-delta","delta":"no id"}"#,
+            #"{"type":"text-delta","id":"a","delta":""}"#,
+            #"{"type":"reasoning-delta","id":"r","delta":"think"}"#,
+            #"{"type":"text-delta","id":"a","delta":"caf\u00e9 \ud83d\ude00 \"q\""}"#,
+            #"{"type":"text-delta","id":"a","delta":"\ud800 lone"}"#,
+            #"{"type":"tool-input-start","toolCallId":"c1","toolName":"t"}"#,
+            #"{"type":"tool-input-delta","toolCallId":"c1","inputTextDelta":"{\"x\":1}"}"#,
+            #"{"type":"text-delta","id":"a","delta":"after the tool"}"#,
+            #"{"type":"text-end","id":"a"}"#,
+            #"{"type":"finish","finishReason":"stop"}"#,
+            "[DONE]",
+        ])
+        expectSameAsEventByEvent(UIMessageStreamDialect.self, input, "interleaved")
+        let message = throughMessageDecoder(UIMessageStreamDialect.self, [input]).messages[0]
+        // a, b, a, text-0, a (opened by the empty delta), reasoning, a, the tool call, a.
+        #expect(message.parts.count == 9)
+        #expect(message.text.hasPrefix("Hello otheragain"))
+        #expect(message.text.contains("café 😀 \"q\""))
+        #expect(message.text.contains("\u{FFFD} lone"))
+    }
+
+    @Test func deltasLongerThanTheGatheringBufferAndAfterIt() {
+        // One delta far longer than the buffer keeps as free space, then short ones after it.
+        let long = String(repeating: "0123456789abcdef", count: (3 * PendingText.limit) / 16 + 7)
+        var chunks = [#"{"type":"text-delta","id":"a","delta":"\#(long)"}"#]
+        for i in 0..<200 {
+            chunks.append(#"{"type":"text-delta","id":"\#(i % 3 == 0 ? "b" : "a")","delta":"d\#(i) "}"#)
+        }
+        chunks.append(#"{"type":"text-delta","id":"a","delta":"\#(long)"}"#)
+        chunks.append("[DONE]")
+        let input = sse(chunks)
+        let expected = eventByEvent(UIMessageStreamDialect.self, [input])
+        for pieces in [[input], Chunkings.random(input, seed: 9, empties: true)] {
+            let result = throughMessageDecoder(UIMessageStreamDialect.self, pieces)
+            #expect(result.messages == expected.messages)
+            #expect(result.failure == nil)
+        }
+        #expect(expected.messages[0].text.utf8.count > 6 * PendingText.limit)
+    }
+
+    // MARK: - Reading mid-stream
+
+    @Test func messageReadAfterEveryByteEqualsTheAssemblersSnapshot() throws {
+        for name in ["several-text-parts", "tool-round-trip", "reasoning", "multibyte"] {
+            let input = try Self.read(Self.fixtures + "/\(name).sse")
+            var decoder = MessageDecoder<UIMessageStreamDialect>()
+            var events = StreamDecoder<UIMessageStreamDialect>()
+            var assembler = MessageAssembler()
+            for byte in input {
+                try decoder.decode([byte])
+                try [byte].withUnsafeBytes { try events.decode($0) { assembler.apply($0) } }
+                #expect(decoder.message() == assembler.message, "\(name)")
+            }
+            try events.finish { assembler.apply($0) }
+            #expect(decoder.finish() == assembler.finish())
+        }
+    }
+
+    // MARK: - Failures keep what arrived
+
+    @Test func malformedEventStopsDecodingAndKeepsTheTextBeforeIt() {
+        let input = sse([
+            #"{"type":"text-delta","id":"a","delta":"kept"}"#,
+            #"{"type":"text-delta","id":"a","delta":"also kept"}"#,
+            #"{"type":"text-delta","id":"a","delta":"bad\x"}"#,
+            #"{"type":"text-delta","id":"a","delta":"never"}"#,
+            "[DONE]",
+        ])
+        var decoder = MessageDecoder<UIMessageStreamDialect>()
+        #expect(throws: StreamError.self) { try decoder.decode(input) }
+        let failure = decoder.failure
+        #expect(failure?.kind == .malformed)
+        #expect(failure?.byteOffset ?? 0 > 100)
+        #expect(throws: StreamError.self) { try decoder.decode(Array("data: {}\n\n".utf8)) }
+        let messages = decoder.finish()
+        #expect(messages[0].text == "keptalso kept")
+        #expect(messages[0].error?.message.contains(failure?.message ?? "?") == true)
+        #expect(decoder.finish() == messages)
+        expectSameAsEventByEvent(UIMessageStreamDialect.self, input, "malformed")
+    }
+
+    @Test func truncatedStreamIsReportedAtFinishWithItsText() {
+        let input = sse([
+            #"{"type":"text-delta","id":"a","delta":"cut "}"#, #"{"type":"text-delta","id":"a","delta":"here"}"#,
+        ])
+        var decoder = MessageDecoder<UIMessageStreamDialect>()
+        #expect(throws: Never.self) { try decoder.decode(input) }
+        #expect(decoder.failure == nil)
+        let messages = decoder.finish()
+        #expect(decoder.failure?.kind == .truncated)
+        #expect(messages[0].text == "cut here")
+        #expect(messages[0].error != nil)
+        #expect(messages[0].isFinished)
+    }
+
+    @Test func lenientModeSkipsTheBadEventAndGoesOn() {
+        let input = sse([
+            #"{"type":"text-delta","id":"a","delta":"one "}"#,
+            #"{"type":"text-delta","id":"a"}"#,
+            #"{"type":"text-delta","id":"a","delta":"two"}"#,
+            "[DONE]",
+        ])
+        let lenient = StreamDecoderConfiguration(lenient: true)
+        var decoder = MessageDecoder<UIMessageStreamDialect>(configuration: lenient)
+        #expect(throws: Never.self) { try decoder.decode(input) }
+        #expect(decoder.finish()[0].text == "one two")
+        #expect(decoder.skippedErrors.count == 1)
+        #expect(decoder.skippedErrors.first?.field == "delta")
+        #expect(decoder.failure == nil)
+        expectSameAsEventByEvent(UIMessageStreamDialect.self, input, "lenient", configuration: lenient)
+    }
+
+    // MARK: - The dialect's byte path
+
+    @Test func uiDialectHandsTextDeltasOverAsBytesAndEverythingElseAsEvents() throws {
+        var dialect = UIMessageStreamDialect()
+        var deltas: [(String, String)] = []
+        var events: [StreamEvent] = []
+        for data in [
+            #"{"type":"text-delta","id":"x","delta":"h\u00e9"}"#, #"{"type":"text-delta","delta":"y"}"#,
+            #"{"type":"text-end","id":"x"}"#,
+        ] {
+            let bytes = Array(data.utf8)
+            try bytes.withUnsafeBytes { raw in
+                let unit = FramedUnit(type: UnsafeRawBufferPointer(start: nil, count: 0), data: raw, streamOffset: 0)
+                try dialect.decode(
+                    unit,
+                    textDelta: {
+                        deltas.append((String(decoding: $0, as: UTF8.self), String(decoding: $1, as: UTF8.self)))
+                    },
+                    emit: { events.append($0) })
+            }
+        }
+        #expect(deltas.map(\.0) == ["x", UIMessageStreamDialect.defaultTextPartID])
+        #expect(deltas.map(\.1) == ["hé", "y"])
+        #expect(events == [.textEnd(id: "x")])
+    }
+
+    @Test func dialectsWithoutABytePathEmitTextDeltasAsEvents() throws {
+        var dialect = OpenAIChatDialect()
+        var deltas = 0
+        var events: [StreamEvent] = []
+        let data = Array(#"{"id":"c","choices":[{"index":0,"delta":{"content":"hi"}}]}"#.utf8)
+        try data.withUnsafeBytes { raw in
+            let unit = FramedUnit(type: UnsafeRawBufferPointer(start: nil, count: 0), data: raw, streamOffset: 0)
+            try dialect.decode(unit, textDelta: { _, _ in deltas += 1 }, emit: { events.append($0) })
+        }
+        #expect(deltas == 0)
+        #expect(events.contains(.textDelta(id: "text-0", delta: "hi")))
+    }
+}
