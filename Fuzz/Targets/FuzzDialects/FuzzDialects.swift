@@ -6,7 +6,9 @@
 // - a failed decoder keeps throwing the same error;
 // - per choice, the assembled text, reasoning and refusal equal the concatenation of their
 //   deltas, and no more text comes out than bytes went in;
-// - every tool-call part belongs to an ID some event named.
+// - every tool-call part belongs to an ID some event named;
+// - MessageDecoder, fed the chunked input, gives the same messages, error and skipped errors
+//   as the whole input's events through MessageAssembler.
 
 import ChatStream
 import FuzzSupport
@@ -42,7 +44,8 @@ func decode<Dialect: StreamDialect>(
     return outcome
 }
 
-func checkAssembly(_ outcome: Outcome, inputBytes: Int) {
+/// Checks the assembled messages of `outcome` and returns them.
+func checkAssembly(_ outcome: Outcome, inputBytes: Int) -> [AssembledMessage] {
     var assembler = MessageAssembler()
     var text: [Int: String] = [:]
     var reasoning: [Int: String] = [:]
@@ -87,6 +90,27 @@ func checkAssembly(_ outcome: Outcome, inputBytes: Int) {
         check(message.isFinished, "finish left a message unfinished")
         if outcome.error != nil { check(message.error != nil, "an error was not recorded on the message") }
     }
+    return messages
+}
+
+func checkMessageDecoder<Dialect: StreamDialect>(
+    _ type: Dialect.Type, _ pieces: [ArraySlice<UInt8>], _ configuration: StreamDecoderConfiguration,
+    expected: [AssembledMessage], _ outcome: Outcome
+) {
+    var decoder = MessageDecoder<Dialect>(configuration: configuration)
+    do {
+        try forEachPiece(pieces) { bytes in try decoder.decode(bytes) }
+    } catch {
+        check(
+            error as? StreamError == decoder.failure,
+            "MessageDecoder threw \(error) but kept \(String(describing: decoder.failure))")
+    }
+    let messages = decoder.finish()
+    check(messages == expected, "\(Dialect.self): MessageDecoder differs:\n\(messages)\n\(expected)")
+    check(
+        decoder.failure == outcome.error,
+        "MessageDecoder error \(String(describing: decoder.failure)) vs \(String(describing: outcome.error))")
+    check(decoder.skippedErrors == outcome.skipped, "MessageDecoder skipped other errors")
 }
 
 func run<Dialect: StreamDialect>(_ type: Dialect.Type, _ input: FuzzInput) {
@@ -97,7 +121,8 @@ func run<Dialect: StreamDialect>(_ type: Dialect.Type, _ input: FuzzInput) {
     let chunked = decode(type, input.pieces, configuration)
     check(whole == chunked, "\(Dialect.self): whole and chunked differ:\n\(whole)\n\(chunked)")
     if !configuration.lenient { check(whole.skipped.isEmpty, "skipped errors without lenient mode") }
-    checkAssembly(whole, inputBytes: payload.count)
+    let messages = checkAssembly(whole, inputBytes: payload.count)
+    checkMessageDecoder(type, input.pieces, configuration, expected: messages, whole)
 }
 
 /// Every dialect on this branch; add new ones here (the options byte picks one).
