@@ -9,6 +9,8 @@ struct Options {
     var checkAllocations: String? = nil
     /// Runs one path once on the 1 MB home stream, for a profiler (callgrind).
     var profile: String? = nil
+    /// Runs only the 1 GiB stream and prints its result as one line (the suite's child process).
+    var gigabyteOnly = false
 
     static let usage = """
         usage: chatstream-bench [--json] [--runs N] [--quick] [--gigabyte | --no-gigabyte]
@@ -19,6 +21,7 @@ struct Options {
           --quick              smaller payloads (1 MB home, OpenAI and Anthropic streams; 10k/20k tool deltas)
           --gigabyte           also stream 1 GiB through the pipeline (off by default: over a minute)
           --no-gigabyte        skip the 1 GiB stream
+          --gigabyte-only      only the 1 GiB stream, one line out (the suite runs it so, as a child process)
           --profile PATH       run one path once, for callgrind: sse, typed, typed-whole, assembled, message, copy, tool, history
           --check-allocations  compare allocations per event with the limits in the file; exit 1
                                when one is above its limit
@@ -39,6 +42,7 @@ struct Options {
             case "--quick": options.quick = true
             case "--gigabyte": options.gigabyte = true
             case "--no-gigabyte": options.gigabyte = false
+            case "--gigabyte-only": options.gigabyteOnly = true
             case "--runs":
                 index += 1
                 guard index < arguments.count, let runs = Int(arguments[index]), runs > 0 else {

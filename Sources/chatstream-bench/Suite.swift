@@ -54,8 +54,8 @@ final class Suite {
     func run() {
         let runs = options.runs
         if options.gigabyte ?? false {
-            progress("1 GiB stream (first, so peak memory is its own)")
-            gigabyte = Gigabyte.run()
+            progress("1 GiB stream (in a child process, so peak memory is its own)")
+            gigabyte = GigabyteResult.runInChild()
         }
 
         // Home protocol text deltas.

@@ -12,6 +12,10 @@ import ChatStream
 #endif
 
 let options = Options.parse(Array(CommandLine.arguments.dropFirst()))
+if options.gigabyteOnly {
+    print(Gigabyte.run().line)
+    exit(0)
+}
 if let path = options.checkAllocations {
     exit(AllocationCheck.run(limitsPath: path))
 }

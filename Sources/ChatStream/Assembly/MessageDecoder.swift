@@ -5,10 +5,11 @@
 // dialect hands each delta over as the UTF-8 of its part ID and text
 // (`StreamDialect.decode(_:textDelta:emit:)`), and the bytes of consecutive deltas of one part
 // gather in one buffer that becomes one `String` when the part's run of deltas ends (another
-// event, another part, a read of the message, or the end). Every other event goes to the
-// assembler as it comes, after the text before it. Since each delta is whole UTF-8, the run's
-// bytes make the same text as its deltas appended one by one, so the messages equal what
-// decoder + assembler give event by event (tested at every chunking against exactly that).
+// event, another part, a read of the message, or the end) or 16 KiB have gathered (so the buffer
+// stays small and warm; the message's own text grows as it does event by event). Every other
+// event goes to the assembler as it comes, after the text before it. Since each delta is whole
+// UTF-8, the run's bytes make the same text as its deltas appended one by one, so the messages
+// equal what decoder + assembler give event by event (tested at every chunking against that).
 // Dialects without the byte path hand deltas over as events, which take the same way in.
 
 /// Decodes a byte stream of one wire format straight into assembled messages: the work of
@@ -132,8 +133,8 @@ struct PendingText {
     @usableFromInline var storage: [UInt8] = []
     @usableFromInline var count = 0
 
-    /// The least room kept, and twice the most kept after a hand-over.
-    @usableFromInline static let limit = 1 << 16
+    /// How much text gathers before it is handed over; the buffer's usual size.
+    @usableFromInline static let limit = 1 << 14
 
     @usableFromInline init() {}
 
@@ -152,6 +153,7 @@ struct PendingText {
             $0.baseAddress!.advanced(by: offset).copyMemory(from: utf8.baseAddress!, byteCount: length)
         }
         count = offset &+ length
+        if count >= Self.limit { flush(into: &assembler) }
     }
 
     @usableFromInline @inline(never)
