@@ -230,6 +230,9 @@ final class Suite {
             precondition(
                 Pipelines.assembledText(bytes, chunk: chunk, dialect: dialect) == payload.expectedText,
                 "\(title): assembled text differs")
+            precondition(
+                Pipelines.messageDecoderText(bytes, chunk: chunk, dialect: dialect) == payload.expectedText,
+                "\(title): MessageDecoder text differs")
         }
         let typedExpected = Pipelines.typedEvents(bytes, chunk: nil, dialect: dialect)
         let peerExpected = payload.jsonRanges.count + payload.expectedText.utf8.count
@@ -256,7 +259,13 @@ final class Suite {
         ) {
             Pipelines.assembled(bytes, chunk: 4096, dialect: dialect)
         }
-        for row in [typed, assembled] {
+        let message = add(
+            group, "ours: bytes -> message (MessageDecoder), 4 KiB chunks", bytes: bytes.count, events: n,
+            expect: payload.expectedText.utf8.count
+        ) {
+            Pipelines.messageDecoder(bytes, chunk: 4096, dialect: dialect)
+        }
+        for row in [typed, assembled, message] {
             ratios.append(("\(short): \(row.name) / yajl NULL callbacks", lex.seconds / row.seconds))
             ratios.append(("\(short): \(row.name) / copy ceiling", copy.seconds / row.seconds))
             ratios.append(("\(short): \(row.name) / JSONDecoder", decoderRow.seconds / row.seconds))

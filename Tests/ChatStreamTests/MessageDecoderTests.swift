@@ -105,7 +105,7 @@ private func sse(_ chunks: [String]) -> [UInt8] {
         }
     }
 
-    @Test func otherDialectsMatchThroughTheDefaultEventPath() throws {
+    @Test func openAIAndAnthropicCapturesMatchThroughTheirBytePaths() throws {
         for file in Self.captureFiles("openai-python-chat-completions") {
             let input = try Self.read(Self.captures + "/openai-python-chat-completions/" + file)
             expectSameAsEventByEvent(OpenAIChatDialect.self, input, file)
@@ -114,6 +114,19 @@ private func sse(_ chunks: [String]) -> [UInt8] {
             let input = try Self.read(Self.captures + "/anthropic-sdk/" + file)
             expectSameAsEventByEvent(AnthropicDialect.self, input, file)
         }
+    }
+
+    @Test func aDialectWithoutABytePathMatchesThroughItsEvents() {
+        let input = Array(
+            """
+            {"model":"m","message":{"role":"assistant","content":"","thinking":"hmm"},"done":false}
+            {"model":"m","message":{"role":"assistant","content":"Hello"},"done":false}
+            {"model":"m","message":{"role":"assistant","content":", wörld 👋"},"done":false}
+            {"model":"m","message":{"role":"assistant","content":""},"done":true,"done_reason":"stop"}
+
+            """.utf8)
+        expectSameAsEventByEvent(OllamaDialect.self, input, "ollama")
+        #expect(throughMessageDecoder(OllamaDialect.self, [input]).messages[0].text == "Hello, wörld 👋")
     }
 
     @Test func partsThatInterleaveStayApartAndInOrder() {
@@ -262,16 +275,64 @@ private func sse(_ chunks: [String]) -> [UInt8] {
         #expect(events == [.textEnd(id: "x")])
     }
 
-    @Test func dialectsWithoutABytePathEmitTextDeltasAsEvents() throws {
-        var dialect = OpenAIChatDialect()
-        var deltas = 0
+    /// Decodes `data` as one unit through the byte path; returns the deltas and the events.
+    private func bytePath<Dialect: StreamDialect>(
+        _ dialect: inout Dialect, _ data: String, type: String = ""
+    ) throws -> (deltas: [String], events: [StreamEvent]) {
+        var deltas: [String] = []
         var events: [StreamEvent] = []
-        let data = Array(#"{"id":"c","choices":[{"index":0,"delta":{"content":"hi"}}]}"#.utf8)
-        try data.withUnsafeBytes { raw in
-            let unit = FramedUnit(type: UnsafeRawBufferPointer(start: nil, count: 0), data: raw, streamOffset: 0)
-            try dialect.decode(unit, textDelta: { _, _ in deltas += 1 }, emit: { events.append($0) })
+        let bytes = Array(data.utf8)
+        let typeBytes = Array(type.utf8)
+        try bytes.withUnsafeBytes { raw in
+            try typeBytes.withUnsafeBytes { typeRaw in
+                let unit = FramedUnit(type: typeRaw, data: raw, streamOffset: 0)
+                try dialect.decode(
+                    unit,
+                    textDelta: {
+                        deltas.append(String(decoding: $0, as: UTF8.self) + "|" + String(decoding: $1, as: UTF8.self))
+                    },
+                    emit: { events.append($0) })
+            }
         }
-        #expect(deltas == 0)
-        #expect(events.contains(.textDelta(id: "text-0", delta: "hi")))
+        return (deltas, events)
+    }
+
+    @Test func openAIHandsContentOverAsBytesAndTheRestAsEvents() throws {
+        var dialect = OpenAIChatDialect()
+        let first = try bytePath(&dialect, #"{"id":"c","choices":[{"index":0,"delta":{"content":"hi"}}]}"#)
+        #expect(first.deltas == ["text-0|hi"])
+        #expect(first.events == [.messageStart(id: "c"), .textStart(id: "text-0")])
+        let second = try bytePath(&dialect, #"{"id":"c","choices":[{"index":1,"delta":{"content":"yo"}}]}"#)
+        #expect(second.deltas == ["text-1|yo"])
+        #expect(second.events == [.choice(index: 1), .textStart(id: "text-1")])
+        let refusal = try bytePath(&dialect, #"{"id":"c","choices":[{"index":1,"delta":{"refusal":"no"}}]}"#)
+        #expect(refusal.deltas.isEmpty)
+        #expect(refusal.events == [.refusalDelta(id: "refusal-1", delta: "no")])
+    }
+
+    @Test func anthropicHandsTextDeltasOverAsBytesAndTheRestAsEvents() throws {
+        var dialect = AnthropicDialect(configuration: StreamDecoderConfiguration())
+        _ = try bytePath(&dialect, #"{"type":"message_start","message":{"id":"m","content":[]}}"#)
+        let start = try bytePath(
+            &dialect, #"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#)
+        #expect(start.deltas.isEmpty)
+        let delta = try bytePath(
+            &dialect, #"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"h\u00e9"}}"#)
+        #expect(delta.deltas == ["0-0|hé"])
+        #expect(delta.events.isEmpty)
+        let empty = try bytePath(
+            &dialect, #"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":""}}"#)
+        #expect(empty.deltas.isEmpty && empty.events.isEmpty)
+        #expect(throws: StreamError.self) {
+            try bytePath(&dialect, #"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":1}}"#)
+        }
+    }
+
+    @Test func dialectsWithoutABytePathEmitTextDeltasAsEvents() throws {
+        var dialect = OllamaDialect(configuration: StreamDecoderConfiguration())
+        let result = try bytePath(
+            &dialect, #"{"model":"m","message":{"role":"assistant","content":"hi"},"done":false}"#)
+        #expect(result.deltas.isEmpty)
+        #expect(result.events.contains { if case .textDelta(_, "hi") = $0 { true } else { false } })
     }
 }

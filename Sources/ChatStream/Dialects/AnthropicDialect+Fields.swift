@@ -17,7 +17,12 @@ extension AnthropicDialect {
 
     /// The required string member `key` of a delta.
     static func string(_ delta: JSONElement, _ key: StaticString, _ offset: Int) throws -> String {
-        guard let text = delta[key]?.string else {
+        try stringElement(delta, key, offset).string!
+    }
+
+    /// The string member `key` of a delta, as an element (for its bytes).
+    static func stringElement(_ delta: JSONElement, _ key: StaticString, _ offset: Int) throws -> JSONElement {
+        guard let text = delta[key], text.kind == .string else {
             throw malformed(
                 "missing or non-string field \"delta.\(key)\"", offset, "content_block_delta", "delta.\(key)")
         }

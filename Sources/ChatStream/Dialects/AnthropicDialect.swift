@@ -76,6 +76,22 @@ public struct AnthropicDialect: StreamDialect {
 
     /// Decodes one SSE event.
     public mutating func decode(_ unit: FramedUnit, emit: (StreamEvent) throws -> Void) throws {
+        try decode(unit, bytes: false, textDelta: { _, _ in }, emit: emit)
+    }
+
+    /// Decodes one SSE event, handing text deltas (`text_delta`) to `textDelta` as bytes.
+    public mutating func decode(
+        _ unit: FramedUnit, textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void,
+        emit: (StreamEvent) throws -> Void
+    ) throws {
+        try decode(unit, bytes: true, textDelta: textDelta, emit: emit)
+    }
+
+    /// Both ways of decoding an event: text deltas as events, or (`bytes`) handed to `textDelta`.
+    private mutating func decode(
+        _ unit: FramedUnit, bytes: Bool, textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void,
+        emit: (StreamEvent) throws -> Void
+    ) throws {
         let parser = self.parser
         let offset = unit.streamOffset
         try parser.parseUnit(unit, eventType: unit.type.isEmpty ? nil : unit.typeString) { root in
@@ -84,7 +100,7 @@ public struct AnthropicDialect: StreamDialect {
                     "missing field \"type\"", offset, unit.type.isEmpty ? nil : unit.typeString, "type")
             }
             if type.isString("content_block_delta") {
-                try blockDelta(root, offset: offset, emit: emit)
+                try blockDelta(root, offset: offset, bytes: bytes, textDelta: textDelta, emit: emit)
             } else if type.isString("content_block_start") {
                 try blockStart(root, offset: offset, emit: emit)
             } else if type.isString("content_block_stop") {
@@ -232,7 +248,10 @@ public struct AnthropicDialect: StreamDialect {
         }
     }
 
-    private mutating func blockDelta(_ root: JSONElement, offset: Int, emit: (StreamEvent) throws -> Void) throws {
+    private mutating func blockDelta(
+        _ root: JSONElement, offset: Int, bytes: Bool,
+        textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void, emit: (StreamEvent) throws -> Void
+    ) throws {
         let index = try Self.index(root, "content_block_delta", offset)
         guard let delta = root["delta"], let type = delta["type"] else {
             throw Self.malformed("missing field \"delta.type\"", offset, "content_block_delta", "delta.type")
@@ -245,8 +264,16 @@ public struct AnthropicDialect: StreamDialect {
         switch block {
         case .text(let id):
             if type.isString("text_delta") {
-                let text = try Self.string(delta, "text", offset)
-                if !text.isEmpty { try emit(.textDelta(id: id, delta: text)) }
+                if bytes {
+                    let text = try Self.stringElement(delta, "text", offset)
+                    var id = id
+                    try text.withUTF8 { text in
+                        if !text.isEmpty { try id.withUTF8 { try textDelta(UnsafeRawBufferPointer($0), text) } }
+                    }
+                } else {
+                    let text = try Self.string(delta, "text", offset)
+                    if !text.isEmpty { try emit(.textDelta(id: id, delta: text)) }
+                }
             } else if type.isString("citations_delta") {
                 if let citation = delta["citation"], let url = citation["url"]?.string {
                     sourceCount += 1

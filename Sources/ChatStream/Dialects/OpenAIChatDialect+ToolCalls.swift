@@ -99,12 +99,22 @@ enum OpenAIWire {
         eventType: @autoclosure () -> String,
         offset: Int
     ) throws -> String? {
+        try textElement(object, key, field: field(), eventType: eventType(), offset: offset)?.string
+    }
+
+    /// The member `key` when it is a string with at least one byte: nil when absent, null or
+    /// empty; a malformed-stream error when it is some other kind of value.
+    static func textElement(
+        _ object: JSONElement, _ key: StaticString, field: @autoclosure () -> String,
+        eventType: @autoclosure () -> String,
+        offset: Int
+    ) throws -> JSONElement? {
         guard let element = object[key], !element.isNull else { return nil }
         guard element.kind == .string else {
             throw StreamError(
                 .malformed, message: "field is not a string", byteOffset: offset, eventType: eventType(), field: field()
             )
         }
-        return element.withUTF8 { $0.isEmpty ? nil : String(decoding: $0, as: UTF8.self) } ?? nil
+        return element.withUTF8 { $0.isEmpty } == true ? nil : element
     }
 }

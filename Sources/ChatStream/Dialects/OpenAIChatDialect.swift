@@ -58,6 +58,8 @@ public struct OpenAIChatDialect: StreamDialect {
         var textOpen = false
         var reasoningOpen = false
         var finished = false
+        /// The text part's ID ("text-k"), made once.
+        var textID = ""
         /// Calls by their wire `index`, in the order they first appeared.
         var toolCalls: [(index: Int, call: OpenAIToolCall)] = []
     }
@@ -69,6 +71,22 @@ public struct OpenAIChatDialect: StreamDialect {
 
     /// Decodes one SSE event: a chunk, an error body or `[DONE]`.
     public mutating func decode(_ unit: FramedUnit, emit: (StreamEvent) throws -> Void) throws {
+        try decode(unit, bytes: false, textDelta: { _, _ in }, emit: emit)
+    }
+
+    /// Decodes one SSE event, handing text deltas (`delta.content`) to `textDelta` as bytes.
+    public mutating func decode(
+        _ unit: FramedUnit, textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void,
+        emit: (StreamEvent) throws -> Void
+    ) throws {
+        try decode(unit, bytes: true, textDelta: textDelta, emit: emit)
+    }
+
+    /// Both ways of decoding an event: text deltas as events, or (`bytes`) handed to `textDelta`.
+    private mutating func decode(
+        _ unit: FramedUnit, bytes: Bool, textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void,
+        emit: (StreamEvent) throws -> Void
+    ) throws {
         bytesSeen = max(bytesSeen, unit.streamOffset + unit.data.count)
         if unit.dataEquals("[DONE]") {
             guard !terminated else { return }
@@ -86,7 +104,7 @@ public struct OpenAIChatDialect: StreamDialect {
         pendingFinishes.removeAll(keepingCapacity: true)
         let parser = self.parser
         let usage = try parser.parseUnit(unit, eventType: Self.eventType) { root in
-            try readChunk(root, offset: unit.streamOffset, emit: emit)
+            try readChunk(root, offset: unit.streamOffset, bytes: bytes, textDelta: textDelta, emit: emit)
         }
         for finish in pendingFinishes {
             try finishChoice(finish.choice, raw: finish.raw, emit: emit)
@@ -116,7 +134,8 @@ public struct OpenAIChatDialect: StreamDialect {
 
     /// Reads one chunk, emitting what can be emitted now; returns its usage.
     private mutating func readChunk(
-        _ root: JSONElement, offset: Int, emit: (StreamEvent) throws -> Void
+        _ root: JSONElement, offset: Int, bytes: Bool,
+        textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void, emit: (StreamEvent) throws -> Void
     ) throws -> JSONValue? {
         guard root.kind == .object else {
             throw StreamError(
@@ -139,7 +158,8 @@ public struct OpenAIChatDialect: StreamDialect {
             }
             var position = 0
             try choicesElement.forEachElement { choice in
-                try readChoice(choice, position: position, offset: offset, emit: emit)
+                try readChoice(
+                    choice, position: position, offset: offset, bytes: bytes, textDelta: textDelta, emit: emit)
                 position += 1
             }
         }
@@ -153,7 +173,8 @@ public struct OpenAIChatDialect: StreamDialect {
     }
 
     private mutating func readChoice(
-        _ choice: JSONElement, position: Int, offset: Int, emit: (StreamEvent) throws -> Void
+        _ choice: JSONElement, position: Int, offset: Int, bytes: Bool,
+        textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void, emit: (StreamEvent) throws -> Void
     ) throws {
         guard choice.kind == .object else {
             throw malformed("a choice is not an object", field: "choices[\(position)]", offset: offset)
@@ -173,7 +194,7 @@ public struct OpenAIChatDialect: StreamDialect {
             guard delta.kind == .object else {
                 throw malformed("delta is not an object", field: "choices[\(position)].delta", offset: offset)
             }
-            try readDelta(delta, choice: k, offset: offset, emit: emit)
+            try readDelta(delta, choice: k, offset: offset, bytes: bytes, textDelta: textDelta, emit: emit)
         }
         if let reason = choice["finish_reason"], !reason.isNull {
             guard let raw = reason.string else {
@@ -185,7 +206,8 @@ public struct OpenAIChatDialect: StreamDialect {
     }
 
     private mutating func readDelta(
-        _ delta: JSONElement, choice k: Int, offset: Int, emit: (StreamEvent) throws -> Void
+        _ delta: JSONElement, choice k: Int, offset: Int, bytes: Bool,
+        textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void, emit: (StreamEvent) throws -> Void
     ) throws {
         // Reasoning (DeepSeek, xAI `reasoning_content`; some proxies `reasoning`): strings only.
         let reasoning =
@@ -200,16 +222,21 @@ public struct OpenAIChatDialect: StreamDialect {
             }
             try emit(.reasoningDelta(id: "reasoning-\(k)", delta: text))
         }
-        if let text = try OpenAIWire.text(
+        if let text = try OpenAIWire.textElement(
             delta, "content", field: "choices[].delta.content", eventType: Self.eventType, offset: offset)
         {
             try select(k, emit)
             try endReasoning(k, emit: emit)
+            var id = textID(k)
             if !choices[k].textOpen {
                 choices[k].textOpen = true
-                try emit(.textStart(id: "text-\(k)"))
+                try emit(.textStart(id: id))
             }
-            try emit(.textDelta(id: "text-\(k)", delta: text))
+            if bytes {
+                try id.withUTF8 { id in try text.withUTF8 { try textDelta(UnsafeRawBufferPointer(id), $0) } }
+            } else {
+                try emit(.textDelta(id: id, delta: text.string!))
+            }
         }
         if let refusal = try OpenAIWire.text(
             delta, "refusal", field: "choices[].delta.refusal", eventType: Self.eventType, offset: offset)
@@ -301,7 +328,7 @@ public struct OpenAIChatDialect: StreamDialect {
         try endReasoning(k, emit: emit)
         if choices[k].textOpen {
             choices[k].textOpen = false
-            try emit(.textEnd(id: "text-\(k)"))
+            try emit(.textEnd(id: textID(k)))
         }
     }
 
@@ -310,6 +337,12 @@ public struct OpenAIChatDialect: StreamDialect {
             choices[k].reasoningOpen = false
             try emit(.reasoningEnd(id: "reasoning-\(k)"))
         }
+    }
+
+    /// Choice `k`'s text part ID, made the first time it is needed.
+    private mutating func textID(_ k: Int) -> String {
+        if choices[k].textID.isEmpty { choices[k].textID = "text-\(k)" }
+        return choices[k].textID
     }
 
     /// Emits `.choice(index:)` when events for another choice follow.
