@@ -67,7 +67,8 @@ public struct MessageDecoder<Dialect: StreamDialect> {
         }
     }
 
-    /// Decodes the next piece of the stream into the message.
+    /// Decodes the next piece of the stream into the message (`[UInt8]`, `ArraySlice`, `Data`, ...).
+    @inlinable
     public mutating func decode(_ bytes: some Collection<UInt8>) throws {
         try withContiguousBytes(bytes) { try decode($0) }
     }

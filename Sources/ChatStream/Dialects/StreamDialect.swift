@@ -98,6 +98,7 @@ public protocol StreamDialect {
 }
 
 extension StreamDialect {
+    /// Emits every text delta as an event (for dialects without a byte path).
     public mutating func decode(
         _ unit: FramedUnit, textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void,
         emit: (StreamEvent) throws -> Void

@@ -26,10 +26,13 @@ public struct UIMessageStreamDialect: StreamDialect {
         parser = JSONParser(configuration: configuration.json)
     }
 
+    /// Decodes one SSE event: a chunk or `[DONE]`.
     public mutating func decode(_ unit: FramedUnit, emit: (StreamEvent) throws -> Void) throws {
         try decode(unit, deltaBytes: false, textDelta: { _, _ in }, emit: emit)
     }
 
+    /// Decodes one SSE event, handing `text-delta` chunks to `textDelta` as the bytes of their
+    /// part ID and delta.
     public mutating func decode(
         _ unit: FramedUnit, textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void,
         emit: (StreamEvent) throws -> Void
