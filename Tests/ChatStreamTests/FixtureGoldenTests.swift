@@ -4,10 +4,11 @@ import Testing
 
 @testable import ChatStream
 
-/// Decodes a whole stream in the given pieces and returns the assembled messages as the
-/// `--output message --json` lines, plus the error, if any.
-func replay(_ pieces: [[UInt8]], format: StreamFormat?) -> (lines: [String], error: StreamError?) {
-    var decoder = AnyStreamDecoder(format: format)
+/// Decodes a whole stream in the given pieces, event by event into a MessageAssembler, and
+/// returns the messages and the error, if any.
+func assembleEventByEvent(
+    _ decoder: inout some StreamEventDecoding, _ pieces: [[UInt8]]
+) -> (messages: [AssembledMessage], failure: StreamError?) {
     var assembler = MessageAssembler()
     var failure: StreamError? = nil
     do {
@@ -18,7 +19,15 @@ func replay(_ pieces: [[UInt8]], format: StreamFormat?) -> (lines: [String], err
     } catch {
         failure = StreamError(converting: error)
     }
-    return (assembler.finish(error: failure).map(\.jsonValue.jsonText), failure)
+    return (assembler.finish(error: failure), failure)
+}
+
+/// Decodes a whole stream in the given pieces and returns the assembled messages as the
+/// `--output message --json` lines, plus the error, if any.
+func replay(_ pieces: [[UInt8]], format: StreamFormat?) -> (lines: [String], error: StreamError?) {
+    var decoder = AnyStreamDecoder(format: format)
+    let result = assembleEventByEvent(&decoder, pieces)
+    return (result.messages.map(\.jsonValue.jsonText), result.failure)
 }
 
 /// The hand-written home-protocol fixtures, each beside its expected `--output message --json`.

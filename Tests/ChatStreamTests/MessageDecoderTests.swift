@@ -14,17 +14,7 @@ private func eventByEvent<Dialect: StreamDialect>(
     _ dialect: Dialect.Type, _ pieces: [[UInt8]], configuration: StreamDecoderConfiguration = .init()
 ) -> (messages: [AssembledMessage], failure: StreamError?) {
     var decoder = StreamDecoder<Dialect>(configuration: configuration)
-    var assembler = MessageAssembler()
-    var failure: StreamError? = nil
-    do {
-        for piece in pieces {
-            try piece.withUnsafeBytes { try decoder.decode($0) { assembler.apply($0) } }
-        }
-        try decoder.finish { assembler.apply($0) }
-    } catch {
-        failure = StreamError(converting: error)
-    }
-    return (assembler.finish(error: failure), failure)
+    return assembleEventByEvent(&decoder, pieces)
 }
 
 /// The messages and error of `pieces` through a MessageDecoder, stopping at the first error.
