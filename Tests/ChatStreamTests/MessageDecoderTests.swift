@@ -318,6 +318,40 @@ private func sse(_ chunks: [String]) -> [UInt8] {
         }
     }
 
+    /// A dialect from outside the package whose byte path hands over whatever the unit holds.
+    struct RawBytesDialect: StreamDialect {
+        static var framing: StreamFraming { .ndjson }
+        var unknownUnitCount: Int { 0 }
+        init(configuration: StreamDecoderConfiguration) {}
+        mutating func decode(_ unit: FramedUnit, emit: (StreamEvent) throws -> Void) throws {
+            try emit(.textDelta(id: "t", delta: String(decoding: unit.data, as: UTF8.self)))
+        }
+        mutating func decode(
+            _ unit: FramedUnit, textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void,
+            emit: (StreamEvent) throws -> Void
+        ) throws {
+            let id: StaticString = "t"
+            try textDelta(UnsafeRawBufferPointer(start: id.utf8Start, count: id.utf8CodeUnitCount), unit.data)
+        }
+        mutating func finish(emit: (StreamEvent) throws -> Void) throws {}
+    }
+
+    @Test func bytesFromADialectOutsideThePackageAreCheckedAndRepaired() {
+        // Ill-formed UTF-8 (a lone continuation byte, a truncated sequence, an overlong form)
+        // becomes U+FFFD, exactly as the event path's String(decoding:) makes it.
+        let input: [UInt8] = [0x61, 0x80, 0x62, 0x0A, 0xE2, 0x82, 0x0A, 0xC0, 0xAF, 0x63, 0x0A]
+        expectSameAsEventByEvent(RawBytesDialect.self, input, "raw")
+        let text = throughMessageDecoder(RawBytesDialect.self, [input]).messages[0].text
+        #expect(text == "a\u{FFFD}b" + "\u{FFFD}" + "\u{FFFD}\u{FFFD}c")
+        #expect(text.utf8.allSatisfy { $0 != 0x80 && $0 != 0xC0 })
+        // Only the package's own dialects skip the check.
+        #expect(!MessageDecoder<RawBytesDialect>().text.checked)
+        #expect(MessageDecoder<UIMessageStreamDialect>().text.checked)
+        #expect(MessageDecoder<OpenAIChatDialect>().text.checked)
+        #expect(MessageDecoder<AnthropicDialect>().text.checked)
+        #expect(!MessageDecoder<OllamaDialect>().text.checked)
+    }
+
     @Test func dialectsWithoutABytePathEmitTextDeltasAsEvents() throws {
         var dialect = OllamaDialect(configuration: StreamDecoderConfiguration())
         let result = try bytePath(

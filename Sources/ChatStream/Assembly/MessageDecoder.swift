@@ -43,6 +43,7 @@ public struct MessageDecoder<Dialect: StreamDialect> {
     ) {
         decoder = StreamDecoder(configuration: configuration)
         assembler = MessageAssembler(toolInputLimits: toolInputLimits)
+        text.checked = Dialect.self is any CheckedTextDeltaBytes.Type
     }
 
     /// How many units of unknown type the dialect skipped.
@@ -129,6 +130,9 @@ struct PendingText {
     @usableFromInline var id = ""
     /// Whether deltas are held (possibly empty ones).
     @usableFromInline var holding = false
+    /// Whether the dialect hands over only UTF-8 the parser has checked (this package's dialects);
+    /// otherwise the text is checked (and repaired) when it becomes a `String`.
+    @usableFromInline var checked = false
     /// Room for the text: `storage[..<count]` holds it; the rest is free space (kept
     /// initialised, so an append is one copy with no growth bookkeeping).
     @usableFromInline var storage: [UInt8] = []
@@ -169,12 +173,12 @@ struct PendingText {
         storage.append(contentsOf: repeatElement(0, count: max(needed, Self.limit, storage.count * 2) - storage.count))
     }
 
-    /// The text held, which the parser has already checked to be UTF-8 (a dialect hands over
-    /// only string values it validated), so it is not checked again where the standard library
-    /// can take it unchecked.
+    /// The text held. From this package's dialects it is UTF-8 the parser has already checked,
+    /// so it is not checked again where the standard library can take it unchecked; from any
+    /// other dialect it is checked, ill-formed bytes becoming U+FFFD.
     @usableFromInline
     func text() -> String {
-        if #available(macOS 26.0, iOS 26.0, tvOS 26.0, watchOS 26.0, visionOS 26.0, *) {
+        if checked, #available(macOS 26.0, iOS 26.0, tvOS 26.0, watchOS 26.0, visionOS 26.0, *) {
             return String(copying: UTF8Span(unchecked: storage.span.extracting(..<count)))
         }
         return storage.withUnsafeBufferPointer { String(decoding: $0[..<count], as: UTF8.self) }
@@ -191,3 +195,12 @@ struct PendingText {
         if storage.count > 2 * Self.limit { storage = [] }
     }
 }
+
+/// The dialects whose byte path hands over only text the JSON parser has checked to be UTF-8
+/// (string values read through `JSONElement`), so ``MessageDecoder`` need not check it again.
+/// Internal: a dialect from outside the package is always checked.
+protocol CheckedTextDeltaBytes {}
+
+extension UIMessageStreamDialect: CheckedTextDeltaBytes {}
+extension OpenAIChatDialect: CheckedTextDeltaBytes {}
+extension AnthropicDialect: CheckedTextDeltaBytes {}
