@@ -242,6 +242,12 @@ public final class JSONParser {
 
     @inline(never)
     private func topLevelValueDone() {
+        countTopLevelValue()
+    }
+
+    /// Counts a completed top-level value and remembers where the first one ended.
+    @inline(__always)
+    private func countTopLevelValue() {
         completedValues += 1
         if completedValues == 1, input.baseAddress != nil {
             firstValueEnd = Int(yajl_get_bytes_consumed(handle))
@@ -375,7 +381,8 @@ public final class JSONParser {
     fileprivate func onClose() -> Int32 {
         tape.closeContainer()
         depth -= 1
-        valueDone()
+        // A close usually ends the payload's value: counted inline, without the call.
+        if depth == 0 { countTopLevelValue() }
         return 1
     }
 
