@@ -12,11 +12,17 @@ enum UTF8Validation {
         guard let base = bytes.baseAddress else { return nil }
         var i = 0
         while i < count {
-            // ASCII fast path: eight bytes at a time.
-            while i + 8 <= count, base.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
-                i += 8
+            // ASCII fast path: eight bytes at a time, then straight to the word's first byte of
+            // 0x80 or more (the lowest lane in memory order).
+            if i + 8 <= count {
+                let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+                let high = word & 0x8080_8080_8080_8080
+                if high == 0 {
+                    i += 8
+                    continue
+                }
+                i += high.trailingZeroBitCount >> 3
             }
-            if i >= count { break }
             let lead = base.load(fromByteOffset: i, as: UInt8.self)
             if lead < 0x80 {
                 i += 1
