@@ -57,7 +57,7 @@ public struct StreamDecoder<Dialect: StreamDialect> {
     ///   offset. After an error every later call throws it again.
     @inlinable
     public mutating func decode(_ bytes: UnsafeRawBufferPointer, emit: (StreamEvent) throws -> Void) throws {
-        try frame(bytes) { decoder, unit in try decoder.unit(unit, emit) }
+        try frame(bytes, EventPath.self, textDelta: { _, _ in }, emit: emit)
     }
 
     /// Decodes the next piece of the stream as ``decode(_:emit:)`` does, except that text
@@ -69,21 +69,21 @@ public struct StreamDecoder<Dialect: StreamDialect> {
         _ bytes: UnsafeRawBufferPointer, textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void,
         emit: (StreamEvent) throws -> Void
     ) throws {
-        try frame(bytes) { decoder, unit in
-            do {
-                try decoder._dialect.decode(unit, textDelta: textDelta, emit: emit)
-            } catch let error as StreamError where decoder.configuration.lenient && error.kind == .malformed {
-                decoder._skippedErrors.append(error)
-            }
-        }
+        try frame(bytes, BytePath.self, textDelta: textDelta, emit: emit)
     }
 
-    /// Runs the framer over `bytes`, handing `body` each complete unit (and this decoder, so
-    /// that `body` may mutate the dialect while the framer runs).
+    /// Runs the framer over `bytes`, handing each complete unit to `Path` (with this decoder, so
+    /// that the dialect may be mutated while the framer runs). `Path` is a type, not a closure,
+    /// so that its code is inlined into the framer's callback: one indirect call per unit.
     @inlinable @inline(__always)
-    mutating func frame(
-        _ bytes: UnsafeRawBufferPointer, _ body: (inout Self, FramedUnit) throws -> Void
+    mutating func frame<Path: UnitPath>(
+        _ bytes: UnsafeRawBufferPointer, _: Path.Type,
+        textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void,
+        emit: (StreamEvent) throws -> Void
     ) throws {
+        @inline(__always) func body(_ decoder: inout Self, _ unit: FramedUnit) throws {
+            try Path.decode(unit, by: &decoder, textDelta: textDelta, emit: emit)
+        }
         if let failure { throw failure }
         do {
             // Each framer is taken out of `self` while it runs (so the dialect, also in `self`,
@@ -167,11 +167,60 @@ public struct StreamDecoder<Dialect: StreamDialect> {
         }
     }
 
+    /// Decodes one unit with text deltas as bytes where the dialect can (``unit(_:_:)`` otherwise).
+    @inlinable @inline(__always)
+    mutating func unitWithDeltaBytes(
+        _ unit: FramedUnit, _ textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void,
+        _ emit: (StreamEvent) throws -> Void
+    ) throws {
+        do {
+            try _dialect.decode(unit, textDelta: textDelta, emit: emit)
+        } catch let error as StreamError where configuration.lenient && error.kind == .malformed {
+            _skippedErrors.append(error)
+        }
+    }
+
     @usableFromInline
     mutating func fail(_ error: any Error) -> StreamError {
         let streamError = StreamError(converting: error)
         failure = streamError
         return streamError
+    }
+}
+
+/// How `StreamDecoder.frame` hands a unit to the dialect.
+@usableFromInline
+protocol UnitPath {
+    static func decode<Dialect: StreamDialect>(
+        _ unit: FramedUnit, by decoder: inout StreamDecoder<Dialect>,
+        textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void,
+        emit: (StreamEvent) throws -> Void
+    ) throws
+}
+
+/// Every event through `emit`.
+@usableFromInline
+enum EventPath: UnitPath {
+    @inlinable @inline(__always)
+    static func decode<Dialect: StreamDialect>(
+        _ unit: FramedUnit, by decoder: inout StreamDecoder<Dialect>,
+        textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void,
+        emit: (StreamEvent) throws -> Void
+    ) throws {
+        try decoder.unit(unit, emit)
+    }
+}
+
+/// Text deltas as bytes through `textDelta` (where the dialect can), the rest through `emit`.
+@usableFromInline
+enum BytePath: UnitPath {
+    @inlinable @inline(__always)
+    static func decode<Dialect: StreamDialect>(
+        _ unit: FramedUnit, by decoder: inout StreamDecoder<Dialect>,
+        textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void,
+        emit: (StreamEvent) throws -> Void
+    ) throws {
+        try decoder.unitWithDeltaBytes(unit, textDelta, emit)
     }
 }
 
