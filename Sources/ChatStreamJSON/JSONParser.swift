@@ -311,13 +311,20 @@ public final class JSONParser {
         let count = bytes.count
         @inline(__always) func zeroLanes(_ x: UInt64) -> UInt64 { (x &- 0x0101_0101_0101_0101) & ~x }
         var flags: UInt64 = 0
-        var i = 0
-        while i &+ 8 <= count {
-            let word = base.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+        @inline(__always) func take(_ word: UInt64) {
             flags |= zeroLanes(word ^ 0x3F3F_3F3F_3F3F_3F3F)  // ?
             flags |= zeroLanes(word ^ 0xEDED_EDED_EDED_EDED)  // 0xED
             flags |= zeroLanes((word & 0xF0F0_F0F0_F0F0_F0F0) ^ 0xF0F0_F0F0_F0F0_F0F0)  // 0xF0...0xFF
-            i &+= 8
+        }
+        var i = 0
+        if count >= 8 {
+            while i &+ 8 <= count {
+                take(base.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+                i &+= 8
+            }
+            // The tail as the last eight bytes (overlapping bytes already seen; harmless).
+            if i < count { take(base.loadUnaligned(fromByteOffset: count &- 8, as: UInt64.self)) }
+            return flags & 0x8080_8080_8080_8080 == 0
         }
         while i < count {
             let byte = base.load(fromByteOffset: i, as: UInt8.self)
