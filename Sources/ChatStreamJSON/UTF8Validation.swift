@@ -13,15 +13,22 @@ enum UTF8Validation {
         var i = 0
         while i < count {
             // ASCII fast path: eight bytes at a time, then straight to the word's first byte of
-            // 0x80 or more (the lowest lane in memory order).
-            if i + 8 <= count {
+            // 0x80 or more (the lowest lane in memory order). Fewer than eight bytes left: the
+            // last eight, shifted past the bytes already seen.
+            if i &+ 8 <= count {
                 let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: i, as: UInt64.self))
                 let high = word & 0x8080_8080_8080_8080
                 if high == 0 {
-                    i += 8
+                    i &+= 8
                     continue
                 }
-                i += high.trailingZeroBitCount >> 3
+                i &+= high.trailingZeroBitCount >> 3
+            } else if count >= 8 {
+                let seen = i &- (count &- 8)
+                let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: count &- 8, as: UInt64.self))
+                let high = (word >> UInt64(seen &* 8)) & 0x8080_8080_8080_8080
+                if high == 0 { break }
+                i &+= high.trailingZeroBitCount >> 3
             }
             let lead = base.load(fromByteOffset: i, as: UInt8.self)
             if lead < 0x80 {
