@@ -44,7 +44,7 @@ enum UTF8Validation {
         return nil
     }
 
-    @inline(never)
+    @inline(__always)
     private static func sequenceLength(_ base: UnsafeRawPointer, _ i: Int, _ count: Int, _ lead: UInt8) -> Int? {
         @inline(__always) func byte(_ k: Int) -> UInt8? {
             i + k < count ? base.load(fromByteOffset: i + k, as: UInt8.self) : nil
