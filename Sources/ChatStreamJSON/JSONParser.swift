@@ -425,10 +425,11 @@ public final class JSONParser {
 }
 
 /// Calls `body` with the parser behind yajl's context pointer, without retaining it: the
-/// parser is alive for the whole `yajl_parse` call that runs the callback.
+/// parser is alive for the whole `yajl_parse` call that runs the callback. The context is never
+/// nil (every handle is made with its parser), so it is unwrapped without a check.
 @inline(__always)
 private func withParser(_ context: UnsafeMutableRawPointer?, _ body: (JSONParser) -> Int32) -> Int32 {
-    Unmanaged<JSONParser>.fromOpaque(context!)._withUnsafeGuaranteedRef(body)
+    Unmanaged<JSONParser>.fromOpaque(context.unsafelyUnwrapped)._withUnsafeGuaranteedRef(body)
 }
 
 extension String {
