@@ -248,7 +248,7 @@ public final class JSONParser {
     /// Counts a completed top-level value and remembers where the first one ended.
     @inline(__always)
     private func countTopLevelValue() {
-        completedValues += 1
+        completedValues &+= 1
         if completedValues == 1, input.baseAddress != nil {
             firstValueEnd = Int(yajl_get_bytes_consumed(handle))
         }
@@ -370,7 +370,7 @@ public final class JSONParser {
 
     @inline(__always)
     fileprivate func onOpen(_ kind: JSONTapeToken.Kind) -> Int32 {
-        depth += 1
+        depth &+= 1
         guard depth <= configuration.maxDepth else { return tooDeep() }
         tape.openContainer(kind)
         return 1
@@ -387,7 +387,7 @@ public final class JSONParser {
     @inline(__always)
     fileprivate func onClose() -> Int32 {
         tape.closeContainer()
-        depth -= 1
+        depth &-= 1
         // A close usually ends the payload's value: counted inline, without the call.
         if depth == 0 { countTopLevelValue() }
         return 1
