@@ -46,7 +46,7 @@ struct LineEndFinder {
     private func search(_ byte: UInt8, from: Int) -> Int {
         // An empty line (the blank line that ends an SSE block) is found without a call.
         if base.load(fromByteOffset: from, as: UInt8.self) == byte { return from }
-        guard let hit = memchr(base + from, Int32(byte), count - from) else { return count }
+        guard let hit = memchr(base + from, Int32(byte), count &- from) else { return count }
         return base.distance(to: UnsafeRawPointer(hit))
     }
 }

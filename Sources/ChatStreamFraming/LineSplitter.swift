@@ -76,7 +76,7 @@ struct LineSplitter: Sendable {
             if base.load(as: UInt8.self) == ByteScan.lf { index = 1 }
         }
         while index < count {
-            if carry.isEmpty, let next = try skip(input, index, start + index, &finder) {
+            if carry.isEmpty, let next = try skip(input, index, start &+ index, &finder) {
                 index = next
                 continue
             }
