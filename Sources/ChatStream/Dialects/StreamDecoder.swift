@@ -82,7 +82,7 @@ public struct StreamDecoder<Dialect: StreamDialect> {
         emit: (StreamEvent) throws -> Void
     ) throws {
         @inline(__always) func body(_ decoder: inout Self, _ unit: FramedUnit) throws {
-            try Path.decode(unit, by: &decoder, textDelta: textDelta, emit: emit)
+            try decoder.unit(unit, Path.self, textDelta: textDelta, emit: emit)
         }
         if let failure { throw failure }
         do {
@@ -158,26 +158,23 @@ public struct StreamDecoder<Dialect: StreamDialect> {
     @usableFromInline
     static var empty: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: nil, count: 0) }
 
+    /// Decodes one unit through `Path`; in lenient mode a malformed unit is recorded and skipped.
     @inlinable @inline(__always)
-    mutating func unit(_ unit: FramedUnit, _ emit: (StreamEvent) throws -> Void) throws {
+    mutating func unit<Path: UnitPath>(
+        _ unit: FramedUnit, _: Path.Type, textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void,
+        emit: (StreamEvent) throws -> Void
+    ) throws {
         do {
-            try _dialect.decode(unit, emit: emit)
+            try Path.decode(unit, dialect: &_dialect, textDelta: textDelta, emit: emit)
         } catch let error as StreamError where configuration.lenient && error.kind == .malformed {
             _skippedErrors.append(error)
         }
     }
 
-    /// Decodes one unit with text deltas as bytes where the dialect can (``unit(_:_:)`` otherwise).
+    /// Decodes one unit, every event through `emit` (the units `finish` still delivers).
     @inlinable @inline(__always)
-    mutating func unitWithDeltaBytes(
-        _ unit: FramedUnit, _ textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void,
-        _ emit: (StreamEvent) throws -> Void
-    ) throws {
-        do {
-            try _dialect.decode(unit, textDelta: textDelta, emit: emit)
-        } catch let error as StreamError where configuration.lenient && error.kind == .malformed {
-            _skippedErrors.append(error)
-        }
+    mutating func unit(_ unit: FramedUnit, _ emit: (StreamEvent) throws -> Void) throws {
+        try self.unit(unit, EventPath.self, textDelta: { _, _ in }, emit: emit)
     }
 
     @usableFromInline
@@ -188,13 +185,13 @@ public struct StreamDecoder<Dialect: StreamDialect> {
     }
 }
 
-/// How `StreamDecoder.frame` hands a unit to the dialect.
+/// Which of the dialect's decode methods `StreamDecoder` calls for a unit: a type rather than
+/// a closure, so the call is inlined into the framer's callback.
 @usableFromInline
 protocol UnitPath {
     static func decode<Dialect: StreamDialect>(
-        _ unit: FramedUnit, by decoder: inout StreamDecoder<Dialect>,
-        textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void,
-        emit: (StreamEvent) throws -> Void
+        _ unit: FramedUnit, dialect: inout Dialect,
+        textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void, emit: (StreamEvent) throws -> Void
     ) throws
 }
 
@@ -203,12 +200,9 @@ protocol UnitPath {
 enum EventPath: UnitPath {
     @inlinable @inline(__always)
     static func decode<Dialect: StreamDialect>(
-        _ unit: FramedUnit, by decoder: inout StreamDecoder<Dialect>,
-        textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void,
-        emit: (StreamEvent) throws -> Void
-    ) throws {
-        try decoder.unit(unit, emit)
-    }
+        _ unit: FramedUnit, dialect: inout Dialect,
+        textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void, emit: (StreamEvent) throws -> Void
+    ) throws { try dialect.decode(unit, emit: emit) }
 }
 
 /// Text deltas as bytes through `textDelta` (where the dialect can), the rest through `emit`.
@@ -216,12 +210,9 @@ enum EventPath: UnitPath {
 enum BytePath: UnitPath {
     @inlinable @inline(__always)
     static func decode<Dialect: StreamDialect>(
-        _ unit: FramedUnit, by decoder: inout StreamDecoder<Dialect>,
-        textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void,
-        emit: (StreamEvent) throws -> Void
-    ) throws {
-        try decoder.unitWithDeltaBytes(unit, textDelta, emit)
-    }
+        _ unit: FramedUnit, dialect: inout Dialect,
+        textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void, emit: (StreamEvent) throws -> Void
+    ) throws { try dialect.decode(unit, textDelta: textDelta, emit: emit) }
 }
 
 extension StreamError {
