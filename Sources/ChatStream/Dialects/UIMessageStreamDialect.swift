@@ -47,7 +47,7 @@ public struct UIMessageStreamDialect: StreamDialect {
         textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void,
         emit: (StreamEvent) throws -> Void
     ) throws {
-        if unit.data.count == 6, unit.dataEquals("[DONE]") {
+        if unit.dataEquals("[DONE]") {
             sawTerminator = true
             try emit(.done)
             return
