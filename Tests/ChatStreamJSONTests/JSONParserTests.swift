@@ -106,6 +106,37 @@ import Testing
         #expect(error?.byteOffset == 102)
     }
 
+    @Test func utf8IsCheckedAtEveryPositionOfTheWordScan() throws {
+        // The check reads eight bytes at a time, jumps to a word's first byte of 0x80 or more, and
+        // takes a short tail as the last eight bytes shifted: put each sequence at every offset of
+        // strings of several lengths, after other multi-byte text or none.
+        let bad: [[UInt8]] = [[0x80], [0xC0, 0xAF], [0xED, 0xA0, 0x80], [0xF5, 0x80, 0x80, 0x80], [0xE2, 0x82]]
+        let good: [[UInt8]] = [[0xC3, 0xA9], [0xE2, 0x82, 0xAC], [0xF0, 0x9F, 0x98, 0x80]]
+        for length in [1, 5, 7, 8, 9, 15, 16, 17, 31] {
+            for position in 0...length {
+                for prefix in [[], [0xC3, 0xA9]] as [[UInt8]] {
+                    func payload(_ sequence: [UInt8]) -> [UInt8] {
+                        var bytes = [UInt8](repeating: 0x61, count: length)
+                        bytes.insert(contentsOf: sequence, at: position)
+                        return [0x22] + prefix + bytes + [0x22]
+                    }
+                    for sequence in bad {
+                        let error = #expect(throws: JSONError.self) {
+                            try parser.parseValue(payload(sequence), streamOffset: 100)
+                        }
+                        #expect(error?.kind == .invalidUTF8, "\(sequence) at \(position) of \(length)")
+                        #expect(error?.byteOffset == 100 + 1 + prefix.count + position, "\(sequence) at \(position)")
+                    }
+                    for sequence in good {
+                        let bytes = payload(sequence)
+                        let text = String(decoding: bytes.dropFirst().dropLast(), as: UTF8.self)
+                        #expect(try parser.parseValue(bytes) == .string(text), "\(sequence) at \(position)")
+                    }
+                }
+            }
+        }
+    }
+
     @Test func nulByteInsideStringIsRejectedAndEscapedNulIsKept() throws {
         #expect(throws: JSONError.self) { try parser.parseValue([0x22, 0x00, 0x22]) }
         #expect(try parse(#""a\u0000b""#).stringValue?.utf8.count == 3)
