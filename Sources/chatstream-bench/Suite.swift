@@ -121,7 +121,7 @@ final class Suite {
         let typedVsCopy = pairedRatio(
             runs: pairs, baseline: { Ceilings.yajlCopy(home) }, ours: { Pipelines.typedEvents(bytes, chunk: 4096) })
         let typedVsDecoder = pairedRatio(
-            runs: max(3, pairs / 3), baseline: { Peers.jsonDecoder(bytes) },
+            runs: pairs, baseline: { Peers.jsonDecoder(bytes) },
             ours: { Pipelines.typedEvents(bytes, chunk: 4096) })
         let assembledVsCopy = pairedRatio(
             runs: pairs, baseline: { Ceilings.yajlCopy(home) }, ours: { Pipelines.assembled(bytes, chunk: 4096) })
