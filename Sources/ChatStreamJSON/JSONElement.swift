@@ -64,7 +64,7 @@ public struct JSONElement {
 
     /// The string, when this is a string.
     public var string: String? {
-        withUTF8 { String(decoding: $0, as: UTF8.self) }
+        withUTF8 { String(tapeUTF8: $0) }
     }
 
     /// Whether this is a string equal to `text`, compared without making a `String`.
@@ -237,7 +237,7 @@ public struct JSONElement {
         case .falseValue: return .bool(false)
         case .trueValue: return .bool(true)
         case .number: return JSONNumber(validLiteral: bytes()).map(JSONValue.number) ?? .null
-        case .string, .key: return .string(String(decoding: bytes(), as: UTF8.self))
+        case .string, .key: return .string(String(tapeUTF8: bytes()))
         case .array:
             var elements: [JSONValue] = []
             elements.reserveCapacity(Int(token.b))
@@ -254,7 +254,7 @@ public struct JSONElement {
             var positions: [JSONKey: Int] = [:]
             var i = index + 1
             while i < Int(token.a) {
-                let key = String(decoding: tape.bytes(of: tape.tokens[i]), as: UTF8.self)
+                let key = String(tapeUTF8: tape.bytes(of: tape.tokens[i]))
                 let value = materialize(tape, i + 1)
                 if !repeats {
                     object.appendUnchecked(key: key, value: value)
@@ -310,5 +310,27 @@ extension UnsafeRawBufferPointer {
     @inlinable @inline(__always)
     package func sameBytes(as other: UnsafeRawBufferPointer) -> Bool {
         count == other.count && (count == 0 || memcmpBytes(baseAddress!, other.baseAddress!, count))
+    }
+}
+
+extension String {
+    /// A string from the bytes of a tape's string or key, which are well-formed UTF-8: the parser
+    /// checks every payload before yajl sees it, and both unescapers write only well-formed
+    /// sequences (a lone surrogate escape becomes U+FFFD). So they are not checked a second
+    /// time where the standard library can take them unchecked. Debug builds (the tests and the
+    /// fuzzers) still check them, so a break in that chain fails loudly there.
+    @inlinable
+    package init(tapeUTF8 bytes: UnsafeRawBufferPointer) {
+        assert(
+            String(validating: bytes, as: UTF8.self) != nil || bytes.isEmpty,
+            "a tape string holds ill-formed UTF-8")
+        if #available(macOS 26.0, iOS 26.0, tvOS 26.0, watchOS 26.0, visionOS 26.0, *),
+            let base = bytes.baseAddress
+        {
+            let buffer = UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: bytes.count)
+            self = String(copying: UTF8Span(unchecked: buffer.span))
+        } else {
+            self = String(decoding: bytes, as: UTF8.self)
+        }
     }
 }

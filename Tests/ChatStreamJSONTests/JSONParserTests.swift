@@ -58,6 +58,29 @@ import Testing
         }
     }
 
+    @Test func stringsReadFromTheTapeHoldExactlyTheDecodedBytes() throws {
+        // Strings are made from the tape without a second UTF-8 check, so their bytes must be
+        // exactly the decoded text, on every path that makes one (element, tree, key), below,
+        // at and above the 15 bytes a small string holds, raw and escaped.
+        let pieces: [(String, String)] = [
+            ("a", "a"), ("é", "é"), ("\\u00e9", "é"), ("\\ud83d\\ude00", "😀"), ("\\udc00", "\u{FFFD}"),
+            ("\\n", "\n"), ("한", "한"), ("\\u0000", "\u{0}"),
+        ]
+        for (raw, decoded) in pieces {
+            for repeats in [1, 5, 14, 15, 16, 40] {
+                let json = "\"" + String(repeating: raw, count: repeats) + "\""
+                let expected = Array(String(repeating: decoded, count: repeats).utf8)
+                let element = try parser.parse(Array("{\"k\":\(json)}".utf8)) { $0["k"]?.string }
+                let tree = try parse(json).stringValue
+                let key = try parse("{\(json):1}").objectValue?.keys.first
+                for made in [element, tree, key] {
+                    #expect(made.map { Array($0.utf8) } == expected, "\(json)")
+                    #expect(made.flatMap { String(validating: Array($0.utf8), as: UTF8.self) } == made, "\(json)")
+                }
+            }
+        }
+    }
+
     @Test func formFeedAndVerticalTabAreFoundAtEveryPosition() throws {
         // The scan before parsing reads eight bytes at a time with an overlapping tail: put the
         // byte at every inner offset of payloads of several lengths.
