@@ -34,6 +34,14 @@ if let path = options.profile {
     case "openai-message":
         let bytes = Payloads.openAIChatChunks(targetBytes: 1_000_000).bytes
         blackHole(Pipelines.messageDecoder(bytes, chunk: 4096, dialect: OpenAIChatDialect.self))
+    case "responses-typed", "responses-message":
+        profile(path, Payloads.responsesEvents(targetBytes: 1_000_000), OpenAIResponsesDialect.self)
+    case "v4-typed", "v4-message":
+        profile(path, Payloads.dataStreamV4Parts(targetBytes: 1_000_000), DataStreamV4Dialect.self)
+    case "ollama-typed", "ollama-message":
+        profile(path, Payloads.ollamaLines(targetBytes: 1_000_000), OllamaDialect.self)
+    case "gemini-typed", "gemini-message":
+        profile(path, Payloads.geminiArray(targetBytes: 1_000_000), GeminiDialect.self)
     case "apply":
         // The assembler alone: 20,000 text deltas of 19 bytes.
         var assembler = MessageAssembler()
@@ -51,6 +59,18 @@ if let path = options.profile {
     print("\(path): \(Allocations.count - before) allocations (generation included)")
     exit(0)
 }
+/// `<format>-typed` (events) or `<format>-message` (`MessageDecoder`, its text checked) on `reply`.
+func profile<Dialect: StreamDialect>(
+    _ path: String, _ reply: (bytes: [UInt8], expectedText: String), _ dialect: Dialect.Type
+) {
+    if path.hasSuffix("-message") {
+        let length = Pipelines.messageDecoder(reply.bytes, chunk: 4096, dialect: dialect)
+        precondition(length == reply.expectedText.utf8.count, "\(path): the text differs")
+    } else {
+        blackHole(Pipelines.typedEvents(reply.bytes, chunk: 4096, dialect: dialect))
+    }
+}
+
 if !Allocations.isCounting {
     print("note: the counting allocator is not in use; allocation figures read 0")
 }
