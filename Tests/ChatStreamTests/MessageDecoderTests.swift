@@ -1,7 +1,8 @@
 // MessageDecoder against its oracle: the same bytes through StreamDecoder and MessageAssembler,
-// event by event, at every chunking. The fixtures, the recorded captures of every dialect
-// (most use the default event path, the home protocol the byte path), hand-written streams that
-// move between parts, and failures mid-stream.
+// event by event, at every chunking. The fixtures, the recorded captures of the home protocol,
+// OpenAI chat and Anthropic (each through its byte path), hand-written streams that move between
+// parts, failures mid-stream, and the default event path of a dialect without a byte path. The
+// other dialects' byte paths are in MessageDecoderBytePathTests.swift, with these helpers.
 
 import Foundation
 import TestSupport
@@ -10,7 +11,7 @@ import Testing
 @testable import ChatStream
 
 /// The messages and error of `pieces` decoded event by event (the oracle).
-private func eventByEvent<Dialect: StreamDialect>(
+func eventByEvent<Dialect: StreamDialect>(
     _ dialect: Dialect.Type, _ pieces: [[UInt8]], configuration: StreamDecoderConfiguration = .init()
 ) -> (messages: [AssembledMessage], failure: StreamError?) {
     var decoder = StreamDecoder<Dialect>(configuration: configuration)
@@ -18,7 +19,7 @@ private func eventByEvent<Dialect: StreamDialect>(
 }
 
 /// The messages and error of `pieces` through a MessageDecoder, stopping at the first error.
-private func throughMessageDecoder<Dialect: StreamDialect>(
+func throughMessageDecoder<Dialect: StreamDialect>(
     _ dialect: Dialect.Type, _ pieces: [[UInt8]], configuration: StreamDecoderConfiguration = .init()
 ) -> (messages: [AssembledMessage], failure: StreamError?) {
     var decoder = MessageDecoder<Dialect>(configuration: configuration)
@@ -29,7 +30,7 @@ private func throughMessageDecoder<Dialect: StreamDialect>(
 }
 
 /// Expects the MessageDecoder to give exactly the oracle's messages and error at every chunking.
-private func expectSameAsEventByEvent<Dialect: StreamDialect>(
+func expectSameAsEventByEvent<Dialect: StreamDialect>(
     _ dialect: Dialect.Type, _ input: [UInt8], _ label: String,
     configuration: StreamDecoderConfiguration = .init(), sourceLocation: SourceLocation = #_sourceLocation
 ) {
@@ -43,6 +44,42 @@ private func expectSameAsEventByEvent<Dialect: StreamDialect>(
 
 private func sse(_ chunks: [String]) -> [UInt8] {
     Array(chunks.map { "data: \($0)\n\n" }.joined().utf8)
+}
+
+/// Decodes `data` as one unit through the dialect's byte path; returns the deltas handed over
+/// (as "ID|text") and the events.
+func bytePath<Dialect: StreamDialect>(
+    _ dialect: inout Dialect, _ data: String, type: String = ""
+) throws -> (deltas: [String], events: [StreamEvent]) {
+    var deltas: [String] = []
+    var events: [StreamEvent] = []
+    let bytes = Array(data.utf8)
+    let typeBytes = Array(type.utf8)
+    try bytes.withUnsafeBytes { raw in
+        try typeBytes.withUnsafeBytes { typeRaw in
+            let unit = FramedUnit(type: typeRaw, data: raw, streamOffset: 0)
+            try dialect.decode(
+                unit,
+                textDelta: {
+                    deltas.append(String(decoding: $0, as: UTF8.self) + "|" + String(decoding: $1, as: UTF8.self))
+                },
+                emit: { events.append($0) })
+        }
+    }
+    return (deltas, events)
+}
+
+/// A dialect with only the event path, as one from outside the package may have: Ollama's
+/// events, text deltas included, through the protocol's default `decode(_:textDelta:emit:)`.
+struct EventsOnlyOllamaDialect: StreamDialect {
+    static var framing: StreamFraming { .ndjson }
+    var dialect: OllamaDialect
+    var unknownUnitCount: Int { dialect.unknownUnitCount }
+    init(configuration: StreamDecoderConfiguration) { dialect = OllamaDialect(configuration: configuration) }
+    mutating func decode(_ unit: FramedUnit, emit: (StreamEvent) throws -> Void) throws {
+        try dialect.decode(unit, emit: emit)
+    }
+    mutating func finish(emit: (StreamEvent) throws -> Void) throws { try dialect.finish(emit: emit) }
 }
 
 @Suite struct MessageDecoderTests {
@@ -115,8 +152,8 @@ private func sse(_ chunks: [String]) -> [UInt8] {
             {"model":"m","message":{"role":"assistant","content":""},"done":true,"done_reason":"stop"}
 
             """.utf8)
-        expectSameAsEventByEvent(OllamaDialect.self, input, "ollama")
-        #expect(throughMessageDecoder(OllamaDialect.self, [input]).messages[0].text == "Hello, wörld 👋")
+        expectSameAsEventByEvent(EventsOnlyOllamaDialect.self, input, "ollama")
+        #expect(throughMessageDecoder(EventsOnlyOllamaDialect.self, [input]).messages[0].text == "Hello, wörld 👋")
     }
 
     @Test func partsThatInterleaveStayApartAndInOrder() {
@@ -265,28 +302,6 @@ private func sse(_ chunks: [String]) -> [UInt8] {
         #expect(events == [.textEnd(id: "x")])
     }
 
-    /// Decodes `data` as one unit through the byte path; returns the deltas and the events.
-    private func bytePath<Dialect: StreamDialect>(
-        _ dialect: inout Dialect, _ data: String, type: String = ""
-    ) throws -> (deltas: [String], events: [StreamEvent]) {
-        var deltas: [String] = []
-        var events: [StreamEvent] = []
-        let bytes = Array(data.utf8)
-        let typeBytes = Array(type.utf8)
-        try bytes.withUnsafeBytes { raw in
-            try typeBytes.withUnsafeBytes { typeRaw in
-                let unit = FramedUnit(type: typeRaw, data: raw, streamOffset: 0)
-                try dialect.decode(
-                    unit,
-                    textDelta: {
-                        deltas.append(String(decoding: $0, as: UTF8.self) + "|" + String(decoding: $1, as: UTF8.self))
-                    },
-                    emit: { events.append($0) })
-            }
-        }
-        return (deltas, events)
-    }
-
     @Test func openAIHandsContentOverAsBytesAndTheRestAsEvents() throws {
         var dialect = OpenAIChatDialect()
         let first = try bytePath(&dialect, #"{"id":"c","choices":[{"index":0,"delta":{"content":"hi"}}]}"#)
@@ -349,11 +364,11 @@ private func sse(_ chunks: [String]) -> [UInt8] {
         #expect(MessageDecoder<UIMessageStreamDialect>().text.checked)
         #expect(MessageDecoder<OpenAIChatDialect>().text.checked)
         #expect(MessageDecoder<AnthropicDialect>().text.checked)
-        #expect(!MessageDecoder<OllamaDialect>().text.checked)
+        #expect(!MessageDecoder<EventsOnlyOllamaDialect>().text.checked)
     }
 
     @Test func dialectsWithoutABytePathEmitTextDeltasAsEvents() throws {
-        var dialect = OllamaDialect(configuration: StreamDecoderConfiguration())
+        var dialect = EventsOnlyOllamaDialect(configuration: StreamDecoderConfiguration())
         let result = try bytePath(
             &dialect, #"{"model":"m","message":{"role":"assistant","content":"hi"},"done":false}"#)
         #expect(result.deltas.isEmpty)

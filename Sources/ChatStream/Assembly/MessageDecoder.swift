@@ -204,3 +204,4 @@ protocol CheckedTextDeltaBytes {}
 extension UIMessageStreamDialect: CheckedTextDeltaBytes {}
 extension OpenAIChatDialect: CheckedTextDeltaBytes {}
 extension AnthropicDialect: CheckedTextDeltaBytes {}
+extension OllamaDialect: CheckedTextDeltaBytes {}

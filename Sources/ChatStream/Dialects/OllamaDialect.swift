@@ -14,7 +14,9 @@
 // | `{"error": "..."}` | `.error(message)` |
 //
 // Ollama has no part ends: a part ends when another kind of part begins, and at `done`.
-// Part IDs count parts in order: `reasoning-0`, `text-1`, ...
+// Part IDs count parts in order: `reasoning-0`, `text-1`, ... Through `decode(_:textDelta:emit:)`
+// (MessageDecoder's way in) a `message.content` delta goes out as the bytes of its part ID and
+// text instead of as `.textDelta`; every other event, and the order, stay the same.
 
 /// Decodes Ollama's `/api/chat` streaming format (NDJSON).
 ///
@@ -43,6 +45,22 @@ public struct OllamaDialect: StreamDialect {
 
     /// Decodes one NDJSON line.
     public mutating func decode(_ unit: FramedUnit, emit: (StreamEvent) throws -> Void) throws {
+        try decode(unit, bytes: false, textDelta: { _, _ in }, emit: emit)
+    }
+
+    /// Decodes one NDJSON line, handing text deltas (`message.content`) to `textDelta` as bytes.
+    public mutating func decode(
+        _ unit: FramedUnit, textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void,
+        emit: (StreamEvent) throws -> Void
+    ) throws {
+        try decode(unit, bytes: true, textDelta: textDelta, emit: emit)
+    }
+
+    /// Both ways of decoding a line: text deltas as events, or (`bytes`) handed to `textDelta`.
+    private mutating func decode(
+        _ unit: FramedUnit, bytes: Bool, textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void,
+        emit: (StreamEvent) throws -> Void
+    ) throws {
         let parser = self.parser
         let offset = unit.streamOffset
         try parser.parseUnit(unit, eventType: "chat chunk") { root in
@@ -69,8 +87,12 @@ public struct OllamaDialect: StreamDialect {
                 if let thinking = message["thinking"]?.string, !thinking.isEmpty {
                     try parts.reasoning(thinking, emit: emit)
                 }
-                if let content = message["content"]?.string, !content.isEmpty {
-                    try parts.text(content, emit: emit)
+                if let content = message["content"] {
+                    if bytes {
+                        try content.withUTF8 { if !$0.isEmpty { try parts.text($0, textDelta: textDelta, emit: emit) } }
+                    } else if let text = content.string, !text.isEmpty {
+                        try parts.text(text, emit: emit)
+                    }
                 }
                 try message["tool_calls"]?.forEachElement { call in
                     try parts.closeAll(emit: emit)
@@ -130,13 +152,28 @@ struct SequentialParts {
     private var count = 0
 
     mutating func text(_ delta: String, emit: (StreamEvent) throws -> Void) throws {
-        if textId == nil {
-            try closeAll(emit: emit)
-            textId = "text-\(count)"
-            count += 1
-            try emit(.textStart(id: textId!))
-        }
-        try emit(.textDelta(id: textId!, delta: delta))
+        try emit(.textDelta(id: openText(emit: emit), delta: delta))
+    }
+
+    /// ``text(_:emit:)`` for the byte path: the same events, except that the delta goes to
+    /// `textDelta` as the UTF-8 of the part ID and of `delta`.
+    mutating func text(
+        _ delta: UnsafeRawBufferPointer, textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void,
+        emit: (StreamEvent) throws -> Void
+    ) throws {
+        var id = try openText(emit: emit)
+        try id.withUTF8 { try textDelta(UnsafeRawBufferPointer($0), delta) }
+    }
+
+    /// The open text part's ID; a text part is started first when none is open.
+    private mutating func openText(emit: (StreamEvent) throws -> Void) throws -> String {
+        if let id = textId { return id }
+        try closeAll(emit: emit)
+        let id = "text-\(count)"
+        textId = id
+        count += 1
+        try emit(.textStart(id: id))
+        return id
     }
 
     mutating func reasoning(_ delta: String, emit: (StreamEvent) throws -> Void) throws {

@@ -1,0 +1,143 @@
+// The byte path (`decode(_:textDelta:emit:)`) of Ollama against its event path, two
+// ways: the stream's events with every delta handed over turned back into `.textDelta` must be
+// exactly the event path's (same part IDs, same place among the other events, every text delta
+// handed over as bytes), and MessageDecoder's messages must equal StreamDecoder + MessageAssembler
+// event by event at every chunking. Inputs: the dialect tests' hand-written streams (no Ollama
+// captures exist), and streams written here for the corners: empty deltas, parts that move,
+// escapes and lone surrogates, bad units mid-stream (strict and lenient), truncation.
+
+import Foundation
+import TestSupport
+import Testing
+
+@testable import ChatStream
+
+/// The events and error of `pieces` through the event path.
+private func eventPath<Dialect: StreamDialect>(
+    _ dialect: Dialect.Type, _ pieces: [[UInt8]], configuration: StreamDecoderConfiguration
+) -> (events: [StreamEvent], failure: StreamError?) {
+    var decoder = StreamDecoder<Dialect>(configuration: configuration)
+    var events: [StreamEvent] = []
+    do {
+        for piece in pieces {
+            try piece.withUnsafeBytes { try decoder.decode($0) { events.append($0) } }
+        }
+        try decoder.finish { events.append($0) }
+    } catch {
+        return (events, StreamError(converting: error))
+    }
+    return (events, nil)
+}
+
+/// The events and error of `pieces` through the byte path, each delta handed over turned back
+/// into a `.textDelta` event where it came; `handed` counts those deltas.
+private func bytePath<Dialect: StreamDialect>(
+    _ dialect: Dialect.Type, _ pieces: [[UInt8]], configuration: StreamDecoderConfiguration = .init()
+) -> (events: [StreamEvent], handed: Int, failure: StreamError?) {
+    var decoder = StreamDecoder<Dialect>(configuration: configuration)
+    var events: [StreamEvent] = []
+    var handed = 0
+    do {
+        for piece in pieces {
+            try piece.withUnsafeBytes { raw in
+                try decoder.decode(
+                    raw,
+                    textDelta: { id, text in
+                        handed += 1
+                        events.append(
+                            .textDelta(
+                                id: String(decoding: id, as: UTF8.self), delta: String(decoding: text, as: UTF8.self)))
+                    },
+                    emit: { events.append($0) })
+            }
+        }
+        try decoder.finish { events.append($0) }
+    } catch {
+        return (events, handed, StreamError(converting: error))
+    }
+    return (events, handed, nil)
+}
+
+/// Expects the byte path to give the event path's events and error with every text delta handed
+/// over as bytes, and MessageDecoder the event-by-event messages at every chunking. Returns how
+/// many text deltas the stream carries.
+@discardableResult
+private func expectBytePathMatches<Dialect: StreamDialect>(
+    _ dialect: Dialect.Type, _ input: [UInt8], _ label: String, configuration: StreamDecoderConfiguration = .init(),
+    sourceLocation: SourceLocation = #_sourceLocation
+) -> Int {
+    let expected = eventPath(dialect, [input], configuration: configuration)
+    let result = bytePath(dialect, [input], configuration: configuration)
+    let textDeltas = expected.events.count { if case .textDelta = $0 { true } else { false } }
+    #expect(result.events == expected.events, "\(label)", sourceLocation: sourceLocation)
+    #expect(result.failure == expected.failure, "\(label)", sourceLocation: sourceLocation)
+    #expect(result.handed == textDeltas, "\(label): deltas handed over as bytes", sourceLocation: sourceLocation)
+    expectSameAsEventByEvent(dialect, input, label, configuration: configuration, sourceLocation: sourceLocation)
+    return textDeltas
+}
+
+private func sse(_ payloads: [String]) -> [UInt8] { OpenAICaptures.sse(payloads, eventLines: true) }
+
+private func lines(_ lines: [String]) -> [UInt8] { Array(lines.map { $0 + "\n" }.joined().utf8) }
+
+private let lenient = StreamDecoderConfiguration(lenient: true)
+
+@Suite struct MessageDecoderBytePathTests {
+    // MARK: - Ollama
+
+    static let ollamaCorners = [
+        #"{"message":{"role":"assistant","content":"","thinking":"hmm"},"done":false}"#,
+        #"{"message":{"role":"assistant","content":"both","thinking":" more"},"done":false}"#,
+        #"{"message":{"role":"assistant","content":5},"done":false}"#,
+        #"{"message":{"role":"assistant","content":"\u00e9 \ud83d\ude00 \"q\"\n\ud800"},"done":false}"#,
+        #"{"message":{"role":"assistant","content":"then a call","tool_calls":[{"function":{"name":"f","arguments":{}}}]},"done":false}"#,
+        #"{"message":"not an object","done":false}"#,
+        #"{"message":{"role":"assistant","content":"after"},"done":false}"#,
+        #"{"message":{"role":"assistant","content":" the end"},"done":true,"done_reason":"stop","eval_count":3}"#,
+    ]
+
+    @Test func ollamaStreamsMatchTheEventPath() {
+        let conversation = Array(OllamaDialectTests.conversation.utf8)
+        #expect(expectBytePathMatches(OllamaDialect.self, conversation, "ollama conversation") == 2)
+        let corners = lines(Self.ollamaCorners)
+        #expect(expectBytePathMatches(OllamaDialect.self, corners, "ollama corners") == 5)
+        #expect(
+            throughMessageDecoder(OllamaDialect.self, [corners]).messages[0].text
+                == "bothé 😀 \"q\"\n\u{FFFD}then a callafter the end")
+        let result = bytePath(OllamaDialect.self, [lines(Array(Self.ollamaCorners.prefix(2)))])
+        #expect(
+            result.events == [
+                .messageStart(id: nil), .reasoningStart(id: "reasoning-0"),
+                .reasoningDelta(id: "reasoning-0", delta: "hmm"), .reasoningDelta(id: "reasoning-0", delta: " more"),
+                .reasoningEnd(id: "reasoning-0"), .textStart(id: "text-1"), .textDelta(id: "text-1", delta: "both"),
+                .textEnd(id: "text-1"),
+            ])
+        #expect(result.failure?.kind == .truncated)
+    }
+
+    @Test func ollamaBadLinesStopDecodingOrAreSkippedWhenLenient() {
+        for bad in [#"{"message":{"content":"x"}}"#, #"{"message":{"content":"x\q"},"done":false}"#, "[1]"] {
+            let input = lines([
+                #"{"message":{"content":"kept"},"done":false}"#, bad,
+                #"{"message":{"content":" after"},"done":true}"#,
+            ])
+            expectBytePathMatches(OllamaDialect.self, input, bad)
+            expectBytePathMatches(OllamaDialect.self, input, bad + " lenient", configuration: lenient)
+            #expect(throughMessageDecoder(OllamaDialect.self, [input]).failure?.kind == .malformed)
+            #expect(
+                throughMessageDecoder(OllamaDialect.self, [input], configuration: lenient).messages[0].text
+                    == "kept after")
+        }
+        let failed = lines([
+            #"{"message":{"content":"before "},"done":false}"#, #"{"error":"model crashed"}"#,
+        ])
+        expectBytePathMatches(OllamaDialect.self, failed, "error line")
+        #expect(throughMessageDecoder(OllamaDialect.self, [failed]).messages[0].error?.message == "model crashed")
+    }
+
+    // MARK: - Checked text
+
+    @Test func theseDialectsHandOverTextTheParserChecked() {
+        #expect(MessageDecoder<OllamaDialect>().text.checked)
+    }
+}
