@@ -1,10 +1,11 @@
-// The byte path (`decode(_:textDelta:emit:)`) of Ollama against its event path, two
-// ways: the stream's events with every delta handed over turned back into `.textDelta` must be
-// exactly the event path's (same part IDs, same place among the other events, every text delta
-// handed over as bytes), and MessageDecoder's messages must equal StreamDecoder + MessageAssembler
-// event by event at every chunking. Inputs: the dialect tests' hand-written streams (no Ollama
-// captures exist), and streams written here for the corners: empty deltas, parts that move,
-// escapes and lone surrogates, bad units mid-stream (strict and lenient), truncation.
+// The byte paths (`decode(_:textDelta:emit:)`) of the AI SDK v4 data stream and Ollama against
+// their event paths, two ways: the stream's events with every delta handed over turned back into
+// `.textDelta` must be exactly the event path's (same part IDs, same place among the other events,
+// every text delta handed over as bytes), and MessageDecoder's messages must equal StreamDecoder +
+// MessageAssembler event by event at every chunking. Inputs: the dialect tests' hand-written
+// streams (no v4 or Ollama captures exist), and streams written here for the corners: empty deltas,
+// parts that move, escapes and lone surrogates, bad units mid-stream (strict and lenient),
+// truncation.
 
 import Foundation
 import TestSupport
@@ -83,6 +84,50 @@ private func lines(_ lines: [String]) -> [UInt8] { Array(lines.map { $0 + "\n" }
 private let lenient = StreamDecoderConfiguration(lenient: true)
 
 @Suite struct MessageDecoderBytePathTests {
+    // MARK: - AI SDK v4
+
+    static let v4Corners = [
+        #"f:{"messageId":"m1"}"#, #"0:"""#, #"0:"a""#, #"0:"b""#, #"g:"think""#, #"0:"c""#, #"g:"""#,
+        #"0:"\u00e9 \ud83d\ude00 \"q\"\n\ud800""#, #"b:{"toolCallId":"t1","toolName":"f"}"#,
+        #"c:{"toolCallId":"t1","argsTextDelta":"{}"}"#, #"0:"after the call""#, #"z:{"unknown":1}"#,
+        #"2:[1]"#, #"0:"after data""#, #"e:{"finishReason":"stop"}"#, #"f:{"messageId":"m1"}"#,
+        #"0:"step two""#, #"3:"an error""#, #"0:"after the error""#, #"d:{"finishReason":"stop"}"#,
+    ]
+
+    @Test func v4StreamsMatchTheEventPath() {
+        let handWritten = Array(DataStreamV4DialectTests.stream.utf8)
+        #expect(expectBytePathMatches(DataStreamV4Dialect.self, handWritten, "v4 stream") == 3)
+        let corners = lines(Self.v4Corners)
+        #expect(expectBytePathMatches(DataStreamV4Dialect.self, corners, "v4 corners") == 8)
+        #expect(
+            throughMessageDecoder(DataStreamV4Dialect.self, [corners]).messages[0].text
+                == "abcé 😀 \"q\"\n\u{FFFD}after the callafter datastep twoafter the error")
+        let result = bytePath(DataStreamV4Dialect.self, [lines(Array(Self.v4Corners.prefix(6)))])
+        #expect(
+            Array(result.events.dropFirst(2).prefix(8)) == [
+                .textStart(id: "text-0"), .textDelta(id: "text-0", delta: "a"), .textDelta(id: "text-0", delta: "b"),
+                .textEnd(id: "text-0"), .reasoningStart(id: "reasoning-1"),
+                .reasoningDelta(id: "reasoning-1", delta: "think"), .reasoningEnd(id: "reasoning-1"),
+                .textStart(id: "text-2"),
+            ])
+    }
+
+    @Test func v4TextThatIsNotAStringStopsDecodingOrIsSkippedWhenLenient() {
+        for bad in [#"0:5"#, #"0:{"text":"x"}"#, #"0:null"#] {
+            let input = lines([#"0:"kept""#, bad, #"0:" after""#, #"d:{"finishReason":"stop"}"#])
+            expectBytePathMatches(DataStreamV4Dialect.self, input, bad)
+            expectBytePathMatches(DataStreamV4Dialect.self, input, bad + " lenient", configuration: lenient)
+            let strict = throughMessageDecoder(DataStreamV4Dialect.self, [input])
+            #expect(strict.failure?.kind == .malformed && strict.failure?.eventType == "0:")
+            #expect(
+                throughMessageDecoder(DataStreamV4Dialect.self, [input], configuration: lenient).messages[0].text
+                    == "kept after")
+        }
+        let cut = lines(Array(Self.v4Corners.prefix(6)))
+        expectBytePathMatches(DataStreamV4Dialect.self, cut, "truncated")
+        #expect(throughMessageDecoder(DataStreamV4Dialect.self, [cut]).failure?.kind == .truncated)
+    }
+
     // MARK: - Ollama
 
     static let ollamaCorners = [
@@ -138,6 +183,7 @@ private let lenient = StreamDecoderConfiguration(lenient: true)
     // MARK: - Checked text
 
     @Test func theseDialectsHandOverTextTheParserChecked() {
+        #expect(MessageDecoder<DataStreamV4Dialect>().text.checked)
         #expect(MessageDecoder<OllamaDialect>().text.checked)
     }
 }

@@ -204,4 +204,5 @@ protocol CheckedTextDeltaBytes {}
 extension UIMessageStreamDialect: CheckedTextDeltaBytes {}
 extension OpenAIChatDialect: CheckedTextDeltaBytes {}
 extension AnthropicDialect: CheckedTextDeltaBytes {}
+extension DataStreamV4Dialect: CheckedTextDeltaBytes {}
 extension OllamaDialect: CheckedTextDeltaBytes {}

@@ -21,7 +21,9 @@
 // | `i`, `j` | redacted reasoning, reasoning signature | nothing |
 //
 // v4 has no part ends: a text or reasoning part ends when the other kind begins, at a tool
-// call, and at a step or message finish (IDs `text-N`, `reasoning-N`).
+// call, and at a step or message finish (IDs `text-N`, `reasoning-N`). Through
+// `decode(_:textDelta:emit:)` (MessageDecoder's way in) a `0:` part goes out as the bytes of its
+// part ID and text instead of as `.textDelta`; every other event, and the order, stay the same.
 
 /// Decodes the AI SDK v4 data stream (`0:"text"` lines and friends).
 ///
@@ -55,6 +57,22 @@ public struct DataStreamV4Dialect: StreamDialect {
 
     /// Decodes one `CODE:JSON` part.
     public mutating func decode(_ unit: FramedUnit, emit: (StreamEvent) throws -> Void) throws {
+        try decode(unit, bytes: false, textDelta: { _, _ in }, emit: emit)
+    }
+
+    /// Decodes one `CODE:JSON` part, handing text parts (`0:`) to `textDelta` as bytes.
+    public mutating func decode(
+        _ unit: FramedUnit, textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void,
+        emit: (StreamEvent) throws -> Void
+    ) throws {
+        try decode(unit, bytes: true, textDelta: textDelta, emit: emit)
+    }
+
+    /// Both ways of decoding a part: text deltas as events, or (`bytes`) handed to `textDelta`.
+    private mutating func decode(
+        _ unit: FramedUnit, bytes: Bool, textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void,
+        emit: (StreamEvent) throws -> Void
+    ) throws {
         guard unit.type.count == 1 else {
             unknownUnitCount += 1
             return
@@ -67,17 +85,24 @@ public struct DataStreamV4Dialect: StreamDialect {
             func required(_ key: StaticString) throws -> String {
                 try root.requiredString(key, eventType: name + ":", offset: offset)
             }
+            func notAString() -> StreamError {
+                StreamError(.malformed, message: "expected a JSON string", byteOffset: offset, eventType: name + ":")
+            }
             func text() throws -> String {
-                guard let text = root.string else {
-                    throw StreamError(
-                        .malformed, message: "expected a JSON string", byteOffset: offset, eventType: name + ":")
-                }
+                guard let text = root.string else { throw notAString() }
                 return text
             }
             switch code {
             case UInt8(ascii: "0"):
-                let delta = try text()
-                if !delta.isEmpty { try parts.text(delta, emit: emit) }
+                if bytes {
+                    let handed: Void? = try root.withUTF8 {
+                        if !$0.isEmpty { try parts.text($0, textDelta: textDelta, emit: emit) }
+                    }
+                    if handed == nil { throw notAString() }
+                } else {
+                    let delta = try text()
+                    if !delta.isEmpty { try parts.text(delta, emit: emit) }
+                }
             case UInt8(ascii: "g"):
                 let delta = try text()
                 if !delta.isEmpty { try parts.reasoning(delta, emit: emit) }
