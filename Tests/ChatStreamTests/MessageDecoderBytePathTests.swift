@@ -1,11 +1,11 @@
-// The byte paths (`decode(_:textDelta:emit:)`) of the AI SDK v4 data stream and Ollama against
-// their event paths, two ways: the stream's events with every delta handed over turned back into
-// `.textDelta` must be exactly the event path's (same part IDs, same place among the other events,
-// every text delta handed over as bytes), and MessageDecoder's messages must equal StreamDecoder +
-// MessageAssembler event by event at every chunking. Inputs: the dialect tests' hand-written
-// streams (no v4 or Ollama captures exist), and streams written here for the corners: empty deltas,
-// parts that move, escapes and lone surrogates, bad units mid-stream (strict and lenient),
-// truncation.
+// The byte paths (`decode(_:textDelta:emit:)`) of the AI SDK v4 data stream, Ollama and Gemini
+// against their event paths, two ways: the stream's events with every delta handed over turned back
+// into `.textDelta` must be exactly the event path's (same part IDs, same place among the other
+// events, every text delta handed over as bytes), and MessageDecoder's messages must equal
+// StreamDecoder + MessageAssembler event by event at every chunking. Inputs: the dialect tests'
+// hand-written streams (no v4, Ollama or Gemini captures exist), and streams written here for the
+// corners: empty deltas, parts that move, escapes and lone surrogates, bad units mid-stream (strict
+// and lenient), truncation.
 
 import Foundation
 import TestSupport
@@ -180,10 +180,60 @@ private let lenient = StreamDecoderConfiguration(lenient: true)
         #expect(throughMessageDecoder(OllamaDialect.self, [failed]).messages[0].error?.message == "model crashed")
     }
 
+    // MARK: - Gemini
+
+    static let geminiCorners = """
+        [{"candidates":[{"content":{"parts":[{"text":"a"},{"text":""},{"text":"b"},{"text":"r","thought":true},{"text":"","thought":true},{"text":"c"}]}}],"responseId":"g1"}
+        ,{"candidates":[{"content":{"parts":[{"text":5},{"text":"\\u00e9 \\ud83d\\ude00 \\"q\\"\\n\\ud800"},{"functionCall":{"name":"f","args":{}}},{"text":"after the call"}]}}]}
+        ,{"candidates":[{"content":{"parts":[{"inlineData":{"mimeType":"image/png","data":"AA=="}},{"text":"after the file"}]}}],"usageMetadata":{"promptTokenCount":2}}
+        ,{"candidates":[{"content":{"parts":[{"text":" the end"}]},"finishReason":"STOP"}],"usageMetadata":{"promptTokenCount":2}}
+        ]
+        """
+
+    @Test func geminiStreamsMatchTheEventPath() {
+        #expect(expectBytePathMatches(GeminiDialect.self, Array(GeminiDialectTests.stream.utf8), "gemini stream") == 3)
+        let corners = Array(Self.geminiCorners.utf8)
+        #expect(expectBytePathMatches(GeminiDialect.self, corners, "gemini corners") == 7)
+        #expect(
+            throughMessageDecoder(GeminiDialect.self, [corners]).messages[0].text
+                == "abcé 😀 \"q\"\n\u{FFFD}after the callafter the file the end")
+        let first = String(Self.geminiCorners.split(separator: "\n")[0]) + "]"
+        let result = bytePath(GeminiDialect.self, [Array(first.utf8)])
+        #expect(
+            result.events == [
+                .messageStart(id: "g1"), .textStart(id: "text-0"), .textDelta(id: "text-0", delta: "a"),
+                .textDelta(id: "text-0", delta: "b"), .textEnd(id: "text-0"), .reasoningStart(id: "reasoning-1"),
+                .reasoningDelta(id: "reasoning-1", delta: "r"), .reasoningEnd(id: "reasoning-1"),
+                .textStart(id: "text-2"), .textDelta(id: "text-2", delta: "c"), .textEnd(id: "text-2"),
+            ])
+        #expect(result.failure?.kind == .truncated)
+    }
+
+    @Test func geminiBadElementsStopDecodingOrAreSkippedWhenLenient() {
+        for bad in [#"{"candidates":{"x":1}}"#, #"{"candidates":[{"content":{"parts":[{"text":"x\q"}]}}]}"#, "7"] {
+            let input = Array(
+                """
+                [{"candidates":[{"content":{"parts":[{"text":"kept"}]}}]},\(bad),
+                {"candidates":[{"content":{"parts":[{"text":" after"}]},"finishReason":"STOP"}]}]
+                """.utf8)
+            expectBytePathMatches(GeminiDialect.self, input, bad)
+            expectBytePathMatches(GeminiDialect.self, input, bad + " lenient", configuration: lenient)
+            #expect(throughMessageDecoder(GeminiDialect.self, [input]).failure?.kind == .malformed)
+            #expect(
+                throughMessageDecoder(GeminiDialect.self, [input], configuration: lenient).messages[0].text
+                    == "kept after")
+        }
+        let failed = Array(
+            #"[{"candidates":[{"content":{"parts":[{"text":"before"}]}}]},{"error":{"code":500,"message":"boom"}}]"#
+                .utf8)
+        expectBytePathMatches(GeminiDialect.self, failed, "error element")
+    }
+
     // MARK: - Checked text
 
     @Test func theseDialectsHandOverTextTheParserChecked() {
         #expect(MessageDecoder<DataStreamV4Dialect>().text.checked)
         #expect(MessageDecoder<OllamaDialect>().text.checked)
+        #expect(MessageDecoder<GeminiDialect>().text.checked)
     }
 }

@@ -206,3 +206,4 @@ extension OpenAIChatDialect: CheckedTextDeltaBytes {}
 extension AnthropicDialect: CheckedTextDeltaBytes {}
 extension DataStreamV4Dialect: CheckedTextDeltaBytes {}
 extension OllamaDialect: CheckedTextDeltaBytes {}
+extension GeminiDialect: CheckedTextDeltaBytes {}

@@ -18,7 +18,9 @@
 //
 // Only candidate 0 is read. Gemini has no part ends: a part ends when the other kind begins, at
 // a function call, and at the finish reason. Other part kinds (`executableCode`,
-// `codeExecutionResult`, `thoughtSignature` alone) are skipped and counted.
+// `codeExecutionResult`, `thoughtSignature` alone) are skipped and counted. Through
+// `decode(_:textDelta:emit:)` (MessageDecoder's way in) a text part goes out as the bytes of its
+// part ID and text instead of as `.textDelta`; every other event, and the order, stay the same.
 
 /// Decodes Gemini's streamed JSON array (`streamGenerateContent`).
 ///
@@ -51,6 +53,22 @@ public struct GeminiDialect: StreamDialect {
 
     /// Decodes one element of the response array.
     public mutating func decode(_ unit: FramedUnit, emit: (StreamEvent) throws -> Void) throws {
+        try decode(unit, bytes: false, textDelta: { _, _ in }, emit: emit)
+    }
+
+    /// Decodes one element of the response array, handing text parts to `textDelta` as bytes.
+    public mutating func decode(
+        _ unit: FramedUnit, textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void,
+        emit: (StreamEvent) throws -> Void
+    ) throws {
+        try decode(unit, bytes: true, textDelta: textDelta, emit: emit)
+    }
+
+    /// Both ways of decoding an element: text deltas as events, or (`bytes`) handed to `textDelta`.
+    private mutating func decode(
+        _ unit: FramedUnit, bytes: Bool, textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void,
+        emit: (StreamEvent) throws -> Void
+    ) throws {
         let parser = self.parser
         let offset = unit.streamOffset
         try parser.parseUnit(unit, eventType: "GenerateContentResponse") { root in
@@ -78,7 +96,7 @@ public struct GeminiDialect: StreamDialect {
                     eventType: "GenerateContentResponse", field: "candidates")
             }
             try candidate?["content"]?["parts"]?.forEachElement { part in
-                try self.part(part, offset: offset, emit: emit)
+                try self.part(part, offset: offset, bytes: bytes, textDelta: textDelta, emit: emit)
             }
             var finishRaw = candidate?["finishReason"]?.string
             if finishRaw == nil, let blocked = root["promptFeedback"]?["blockReason"]?.string { finishRaw = blocked }
@@ -100,13 +118,18 @@ public struct GeminiDialect: StreamDialect {
         }
     }
 
-    private mutating func part(_ part: JSONElement, offset: Int, emit: (StreamEvent) throws -> Void) throws {
-        if let text = part["text"]?.string {
-            guard !text.isEmpty else { return }
+    private mutating func part(
+        _ part: JSONElement, offset: Int, bytes: Bool,
+        textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void, emit: (StreamEvent) throws -> Void
+    ) throws {
+        if let text = part["text"], text.kind == .string {
+            // An empty text is nothing (no part is started for it).
             if part["thought"]?.bool == true {
-                try parts.reasoning(text, emit: emit)
-            } else {
-                try parts.text(text, emit: emit)
+                if let reasoning = text.string, !reasoning.isEmpty { try parts.reasoning(reasoning, emit: emit) }
+            } else if bytes {
+                try text.withUTF8 { if !$0.isEmpty { try parts.text($0, textDelta: textDelta, emit: emit) } }
+            } else if let delta = text.string, !delta.isEmpty {
+                try parts.text(delta, emit: emit)
             }
         } else if let call = part["functionCall"] {
             guard let name = call["name"]?.string else {
