@@ -1,11 +1,12 @@
-// The byte paths (`decode(_:textDelta:emit:)`) of the AI SDK v4 data stream, Ollama and Gemini
-// against their event paths, two ways: the stream's events with every delta handed over turned back
-// into `.textDelta` must be exactly the event path's (same part IDs, same place among the other
-// events, every text delta handed over as bytes), and MessageDecoder's messages must equal
-// StreamDecoder + MessageAssembler event by event at every chunking. Inputs: the dialect tests'
-// hand-written streams (no v4, Ollama or Gemini captures exist), and streams written here for the
-// corners: empty deltas, parts that move, escapes and lone surrogates, bad units mid-stream (strict
-// and lenient), truncation.
+// The byte paths (`decode(_:textDelta:emit:)`) of OpenAI Responses, the AI SDK v4 data stream,
+// Ollama and Gemini against their event paths, two ways: the stream's events with every delta
+// handed over turned back into `.textDelta` must be exactly the event path's (same part IDs, same
+// place among the other events, every text delta handed over as bytes), and MessageDecoder's
+// messages must equal StreamDecoder + MessageAssembler event by event at every chunking.
+// Inputs: the Responses captures in ../shared/captures (with and without `event:` lines), the
+// dialect tests' hand-written streams (no v4, Ollama or Gemini captures exist), and streams
+// written here for the corners: empty deltas, parts that move, a text delta into a reasoning item,
+// escapes and lone surrogates, bad deltas mid-stream (strict and lenient), truncation.
 
 import Foundation
 import TestSupport
@@ -84,6 +85,106 @@ private func lines(_ lines: [String]) -> [UInt8] { Array(lines.map { $0 + "\n" }
 private let lenient = StreamDecoderConfiguration(lenient: true)
 
 @Suite struct MessageDecoderBytePathTests {
+    // MARK: - OpenAI Responses
+
+    @Test(arguments: OpenAIResponsesDialectTests.captures)
+    func responsesCaptureMatchesTheEventPath(_ name: String) throws {
+        let payloads = try OpenAICaptures.lines("vercel-ai-provider-chunks/jsonl/\(name).jsonl")
+        expectBytePathMatches(OpenAIResponsesDialect.self, sse(payloads), name)
+        let derived = try OpenAICaptures.bytes("vercel-ai-provider-chunks/sse-derived/\(name).sse")
+        expectBytePathMatches(OpenAIResponsesDialect.self, derived, name + " (sse-derived)")
+        // The one capture with malformed lines decodes further when lenient.
+        expectBytePathMatches(OpenAIResponsesDialect.self, derived, name + " (lenient)", configuration: lenient)
+    }
+
+    @Test func responsesCapturesCarryText() throws {
+        var withText = 0
+        for name in OpenAIResponsesDialectTests.captures {
+            let payloads = try OpenAICaptures.lines("vercel-ai-provider-chunks/jsonl/\(name).jsonl")
+            let result = bytePath(OpenAIResponsesDialect.self, [sse(payloads)])
+            if result.handed > 0 { withText += 1 }
+        }
+        #expect(OpenAIResponsesDialectTests.captures.count == 6)
+        #expect(withText >= 3)
+    }
+
+    static let responsesCorners = [
+        #"{"type":"response.created","response":{"id":"resp_1"}}"#,
+        #"{"type":"response.output_item.added","output_index":0,"item":{"id":"rs_1","type":"reasoning"}}"#,
+        #"{"type":"response.reasoning_summary_part.added","output_index":0,"summary_index":0}"#,
+        #"{"type":"response.reasoning_summary_text.delta","output_index":0,"summary_index":0,"delta":"think"}"#,
+        // Text into the reasoning item: the event path calls it a text delta of part "rs_1".
+        #"{"type":"response.output_text.delta","output_index":0,"content_index":0,"delta":"odd"}"#,
+        #"{"type":"response.output_item.added","output_index":1,"item":{"id":"msg_1","type":"message"}}"#,
+        #"{"type":"response.output_text.delta","output_index":1,"content_index":0,"delta":"Hel"}"#,
+        #"{"type":"response.output_text.delta","output_index":1,"content_index":0,"delta":""}"#,
+        #"{"type":"response.output_text.delta","output_index":1,"content_index":1,"delta":"part two \u00e9"}"#,
+        #"{"type":"response.output_text.delta","output_index":1,"content_index":0,"delta":"lo"}"#,
+        #"{"type":"response.output_text.delta","item_id":"msg_1","content_index":0,"delta":" by item id"}"#,
+        #"{"type":"response.refusal.delta","output_index":1,"content_index":2,"delta":"no"}"#,
+        #"{"type":"response.output_text.delta","output_index":1,"content_index":3,"delta":""}"#,
+        #"{"type":"response.output_text.delta","item_id":"msg_2","output_index":2,"delta":"\ud83d\ude00 \"q\"\n\ud800"}"#,
+        #"{"type":"response.output_item.added","output_index":3,"item":{"id":"fc_1","type":"function_call","call_id":"c1","name":"f"}}"#,
+        #"{"type":"response.function_call_arguments.delta","output_index":3,"delta":"{\"a\":1}"}"#,
+        #"{"type":"response.output_text.delta","output_index":1,"content_index":0,"delta":"after the call"}"#,
+        #"{"type":"response.output_text.done","output_index":1,"content_index":0}"#,
+        #"{"type":"response.output_text.delta","output_index":1,"content_index":0,"delta":"reopened"}"#,
+        #"{"type":"response.completed","response":{"id":"resp_1","usage":{"input_tokens":3}}}"#,
+        #"{"type":"response.created","response":{"id":"resp_2"}}"#,
+        #"{"type":"response.output_text.delta","item_id":"msg_9","output_index":0,"delta":"second response"}"#,
+        #"{"type":"response.incomplete","response":{"incomplete_details":{"reason":"max_output_tokens"}}}"#,
+    ]
+
+    @Test func responsesPartsThatMoveMatchTheEventPath() {
+        let input = sse(Self.responsesCorners)
+        #expect(expectBytePathMatches(OpenAIResponsesDialect.self, input, "corners") == 9)
+        // The second response goes on in the same message (the assembler keeps one per choice).
+        let text = throughMessageDecoder(OpenAIResponsesDialect.self, [input]).messages.first?.text ?? ""
+        #expect(text.hasPrefix("odd"))
+        #expect(text.contains("part two é"))
+        #expect(text.contains("😀 \"q\"\n\u{FFFD}"))
+        #expect(text.hasSuffix("reopenedsecond response"))
+    }
+
+    @Test func responsesTextStartComesBeforeTheFirstDeltaAndPartIDsNameTheContentIndex() {
+        let input = sse([
+            #"{"type":"response.output_text.delta","item_id":"msg_1","output_index":0,"content_index":0,"delta":"a"}"#,
+            #"{"type":"response.output_text.delta","item_id":"msg_1","output_index":0,"content_index":1,"delta":""}"#,
+            #"{"type":"response.output_text.delta","item_id":"x","output_index":0,"content_index":1,"delta":"b"}"#,
+            #"{"type":"response.completed","response":{}}"#,
+        ])
+        let result = bytePath(OpenAIResponsesDialect.self, [input])
+        #expect(result.failure == nil)
+        #expect(result.handed == 2)
+        #expect(
+            result.events == [
+                .messageStart(id: nil), .textStart(id: "msg_1"), .textDelta(id: "msg_1", delta: "a"),
+                .textStart(id: "msg_1:1"), .textDelta(id: "msg_1:1", delta: "b"), .textEnd(id: "msg_1"),
+                .textEnd(id: "msg_1:1"), .finish(reason: .stop, rawReason: "completed"), .done,
+            ])
+    }
+
+    @Test func responsesBadDeltaStopsDecodingOrIsSkippedWhenLenient() {
+        for bad in [#""delta":5"#, #""delta":null"#, #""nodelta":"x""#] {
+            let input = sse([
+                #"{"type":"response.output_text.delta","output_index":0,"delta":"kept"}"#,
+                #"{"type":"response.output_text.delta","output_index":0,\#(bad)}"#,
+                #"{"type":"response.output_text.delta","output_index":0,"delta":" after"}"#,
+                #"{"type":"response.completed","response":{}}"#,
+            ])
+            expectBytePathMatches(OpenAIResponsesDialect.self, input, bad)
+            expectBytePathMatches(OpenAIResponsesDialect.self, input, bad + " lenient", configuration: lenient)
+            #expect(throughMessageDecoder(OpenAIResponsesDialect.self, [input]).failure?.field == "delta")
+            #expect(
+                throughMessageDecoder(OpenAIResponsesDialect.self, [input], configuration: lenient).messages[0].text
+                    == "kept after")
+        }
+        // Cut before the end: the text so far, and truncated.
+        let cut = sse(Array(Self.responsesCorners.prefix(12)))
+        expectBytePathMatches(OpenAIResponsesDialect.self, cut, "truncated")
+        #expect(throughMessageDecoder(OpenAIResponsesDialect.self, [cut]).failure?.kind == .truncated)
+    }
+
     // MARK: - AI SDK v4
 
     static let v4Corners = [
@@ -232,6 +333,7 @@ private let lenient = StreamDecoderConfiguration(lenient: true)
     // MARK: - Checked text
 
     @Test func theseDialectsHandOverTextTheParserChecked() {
+        #expect(MessageDecoder<OpenAIResponsesDialect>().text.checked)
         #expect(MessageDecoder<DataStreamV4Dialect>().text.checked)
         #expect(MessageDecoder<OllamaDialect>().text.checked)
         #expect(MessageDecoder<GeminiDialect>().text.checked)

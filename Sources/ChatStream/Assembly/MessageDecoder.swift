@@ -203,6 +203,7 @@ protocol CheckedTextDeltaBytes {}
 
 extension UIMessageStreamDialect: CheckedTextDeltaBytes {}
 extension OpenAIChatDialect: CheckedTextDeltaBytes {}
+extension OpenAIResponsesDialect: CheckedTextDeltaBytes {}
 extension AnthropicDialect: CheckedTextDeltaBytes {}
 extension DataStreamV4Dialect: CheckedTextDeltaBytes {}
 extension OllamaDialect: CheckedTextDeltaBytes {}

@@ -53,11 +53,24 @@ extension OpenAIResponsesDialect {
 
     // MARK: - Text, refusals, reasoning
 
-    mutating func textDelta(_ context: Context, emit: (StreamEvent) throws -> Void) throws {
+    /// An `output_text.delta`: the part started when it is not open, then the delta (none when
+    /// empty), as an event or (`bytes`) as the UTF-8 of its part ID and text to `textDelta`.
+    mutating func textDelta(
+        _ context: Context, bytes: Bool, textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void,
+        emit: (StreamEvent) throws -> Void
+    ) throws {
         let delta = try requiredDelta(context)
         let index = try item(outputIndex(context), kind: .message, context: context, emit: emit)
         let part = context.root["content_index"]?.int ?? 0
         try openPart(index, part, emit: emit)
+        if bytes {
+            try delta.withUTF8 { text in
+                guard !text.isEmpty else { return }
+                var id = items[index]!.partID(part)
+                try id.withUTF8 { try textDelta(UnsafeRawBufferPointer($0), text) }
+            }
+            return
+        }
         guard let text = delta.withUTF8({ $0.isEmpty ? nil : String(decoding: $0, as: UTF8.self) }) ?? nil else {
             return
         }

@@ -25,6 +25,9 @@
 // A `response.created` after the end starts the next response (a new messageStart).
 // Completing a tool call parses its arguments with the same parser, so handlers that need it
 // return a follow-up that runs after the parser is done with the unit.
+// Through `decode(_:textDelta:emit:)` (MessageDecoder's way in) an `output_text.delta` goes out as
+// the bytes of its part ID and text instead of as `.textDelta`; every other event (the textStart
+// before a part's first delta too), and the order, stay the same.
 
 /// Decodes OpenAI Responses API streams into ``StreamEvent``s.
 ///
@@ -88,13 +91,30 @@ public struct OpenAIResponsesDialect: StreamDialect {
 
     /// Decodes one SSE event.
     public mutating func decode(_ unit: FramedUnit, emit: (StreamEvent) throws -> Void) throws {
+        try decode(unit, bytes: false, textDelta: { _, _ in }, emit: emit)
+    }
+
+    /// Decodes one SSE event, handing text deltas (`response.output_text.delta`) to `textDelta`
+    /// as bytes.
+    public mutating func decode(
+        _ unit: FramedUnit, textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void,
+        emit: (StreamEvent) throws -> Void
+    ) throws {
+        try decode(unit, bytes: true, textDelta: textDelta, emit: emit)
+    }
+
+    /// Both ways of decoding an event: text deltas as events, or (`bytes`) handed to `textDelta`.
+    private mutating func decode(
+        _ unit: FramedUnit, bytes: Bool, textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void,
+        emit: (StreamEvent) throws -> Void
+    ) throws {
         bytesSeen = max(bytesSeen, unit.streamOffset + unit.data.count)
         if unit.dataEquals("[DONE]") { return }
         let parser = self.parser
         let followUp = try parser.parseUnit(
             unit, eventType: unit.type.isEmpty || unit.typeEquals("message") ? nil : unit.typeString
         ) { root in
-            try read(root, offset: unit.streamOffset, emit: emit)
+            try read(root, offset: unit.streamOffset, bytes: bytes, textDelta: textDelta, emit: emit)
         }
         switch followUp {
         case .none:
@@ -118,8 +138,10 @@ public struct OpenAIResponsesDialect: StreamDialect {
 
     // MARK: - Dispatch (the parser's element is valid only here)
 
-    private mutating func read(_ root: JSONElement, offset: Int, emit: (StreamEvent) throws -> Void) throws -> FollowUp
-    {
+    private mutating func read(
+        _ root: JSONElement, offset: Int, bytes: Bool,
+        textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void, emit: (StreamEvent) throws -> Void
+    ) throws -> FollowUp {
         guard root.kind == .object else {
             throw StreamError(.malformed, message: "an event must be a JSON object", byteOffset: offset)
         }
@@ -132,7 +154,7 @@ public struct OpenAIResponsesDialect: StreamDialect {
             return .none
         }
         if type.isString("response.output_text.delta") {
-            try textDelta(context, emit: emit)
+            try self.textDelta(context, bytes: bytes, textDelta: textDelta, emit: emit)
         } else if type.isString("response.function_call_arguments.delta") {
             try argumentsDelta(context, emit: emit)
         } else if type.isString("response.reasoning_summary_text.delta") {
