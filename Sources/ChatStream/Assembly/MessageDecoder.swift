@@ -10,7 +10,8 @@
 // event goes to the assembler as it comes, after the text before it. Since each delta is whole
 // UTF-8, the run's bytes make the same text as its deltas appended one by one, so the messages
 // equal what decoder + assembler give event by event (tested at every chunking against that).
-// Dialects without the byte path hand deltas over as events, which take the same way in.
+// All seven of the package's dialects have the byte path; a dialect without one (from outside
+// the package) hands deltas over as events, which take the same way in.
 
 /// Decodes a byte stream of one wire format straight into assembled messages: the work of
 /// ``StreamDecoder`` plus ``MessageAssembler``, without a `String` per text delta.
@@ -197,8 +198,9 @@ struct PendingText {
 }
 
 /// The dialects whose byte path hands over only text the JSON parser has checked to be UTF-8
-/// (string values read through `JSONElement`), so ``MessageDecoder`` need not check it again.
-/// Internal: a dialect from outside the package is always checked.
+/// (string values read through `JSONElement`, handed over as they are), so ``MessageDecoder``
+/// need not check it again: every dialect of the package. Internal: a dialect from outside the
+/// package is always checked.
 protocol CheckedTextDeltaBytes {}
 
 extension UIMessageStreamDialect: CheckedTextDeltaBytes {}

@@ -84,8 +84,9 @@ public protocol StreamDialect {
     /// `textDelta` as the UTF-8 of its part ID and of its text (checked, unescaped, and valid
     /// only during the call) instead of as a ``StreamEvent/textDelta(id:delta:)`` event, so a
     /// reader that gathers the text (``MessageDecoder``) makes no `String` per delta. Both ways
-    /// give the same deltas in the same order, between the same events. The default
-    /// implementation emits every delta as an event.
+    /// give the same deltas in the same order, between the same events, with the same part IDs.
+    /// Every dialect in this package implements it; the default implementation emits every
+    /// delta as an event.
     mutating func decode(
         _ unit: FramedUnit, textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void,
         emit: (StreamEvent) throws -> Void
@@ -99,7 +100,8 @@ public protocol StreamDialect {
 }
 
 extension StreamDialect {
-    /// Emits every text delta as an event (for dialects without a byte path).
+    /// Emits every text delta as an event (for dialects without a byte path, such as one written
+    /// outside this package that implements only ``decode(_:emit:)``).
     public mutating func decode(
         _ unit: FramedUnit, textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void,
         emit: (StreamEvent) throws -> Void
