@@ -14,26 +14,9 @@ import Testing
 
 @testable import ChatStream
 
-/// The events and error of `pieces` through the event path.
-private func eventPath<Dialect: StreamDialect>(
-    _ dialect: Dialect.Type, _ pieces: [[UInt8]], configuration: StreamDecoderConfiguration
-) -> (events: [StreamEvent], failure: StreamError?) {
-    var decoder = StreamDecoder<Dialect>(configuration: configuration)
-    var events: [StreamEvent] = []
-    do {
-        for piece in pieces {
-            try piece.withUnsafeBytes { try decoder.decode($0) { events.append($0) } }
-        }
-        try decoder.finish { events.append($0) }
-    } catch {
-        return (events, StreamError(converting: error))
-    }
-    return (events, nil)
-}
-
 /// The events and error of `pieces` through the byte path, each delta handed over turned back
 /// into a `.textDelta` event where it came; `handed` counts those deltas.
-private func bytePath<Dialect: StreamDialect>(
+private func bytePathEvents<Dialect: StreamDialect>(
     _ dialect: Dialect.Type, _ pieces: [[UInt8]], configuration: StreamDecoderConfiguration = .init()
 ) -> (events: [StreamEvent], handed: Int, failure: StreamError?) {
     var decoder = StreamDecoder<Dialect>(configuration: configuration)
@@ -68,11 +51,11 @@ private func expectBytePathMatches<Dialect: StreamDialect>(
     _ dialect: Dialect.Type, _ input: [UInt8], _ label: String, configuration: StreamDecoderConfiguration = .init(),
     sourceLocation: SourceLocation = #_sourceLocation
 ) -> Int {
-    let expected = eventPath(dialect, [input], configuration: configuration)
-    let result = bytePath(dialect, [input], configuration: configuration)
+    let expected = OpenAICaptures.run(dialect, [input], configuration: configuration)
+    let result = bytePathEvents(dialect, [input], configuration: configuration)
     let textDeltas = expected.events.count { if case .textDelta = $0 { true } else { false } }
     #expect(result.events == expected.events, "\(label)", sourceLocation: sourceLocation)
-    #expect(result.failure == expected.failure, "\(label)", sourceLocation: sourceLocation)
+    #expect(result.failure == expected.error, "\(label)", sourceLocation: sourceLocation)
     #expect(result.handed == textDeltas, "\(label): deltas handed over as bytes", sourceLocation: sourceLocation)
     expectSameAsEventByEvent(dialect, input, label, configuration: configuration, sourceLocation: sourceLocation)
     return textDeltas
@@ -101,7 +84,7 @@ private let lenient = StreamDecoderConfiguration(lenient: true)
         var withText = 0
         for name in OpenAIResponsesDialectTests.captures {
             let payloads = try OpenAICaptures.lines("vercel-ai-provider-chunks/jsonl/\(name).jsonl")
-            let result = bytePath(OpenAIResponsesDialect.self, [sse(payloads)])
+            let result = bytePathEvents(OpenAIResponsesDialect.self, [sse(payloads)])
             if result.handed > 0 { withText += 1 }
         }
         #expect(OpenAIResponsesDialectTests.captures.count == 6)
@@ -153,7 +136,7 @@ private let lenient = StreamDecoderConfiguration(lenient: true)
             #"{"type":"response.output_text.delta","item_id":"x","output_index":0,"content_index":1,"delta":"b"}"#,
             #"{"type":"response.completed","response":{}}"#,
         ])
-        let result = bytePath(OpenAIResponsesDialect.self, [input])
+        let result = bytePathEvents(OpenAIResponsesDialect.self, [input])
         #expect(result.failure == nil)
         #expect(result.handed == 2)
         #expect(
@@ -203,7 +186,7 @@ private let lenient = StreamDecoderConfiguration(lenient: true)
         #expect(
             throughMessageDecoder(DataStreamV4Dialect.self, [corners]).messages[0].text
                 == "abcé 😀 \"q\"\n\u{FFFD}after the callafter datastep twoafter the error")
-        let result = bytePath(DataStreamV4Dialect.self, [lines(Array(Self.v4Corners.prefix(6)))])
+        let result = bytePathEvents(DataStreamV4Dialect.self, [lines(Array(Self.v4Corners.prefix(6)))])
         #expect(
             Array(result.events.dropFirst(2).prefix(8)) == [
                 .textStart(id: "text-0"), .textDelta(id: "text-0", delta: "a"), .textDelta(id: "text-0", delta: "b"),
@@ -250,7 +233,7 @@ private let lenient = StreamDecoderConfiguration(lenient: true)
         #expect(
             throughMessageDecoder(OllamaDialect.self, [corners]).messages[0].text
                 == "bothé 😀 \"q\"\n\u{FFFD}then a callafter the end")
-        let result = bytePath(OllamaDialect.self, [lines(Array(Self.ollamaCorners.prefix(2)))])
+        let result = bytePathEvents(OllamaDialect.self, [lines(Array(Self.ollamaCorners.prefix(2)))])
         #expect(
             result.events == [
                 .messageStart(id: nil), .reasoningStart(id: "reasoning-0"),
@@ -299,7 +282,7 @@ private let lenient = StreamDecoderConfiguration(lenient: true)
             throughMessageDecoder(GeminiDialect.self, [corners]).messages[0].text
                 == "abcé 😀 \"q\"\n\u{FFFD}after the callafter the file the end")
         let first = String(Self.geminiCorners.split(separator: "\n")[0]) + "]"
-        let result = bytePath(GeminiDialect.self, [Array(first.utf8)])
+        let result = bytePathEvents(GeminiDialect.self, [Array(first.utf8)])
         #expect(
             result.events == [
                 .messageStart(id: "g1"), .textStart(id: "text-0"), .textDelta(id: "text-0", delta: "a"),

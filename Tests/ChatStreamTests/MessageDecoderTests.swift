@@ -2,7 +2,8 @@
 // event by event, at every chunking. The fixtures, the recorded captures of the home protocol,
 // OpenAI chat and Anthropic (each through its byte path), hand-written streams that move between
 // parts, failures mid-stream, and the default event path of a dialect without a byte path. The
-// other dialects' byte paths are in MessageDecoderBytePathTests.swift, with these helpers.
+// other dialects' byte paths are in MessageDecoderBytePathTests.swift, which uses this file's
+// helpers.
 
 import Foundation
 import TestSupport
@@ -11,7 +12,7 @@ import Testing
 @testable import ChatStream
 
 /// The messages and error of `pieces` decoded event by event (the oracle).
-func eventByEvent<Dialect: StreamDialect>(
+private func eventByEvent<Dialect: StreamDialect>(
     _ dialect: Dialect.Type, _ pieces: [[UInt8]], configuration: StreamDecoderConfiguration = .init()
 ) -> (messages: [AssembledMessage], failure: StreamError?) {
     var decoder = StreamDecoder<Dialect>(configuration: configuration)
@@ -46,32 +47,9 @@ private func sse(_ chunks: [String]) -> [UInt8] {
     Array(chunks.map { "data: \($0)\n\n" }.joined().utf8)
 }
 
-/// Decodes `data` as one unit through the dialect's byte path; returns the deltas handed over
-/// (as "ID|text") and the events.
-func bytePath<Dialect: StreamDialect>(
-    _ dialect: inout Dialect, _ data: String, type: String = ""
-) throws -> (deltas: [String], events: [StreamEvent]) {
-    var deltas: [String] = []
-    var events: [StreamEvent] = []
-    let bytes = Array(data.utf8)
-    let typeBytes = Array(type.utf8)
-    try bytes.withUnsafeBytes { raw in
-        try typeBytes.withUnsafeBytes { typeRaw in
-            let unit = FramedUnit(type: typeRaw, data: raw, streamOffset: 0)
-            try dialect.decode(
-                unit,
-                textDelta: {
-                    deltas.append(String(decoding: $0, as: UTF8.self) + "|" + String(decoding: $1, as: UTF8.self))
-                },
-                emit: { events.append($0) })
-        }
-    }
-    return (deltas, events)
-}
-
 /// A dialect with only the event path, as one from outside the package may have: Ollama's
 /// events, text deltas included, through the protocol's default `decode(_:textDelta:emit:)`.
-struct EventsOnlyOllamaDialect: StreamDialect {
+private struct EventsOnlyOllamaDialect: StreamDialect {
     static var framing: StreamFraming { .ndjson }
     var dialect: OllamaDialect
     var unknownUnitCount: Int { dialect.unknownUnitCount }
@@ -300,6 +278,28 @@ struct EventsOnlyOllamaDialect: StreamDialect {
         #expect(deltas.map(\.0) == ["x", UIMessageStreamDialect.defaultTextPartID])
         #expect(deltas.map(\.1) == ["hé", "y"])
         #expect(events == [.textEnd(id: "x")])
+    }
+
+    /// Decodes `data` as one unit through the byte path; returns the deltas and the events.
+    private func bytePath<Dialect: StreamDialect>(
+        _ dialect: inout Dialect, _ data: String, type: String = ""
+    ) throws -> (deltas: [String], events: [StreamEvent]) {
+        var deltas: [String] = []
+        var events: [StreamEvent] = []
+        let bytes = Array(data.utf8)
+        let typeBytes = Array(type.utf8)
+        try bytes.withUnsafeBytes { raw in
+            try typeBytes.withUnsafeBytes { typeRaw in
+                let unit = FramedUnit(type: typeRaw, data: raw, streamOffset: 0)
+                try dialect.decode(
+                    unit,
+                    textDelta: {
+                        deltas.append(String(decoding: $0, as: UTF8.self) + "|" + String(decoding: $1, as: UTF8.self))
+                    },
+                    emit: { events.append($0) })
+            }
+        }
+        return (deltas, events)
     }
 
     @Test func openAIHandsContentOverAsBytesAndTheRestAsEvents() throws {
