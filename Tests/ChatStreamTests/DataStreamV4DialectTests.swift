@@ -90,10 +90,14 @@ import Testing
         #expect(error.byteOffset == prefix.utf8.count)
         let notString = Self.decode("0:{\"text\":\"a\"}\n")
         #expect((notString.error as? StreamError)?.kind == .malformed)
+        #expect((notString.error as? StreamError)?.eventType == "0:")
         let orphanDelta = Self.decode("c:{\"toolCallId\":\"zz\",\"argsTextDelta\":\"{\"}\n")
         #expect((orphanDelta.error as? StreamError)?.message.contains("zz") == true)
         let badJSON = Self.decode("0:\"unterminated\n")
         #expect((badJSON.error as? StreamError)?.kind == .malformed)
+        #expect((badJSON.error as? StreamError)?.eventType == "0:")
+        let badReasoning = Self.decode("g:[1]\n")
+        #expect((badReasoning.error as? StreamError)?.eventType == "g:")
     }
 
     @Test func unknownCodesAreSkippedAndCounted() {

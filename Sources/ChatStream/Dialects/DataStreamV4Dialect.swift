@@ -79,14 +79,16 @@ public struct DataStreamV4Dialect: StreamDialect {
         }
         let code = unit.type[0]
         let offset = unit.streamOffset
-        let name = String(UnicodeScalar(code))
+        // The part's name (`0:`) is made only for an error: a `String` per part would cost more
+        // than the rest of a short part's decoding.
+        func eventType() -> String { String(UnicodeScalar(code)) + ":" }
         let parser = self.parser
-        try parser.parseUnit(unit, eventType: name + ":") { root in
+        try parser.parseUnit(unit, eventType: eventType()) { root in
             func required(_ key: StaticString) throws -> String {
-                try root.requiredString(key, eventType: name + ":", offset: offset)
+                try root.requiredString(key, eventType: eventType(), offset: offset)
             }
             func notAString() -> StreamError {
-                StreamError(.malformed, message: "expected a JSON string", byteOffset: offset, eventType: name + ":")
+                StreamError(.malformed, message: "expected a JSON string", byteOffset: offset, eventType: eventType())
             }
             func text() throws -> String {
                 guard let text = root.string else { throw notAString() }
