@@ -8,9 +8,8 @@
 public struct AnyStreamDecoder: StreamEventDecoding {
     public let configuration: StreamDecoderConfiguration
     private var decoder: (any StreamEventDecoding)?
-    /// Bytes held while the format is not yet known (bounded by ``maxDetectionBytes``).
-    private var held: [UInt8] = []
-    private var heldOffset = 0
+    /// The first bytes, held until they show the format.
+    private var detector = FormatDetector()
 
     /// The most bytes held while detecting before giving up.
     public static let maxDetectionBytes = 1 << 20
@@ -33,36 +32,20 @@ public struct AnyStreamDecoder: StreamEventDecoding {
             try decoder!.decode(bytes, emit: emit)
             return
         }
-        held.append(contentsOf: bytes)
-        try detect(isComplete: false, emit: emit)
+        try detect(bytes, isComplete: false, emit: emit)
     }
 
     public mutating func finish(emit: (StreamEvent) throws -> Void) throws {
-        if decoder == nil { try detect(isComplete: true, emit: emit) }
+        if decoder == nil { try detect(UnsafeRawBufferPointer(start: nil, count: 0), isComplete: true, emit: emit) }
         try decoder!.finish(emit: emit)
     }
 
-    private mutating func detect(isComplete: Bool, emit: (StreamEvent) throws -> Void) throws {
-        let detection = held.withUnsafeBytes { StreamFormat.detect(prefix: $0, isComplete: isComplete) }
-        switch detection {
-        case .format(let detected):
-            format = detected
-            decoder = detected.makeDecoder(configuration: configuration)
-            let bytes = held
-            held = []
-            try bytes.withUnsafeBytes { try decoder!.decode($0, emit: emit) }
-        case .needMoreBytes:
-            if held.count > Self.maxDetectionBytes {
-                throw StreamError(
-                    .malformed, message: "could not detect the stream format in the first \(held.count) bytes",
-                    byteOffset: 0)
-            }
-        case .unknown where held.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }):
-            throw StreamError(.truncated, message: "the stream ended before any data", byteOffset: held.count)
-        case .unknown:
-            throw StreamError(
-                .malformed, message: "the stream is in no format ChatStream knows",
-                byteOffset: 0)
-        }
+    private mutating func detect(
+        _ bytes: UnsafeRawBufferPointer, isComplete: Bool, emit: (StreamEvent) throws -> Void
+    ) throws {
+        guard let (detected, held) = try detector.detect(bytes, isComplete: isComplete) else { return }
+        format = detected
+        decoder = detected.makeDecoder(configuration: configuration)
+        try held.withUnsafeBytes { try decoder!.decode($0, emit: emit) }
     }
 }
