@@ -112,6 +112,15 @@ public struct MessageDecoder<Dialect: StreamDialect> {
         return assembler.finish(error: failure)
     }
 
+    /// Ends the stream because reading it failed below the bytes (the transport threw, the task
+    /// was cancelled): every choice's message as it stands, with `error` recorded as ``finish()``
+    /// records a truncation, and `error` in ``failure``. An error decoding had already met stays
+    /// the one recorded. For the async adapter, which hands the messages over before it throws.
+    mutating func finish(error: StreamError) -> [AssembledMessage] {
+        if _failure == nil { _failure = error }
+        return finish()
+    }
+
     static func finish(
         _ decoder: inout StreamDecoder<Dialect>, _ text: inout PendingText, _ assembler: inout MessageAssembler
     ) throws {
