@@ -6,6 +6,10 @@
 // Output is byte-identical for every --chunk-size. Exit 0 for a complete stream; 1 when it
 // carried an error or was truncated (the message is still printed); 2 for usage errors; 65 for
 // malformed input (what was decoded before it is still printed).
+//
+// `--output message` decodes through AnyMessageDecoder, straight to the final messages (no event
+// and no String per text delta); the other outputs decode event by event. Both give the same
+// messages (tested against each other for every format), so the contract holds for every mode.
 
 import ChatStream
 
@@ -50,10 +54,77 @@ enum ReplayCommand {
             input, format: format, chunkSize: chunkSize, mode: mode, json: json, lenient: parsed.has("lenient"))
     }
 
+    /// What a replay decoded: every choice's final message, the malformed events skipped
+    /// (`--lenient`), and the error that stopped it.
+    struct Decoded {
+        var messages: [AssembledMessage]
+        var skippedErrors: [StreamError]
+        var failure: StreamError?
+    }
+
     static func replay(
         _ input: [UInt8], format: StreamFormat?, chunkSize: Int, mode: OutputMode, json: Bool, lenient: Bool
     ) -> Int32 {
-        var decoder = AnyStreamDecoder(format: format, configuration: StreamDecoderConfiguration(lenient: lenient))
+        let configuration = StreamDecoderConfiguration(lenient: lenient)
+        let decoded: Decoded
+        if mode == .message {
+            decoded = decodeMessages(input, format: format, chunkSize: chunkSize, configuration: configuration)
+            for message in decoded.messages {
+                if json {
+                    Output.standardOutput(message.jsonValue.jsonText + "\n")
+                } else {
+                    Output.standardOutput(render(message))
+                }
+            }
+        } else {
+            decoded = decodeEvents(
+                input, format: format, chunkSize: chunkSize, configuration: configuration, mode: mode, json: json)
+        }
+        for error in decoded.skippedErrors {
+            Output.standardError("warning: skipped malformed event: \(error)\n")
+        }
+        if let failure = decoded.failure {
+            Output.standardError("error: \(failure)\n")
+            return failure.kind == .truncated || failure.kind == .remote ? 1 : 65
+        }
+        if let error = decoded.messages.compactMap(\.error).first {
+            Output.standardError(
+                "error: the stream carried an error: \(error.code.map { "\($0): " } ?? "")\(error.message)\n")
+            return 1
+        }
+        return 0
+    }
+
+    /// `--output message`: the bytes, in `chunkSize` pieces, straight to the final messages
+    /// through `AnyMessageDecoder` (no event and no `String` per text delta); the messages equal
+    /// those of the event path, and decoding stops at the first error, as there.
+    static func decodeMessages(
+        _ input: [UInt8], format: StreamFormat?, chunkSize: Int, configuration: StreamDecoderConfiguration
+    ) -> Decoded {
+        var decoder = AnyMessageDecoder(format: format, configuration: configuration)
+        input.withUnsafeBytes { all in
+            var start = 0
+            while start < all.count {
+                let end = min(all.count, start + chunkSize)
+                do {
+                    try decoder.decode(UnsafeRawBufferPointer(rebasing: all[start..<end]))
+                } catch {
+                    return  // kept in decoder.failure
+                }
+                start = end
+            }
+        }
+        let messages = decoder.finish()
+        return Decoded(messages: messages, skippedErrors: decoder.skippedErrors, failure: decoder.failure)
+    }
+
+    /// The other outputs: event by event, each event printed as it is decoded (`events`, `text`)
+    /// and assembled (the exit status follows the messages).
+    static func decodeEvents(
+        _ input: [UInt8], format: StreamFormat?, chunkSize: Int, configuration: StreamDecoderConfiguration,
+        mode: OutputMode, json: Bool
+    ) -> Decoded {
+        var decoder = AnyStreamDecoder(format: format, configuration: configuration)
         var assembler = MessageAssembler()
         var failure: StreamError? = nil
         func handle(_ event: StreamEvent) {
@@ -87,28 +158,7 @@ enum ReplayCommand {
         }
         let messages = assembler.finish(error: failure)
         if mode == .text { Output.standardOutput("\n") }
-        if mode == .message {
-            for message in messages {
-                if json {
-                    Output.standardOutput(message.jsonValue.jsonText + "\n")
-                } else {
-                    Output.standardOutput(render(message))
-                }
-            }
-        }
-        for error in decoder.skippedErrors {
-            Output.standardError("warning: skipped malformed event: \(error)\n")
-        }
-        if let failure {
-            Output.standardError("error: \(failure)\n")
-            return failure.kind == .truncated || failure.kind == .remote ? 1 : 65
-        }
-        if let error = messages.compactMap(\.error).first {
-            Output.standardError(
-                "error: the stream carried an error: \(error.code.map { "\($0): " } ?? "")\(error.message)\n")
-            return 1
-        }
-        return 0
+        return Decoded(messages: messages, skippedErrors: decoder.skippedErrors, failure: failure)
     }
 
     static func usage(_ message: String) -> Int32 {
