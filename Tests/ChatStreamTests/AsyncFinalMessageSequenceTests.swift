@@ -108,45 +108,53 @@ private struct ConnectionReset: Error, Sendable, CustomStringConvertible {
 }
 
 /// The same chunk, forever (up to `limit`), never looking at cancellation: the base sequence of
-/// a transport that does not stop when its task is cancelled.
+/// a transport that does not stop when its task is cancelled. Says so on `pulled` once it has
+/// handed over two chunks.
 private struct EndlessChunks: AsyncSequence, Sendable {
     let chunk: [UInt8]
     let limit: Int
+    let pulled: AsyncStream<Void>.Continuation
 
     struct AsyncIterator: AsyncIteratorProtocol {
         let chunk: [UInt8]
         let limit: Int
+        let pulled: AsyncStream<Void>.Continuation
         var count = 0
         mutating func next() async -> [UInt8]? {
             guard count < limit else { return nil }
             count += 1
+            if count == 2 { pulled.yield() }
             if count % 64 == 0 { await Task.yield() }
             return chunk
         }
     }
 
-    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(chunk: chunk, limit: limit) }
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(chunk: chunk, limit: limit, pulled: pulled) }
 }
 
 /// One chunk, then a wait that only cancellation ends (`Task.sleep` throws CancellationError):
-/// the base sequence of a transport that honours cancellation.
+/// the base sequence of a transport that honours cancellation. Says so on `waiting` when the
+/// wait begins (the chunk has been decoded by then).
 private struct ChunkThenWait: AsyncSequence, Sendable {
     let chunk: [UInt8]
+    let waiting: AsyncStream<Void>.Continuation
 
     struct AsyncIterator: AsyncIteratorProtocol {
         let chunk: [UInt8]
+        let waiting: AsyncStream<Void>.Continuation
         var sent = false
         mutating func next() async throws -> [UInt8]? {
             if !sent {
                 sent = true
                 return chunk
             }
+            waiting.yield()
             try await Task.sleep(for: .seconds(600))
             return nil
         }
     }
 
-    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(chunk: chunk) }
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(chunk: chunk, waiting: waiting) }
 }
 
 /// Counts the chunks pulled from it (its iterator is used in one task only).
@@ -258,7 +266,7 @@ private func sse(_ payloads: [String]) -> [UInt8] {
             #expect(error.kind == .truncated || error.kind == .malformed && lines)
             let reply = try #require(result.messages.first)
             #expect(reply.isFinished && reply.error == error.info)
-            #expect(whole.messages[0].text.hasPrefix(reply.text), "what arrived, no more")
+            #expect(whole.messages.first?.text.hasPrefix(reply.text) == true, "what arrived, no more")
             #expect(result.endedAfterTheError)
         }
     }
@@ -304,12 +312,12 @@ private func sse(_ payloads: [String]) -> [UInt8] {
 
     @Test func cancellingTheTaskStopsABaseThatIgnoresCancellation() async throws {
         let delta = sse([#"{"type":"text-delta","id":"a","delta":"more "}"#])
-        // Unstopped, this would take far longer than the test's wait and end in a truncation.
-        let limit = 5_000_000
-        let task = Task {
-            await collect(EndlessChunks(chunk: delta, limit: limit).finalMessages(format: .uiMessageStream))
-        }
-        try await Task.sleep(for: .milliseconds(100))
+        // Unstopped, this would take seconds and end in a truncation, not a cancellation.
+        let limit = 1_000_000
+        let (pulled, continuation) = AsyncStream.makeStream(of: Void.self)
+        let chunks = EndlessChunks(chunk: delta, limit: limit, pulled: continuation)
+        let task = Task { await collect(chunks.finalMessages(format: .uiMessageStream)) }
+        for await _ in pulled { break }
         task.cancel()
         let result = await task.value
         #expect(result.thrown == .cancellation)
@@ -322,9 +330,14 @@ private func sse(_ payloads: [String]) -> [UInt8] {
 
     @Test func aBaseThatThrowsOnCancellationIsHandledAsOnTheEventPath() async throws {
         let first = sse([#"{"type":"start","messageId":"m"}"#, #"{"type":"text-delta","id":"a","delta":"so far"}"#])
-        let ours = Task { await collect(ChunkThenWait(chunk: first).finalMessages()) }
-        let events = Task { await eventPath(ChunkThenWait(chunk: first), format: nil) }
-        try await Task.sleep(for: .milliseconds(50))
+        let (waiting, continuation) = AsyncStream.makeStream(of: Void.self)
+        let ours = Task { await collect(ChunkThenWait(chunk: first, waiting: continuation).finalMessages()) }
+        let events = Task { await eventPath(ChunkThenWait(chunk: first, waiting: continuation), format: nil) }
+        var count = 0
+        for await _ in waiting {
+            count += 1
+            if count == 2 { break }  // both have decoded the chunk and wait for the next
+        }
         ours.cancel()
         events.cancel()
         let result = await ours.value
@@ -345,7 +358,9 @@ private func sse(_ payloads: [String]) -> [UInt8] {
         let (result, pulls) = await task.value
         #expect(pulls == 0)
         #expect(result.thrown == .cancellation)
-        #expect(result.messages.count == 1 && result.messages[0].parts.isEmpty)
-        #expect(result.messages[0].error != nil)
+        #expect(result.messages.count == 1)
+        let reply = try #require(result.messages.first)
+        #expect(reply.parts.isEmpty)
+        #expect(reply.error == StreamError(converting: CancellationError()).info)
     }
 }
