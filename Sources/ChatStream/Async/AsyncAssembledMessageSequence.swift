@@ -30,38 +30,25 @@ public struct AsyncAssembledMessageSequence<Events: AsyncSequence>: AsyncSequenc
         var events: Events.AsyncIterator
         /// The assembler; its state is the message so far.
         public private(set) var assembler = MessageAssembler()
-        var finals: [AssembledMessage] = []
-        var finalIndex = 0
-        var finished = false
-        var failure: (any Error)?
+        /// The final messages and the error to hand over, once the events have run out.
+        var end: FinalMessageHandOver?
 
         init(events: Events.AsyncIterator) { self.events = events }
 
         public mutating func next() async throws -> AssembledMessage? {
-            if finished {
-                if finalIndex < finals.count {
-                    finalIndex += 1
-                    return finals[finalIndex - 1]
+            if end == nil {
+                do {
+                    while let event = try await events.next() {
+                        assembler.apply(event)
+                        if case .choice = event { continue }
+                        return assembler.takeSnapshot()
+                    }
+                    end = FinalMessageHandOver(assembler.finish(), then: nil)
+                } catch {
+                    end = FinalMessageHandOver(assembler.finish(error: StreamError(converting: error)), then: error)
                 }
-                if let failure {
-                    self.failure = nil
-                    throw failure
-                }
-                return nil
             }
-            do {
-                while let event = try await events.next() {
-                    assembler.apply(event)
-                    if case .choice = event { continue }
-                    return assembler.takeSnapshot()
-                }
-                finals = assembler.finish()
-            } catch {
-                failure = error
-                finals = assembler.finish(error: StreamError(converting: error))
-            }
-            finished = true
-            return try await next()
+            return try end!.next()
         }
     }
 }

@@ -33,10 +33,8 @@ where Base.Element: Collection, Base.Element.Element == UInt8 {
         var base: Base.AsyncIterator
         /// The decoder: once the first message is out, its format, failure and skipped errors.
         public private(set) var decoder: AnyMessageDecoder
-        var finals: [AssembledMessage] = []
-        var finalIndex = 0
-        var finished = false
-        var failure: (any Error)?
+        /// The messages and the error to hand over, once the stream has been read.
+        var end: FinalMessageHandOver?
 
         init(base: Base.AsyncIterator, decoder: AnyMessageDecoder) {
             self.base = base
@@ -47,22 +45,13 @@ where Base.Element: Collection, Base.Element.Element == UInt8 {
         public var format: StreamFormat? { decoder.format }
 
         public mutating func next() async throws -> AssembledMessage? {
-            if !finished { await decodeToTheEnd() }
-            if finalIndex < finals.count {
-                finalIndex += 1
-                return finals[finalIndex - 1]
-            }
-            if let failure {
-                self.failure = nil
-                throw failure
-            }
-            return nil
+            if end == nil { end = await decodeToTheEnd() }
+            return try end!.next()
         }
 
-        /// Reads and decodes the stream up to its end or the first error; keeps the final
-        /// messages and the error to throw after them.
-        private mutating func decodeToTheEnd() async {
-            finished = true
+        /// Reads and decodes the stream up to its end or the first error: the final messages,
+        /// and the error to throw after them.
+        private mutating func decodeToTheEnd() async -> FinalMessageHandOver {
             var stopped: (any Error)? = nil
             while true {
                 if Task.isCancelled {
@@ -79,15 +68,9 @@ where Base.Element: Collection, Base.Element.Element == UInt8 {
                 guard let chunk else { break }
                 do { try decoder.decode(chunk) } catch { break }  // kept in decoder.failure
             }
-            if let stopped {
-                // Below the bytes (the transport, cancellation): recorded as a stream error,
-                // thrown as it came.
-                finals = decoder.finish(error: StreamError(converting: stopped))
-                failure = stopped
-            } else {
-                finals = decoder.finish()
-                failure = decoder.failure
-            }
+            guard let stopped else { return FinalMessageHandOver(decoder.finish(), then: decoder.failure) }
+            // Below the bytes (the transport, cancellation): recorded as a stream error, thrown as it came.
+            return FinalMessageHandOver(decoder.finish(error: StreamError(converting: stopped)), then: stopped)
         }
     }
 }
