@@ -31,6 +31,41 @@ import Testing
         #expect(Self.detect("", complete: false) == .needMoreBytes)
     }
 
+    @Test func detectionFedPieceByPieceDecidesAsTheWholePrefix() {
+        // The detector goes on from where the last piece left it, so it must reach the whole
+        // prefix's answer however the bytes are cut: a byte-order mark, CR LF and the first
+        // byte split across pieces, comments before the decisive line, undecided streams.
+        let bom = "\u{FEFF}"
+        let streams = [
+            "data: {\"type\":\"start\"}\n\n", bom + "data: {\"type\":\"start\"}\n\n",
+            bom + "  \r\n\t[{\"candidates\":[]}]", "\r\n \n{\"message\":{}}\n",
+            ": keep-alive\r\n: again\r\n\r\nevent: message_start\r\ndata: {}\r\n\r\n",
+            "id: 7\nretry: 10\n\ndata: {\"id\":\"x\",\"object\":\"chat.completion.chunk\",\"choices\":[]}\n\n",
+            "0:\"Hello\"\n", bom + "f:{\"messageId\":\"m\"}\r\n", "hello world\n", ": only a comment\n",
+            "  \n\r\n", bom, "\u{FE}x", ": a comment without its end",
+        ]
+        for stream in streams {
+            let bytes = Array(stream.utf8)
+            for complete in [false, true] {
+                let whole = bytes.withUnsafeBytes { StreamFormat.detect(prefix: $0, isComplete: complete) }
+                for pieceSize in [1, 2, 3, 5] {
+                    var progress = StreamFormat.DetectionProgress()
+                    var answer = StreamFormat.Detection.needMoreBytes
+                    var end = 0
+                    while end < bytes.count, answer == .needMoreBytes {
+                        end = min(end + pieceSize, bytes.count)
+                        let last = end == bytes.count && complete
+                        answer = bytes[..<end].withUnsafeBytes {
+                            StreamFormat.detect(prefix: $0, isComplete: last, resuming: &progress)
+                        }
+                    }
+                    #expect(
+                        answer == whole, "\(stream.debugDescription) in pieces of \(pieceSize), complete: \(complete)")
+                }
+            }
+        }
+    }
+
     @Test func headersDecideWhenTheyCan() {
         #expect(StreamFormat.detect(headers: [("X-Vercel-AI-UI-Message-Stream", "v1")]) == .uiMessageStream)
         #expect(StreamFormat.detect(headers: [("x-vercel-ai-data-stream", "v1")]) == .aiSDKv4)

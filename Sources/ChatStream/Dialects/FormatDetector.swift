@@ -3,6 +3,8 @@
 struct FormatDetector {
     /// Bytes held while the format is not yet known (bounded by `AnyStreamDecoder.maxDetectionBytes`).
     private var held: [UInt8] = []
+    /// How far detection has read `held`, so each call reads only what is new.
+    private var progress = StreamFormat.DetectionProgress()
 
     /// Adds `bytes` to those held; once they show the format, returns it with every byte held
     /// (to be decoded first), and holds nothing more.
@@ -15,7 +17,9 @@ struct FormatDetector {
         _ bytes: UnsafeRawBufferPointer, isComplete: Bool
     ) throws -> (format: StreamFormat, held: [UInt8])? {
         held.append(contentsOf: bytes)
-        let detection = held.withUnsafeBytes { StreamFormat.detect(prefix: $0, isComplete: isComplete) }
+        let detection = held.withUnsafeBytes {
+            StreamFormat.detect(prefix: $0, isComplete: isComplete, resuming: &progress)
+        }
         switch detection {
         case .format(let detected):
             defer { held = [] }

@@ -35,28 +35,68 @@ extension StreamFormat {
 
     /// Detects the format from the stream's first bytes; `isComplete` says no more will come.
     public static func detect(prefix bytes: UnsafeRawBufferPointer, isComplete: Bool) -> Detection {
-        var i = 0
-        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { i = 3 }
-        while i < bytes.count, bytes[i] == 0x20 || bytes[i] == 0x0A || bytes[i] == 0x0D || bytes[i] == 0x09 { i += 1 }
-        guard i < bytes.count else { return isComplete ? .unknown : .needMoreBytes }
-        switch bytes[i] {
-        case UInt8(ascii: "["): return .format(.jsonArray)
-        case UInt8(ascii: "{"): return .format(.ndjson)
-        default: break
+        var progress = DetectionProgress()
+        return detect(prefix: bytes, isComplete: isComplete, resuming: &progress)
+    }
+
+    /// How far detection got through bytes that did not decide yet, so the next call with more
+    /// bytes of the same prefix goes on from there instead of reading them all again (fed a byte
+    /// at a time, a long undecided prefix would otherwise cost its length squared).
+    struct DetectionProgress {
+        /// The leading byte-order mark and whitespace skipped so far.
+        var skipped = 0
+        /// Where the first line not yet classified starts; nil before the first other byte.
+        var lineStart: Int?
+        /// Whether a line seen so far was SSE (a comment, `id:`, `retry:` or a blank line after one).
+        var sawSSE = false
+    }
+
+    /// ``detect(prefix:isComplete:)`` going on from `progress`, which it updates: `bytes` must be
+    /// the bytes of the earlier calls with more after them.
+    static func detect(
+        prefix bytes: UnsafeRawBufferPointer, isComplete: Bool, resuming progress: inout DetectionProgress
+    ) -> Detection {
+        guard bytes.count >= 3 || isComplete else {
+            // A byte-order mark may still be arriving: decide these few bytes afresh each time.
+            var fresh = DetectionProgress()
+            return detectLines(bytes, isComplete: isComplete, &fresh)
+        }
+        return detectLines(bytes, isComplete: isComplete, &progress)
+    }
+
+    private static func detectLines(
+        _ bytes: UnsafeRawBufferPointer, isComplete: Bool, _ progress: inout DetectionProgress
+    ) -> Detection {
+        if progress.lineStart == nil {
+            var i = progress.skipped
+            if i == 0, bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { i = 3 }
+            while i < bytes.count, bytes[i] == 0x20 || bytes[i] == 0x0A || bytes[i] == 0x0D || bytes[i] == 0x09 {
+                i += 1
+            }
+            progress.skipped = i
+            guard i < bytes.count else { return isComplete ? .unknown : .needMoreBytes }
+            switch bytes[i] {
+            case UInt8(ascii: "["): return .format(.jsonArray)
+            case UInt8(ascii: "{"): return .format(.ndjson)
+            default: progress.lineStart = i
+            }
         }
         // Walk complete lines in order; the first decisive one wins.
-        var lineStart = i
-        var sawSSE = false
+        var lineStart = progress.lineStart ?? 0
         while lineStart < bytes.count {
             var end = lineStart
             while end < bytes.count, bytes[end] != 0x0A, bytes[end] != 0x0D { end += 1 }
-            guard end < bytes.count || isComplete else { return .needMoreBytes }
+            guard end < bytes.count || isComplete else {
+                progress.lineStart = lineStart
+                return .needMoreBytes
+            }
             let line = UnsafeRawBufferPointer(rebasing: bytes[lineStart..<end])
-            if let decided = classify(line: line, sawSSE: &sawSSE) { return .format(decided) }
-            if !sawSSE { return .unknown }
+            if let decided = classify(line: line, sawSSE: &progress.sawSSE) { return .format(decided) }
+            if !progress.sawSSE { return .unknown }
             lineStart = end + 1
         }
-        return isComplete ? (sawSSE ? .format(.uiMessageStream) : .unknown) : .needMoreBytes
+        progress.lineStart = lineStart
+        return isComplete ? (progress.sawSSE ? .format(.uiMessageStream) : .unknown) : .needMoreBytes
     }
 
     private static func classify(line: UnsafeRawBufferPointer, sawSSE: inout Bool) -> StreamFormat? {
