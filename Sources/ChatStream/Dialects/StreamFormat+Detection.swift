@@ -47,6 +47,8 @@ extension StreamFormat {
         var skipped = 0
         /// Where the first line not yet classified starts; nil before the first other byte.
         var lineStart: Int?
+        /// How far that line has been searched for its end.
+        var searched = 0
         /// Whether a line seen so far was SSE (a comment, `id:`, `retry:` or a blank line after one).
         var sawSSE = false
     }
@@ -84,10 +86,11 @@ extension StreamFormat {
         // Walk complete lines in order; the first decisive one wins.
         var lineStart = progress.lineStart ?? 0
         while lineStart < bytes.count {
-            var end = lineStart
+            var end = max(lineStart, progress.searched)
             while end < bytes.count, bytes[end] != 0x0A, bytes[end] != 0x0D { end += 1 }
             guard end < bytes.count || isComplete else {
                 progress.lineStart = lineStart
+                progress.searched = end
                 return .needMoreBytes
             }
             let line = UnsafeRawBufferPointer(rebasing: bytes[lineStart..<end])
