@@ -321,9 +321,7 @@ extension String {
     /// fuzzers) still check them, so a break in that chain fails loudly there.
     @inlinable
     package init(tapeUTF8 bytes: UnsafeRawBufferPointer) {
-        assert(
-            String(validating: bytes, as: UTF8.self) != nil || bytes.isEmpty,
-            "a tape string holds ill-formed UTF-8")
+        assert(String(validating: bytes, as: UTF8.self) != nil, "a tape string holds ill-formed UTF-8")
         if #available(macOS 26.0, iOS 26.0, tvOS 26.0, watchOS 26.0, visionOS 26.0, *),
             let base = bytes.baseAddress
         {
