@@ -232,6 +232,39 @@ struct OpenAIResponsesDialectTests {
         #expect(notJSON.events == [.messageStart(id: nil)])
     }
 
+    @Test("parts above index 0 keep the ID they opened with through their deltas and their end")
+    func partsAboveIndexZeroKeepTheirIDs() {
+        let events = [
+            #"{"type":"response.created","response":{"id":"resp_1"}}"#,
+            #"{"type":"response.output_item.added","output_index":0,"item":{"id":"rs_1","type":"reasoning"}}"#,
+            #"{"type":"response.reasoning_summary_part.added","output_index":0,"summary_index":1}"#,
+            #"{"type":"response.reasoning_summary_text.delta","output_index":0,"summary_index":1,"delta":"Think"}"#,
+            #"{"type":"response.reasoning_summary_text.delta","output_index":0,"summary_index":1,"delta":"ing"}"#,
+            #"{"type":"response.reasoning_summary_part.done","output_index":0,"summary_index":1}"#,
+            #"{"type":"response.output_item.added","output_index":1,"item":{"id":"msg_1","type":"message"}}"#,
+            #"{"type":"response.output_text.delta","output_index":1,"content_index":2,"delta":"Two"}"#,
+            #"{"type":"response.output_text.delta","output_index":1,"content_index":0,"delta":"Zero"}"#,
+            #"{"type":"response.output_text.delta","output_index":1,"content_index":2,"delta":" more"}"#,
+            #"{"type":"response.content_part.done","output_index":1,"content_index":0}"#,
+            #"{"type":"response.output_text.delta","output_index":1,"content_index":12,"delta":"x"}"#,
+            #"{"type":"response.output_item.done","output_index":1,"item":{"id":"msg_1","type":"message"}}"#,
+            #"{"type":"response.completed","response":{"id":"resp_1"}}"#,
+        ]
+        let result = decode(OpenAICaptures.sse(events))
+        #expect(result.error == nil)
+        #expect(
+            result.events == [
+                .messageStart(id: "resp_1"), .reasoningStart(id: "rs_1:1"),
+                .reasoningDelta(id: "rs_1:1", delta: "Think"),
+                .reasoningDelta(id: "rs_1:1", delta: "ing"), .reasoningEnd(id: "rs_1:1"), .textStart(id: "msg_1:2"),
+                .textDelta(id: "msg_1:2", delta: "Two"), .textStart(id: "msg_1"),
+                .textDelta(id: "msg_1", delta: "Zero"),
+                .textDelta(id: "msg_1:2", delta: " more"), .textEnd(id: "msg_1"), .textStart(id: "msg_1:12"),
+                .textDelta(id: "msg_1:12", delta: "x"), .textEnd(id: "msg_1:2"), .textEnd(id: "msg_1:12"),
+                .finish(reason: .stop, rawReason: "completed"), .done,
+            ])
+    }
+
     @Test("decoding the same units twice with fresh decoders gives the same events")
     func deterministic() throws {
         for name in Self.captures {

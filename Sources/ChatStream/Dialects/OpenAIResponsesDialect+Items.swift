@@ -107,18 +107,18 @@ extension OpenAIResponsesDialect {
 
     /// Starts a text or reasoning part unless it is open (the item's kind says which).
     private mutating func openPart(_ index: Int, _ part: Int, emit: (StreamEvent) throws -> Void) throws {
-        guard !items[index]!.openParts.contains(part) else { return }
-        items[index]!.openParts.append(part)
+        guard items[index]!.openPosition(part) == nil else { return }
         let id = items[index]!.partID(part)
+        items[index]!.openParts.append(OpenPart(index: part, id: id))
         try emit(items[index]!.kind == .reasoning ? .reasoningStart(id: id) : .textStart(id: id))
     }
 
     mutating func closePart(_ context: Context, indexKey: StaticString, emit: (StreamEvent) throws -> Void) throws {
         let index = try outputIndex(context)
         let part = context.root[indexKey]?.int ?? 0
-        guard let item = items[index], let position = item.openParts.firstIndex(of: part) else { return }
+        guard let item = items[index], let position = item.openPosition(part) else { return }
         items[index]!.openParts.remove(at: position)
-        let id = item.partID(part)
+        let id = item.openParts[position].id
         try emit(item.kind == .reasoning ? .reasoningEnd(id: id) : .textEnd(id: id))
     }
 
@@ -127,7 +127,7 @@ extension OpenAIResponsesDialect {
         guard let item = items[index] else { return }
         items[index]!.openParts.removeAll()
         for part in item.openParts {
-            let id = item.partID(part)
+            let id = part.id
             try emit(item.kind == .reasoning ? .reasoningEnd(id: id) : .textEnd(id: id))
         }
     }

@@ -62,12 +62,27 @@ public struct OpenAIResponsesDialect: StreamDialect {
         var kind: Kind
         /// The item's ID as first seen: the base of its part IDs.
         var id: String
-        /// Content or summary indexes of text or reasoning parts that are open.
-        var openParts: [Int] = []
+        /// The text or reasoning parts that are open, by content or summary index.
+        var openParts: [OpenPart] = []
         var call = OpenAIToolCall()
         var done = false
 
-        func partID(_ index: Int) -> String { index == 0 ? id : "\(id):\(index)" }
+        /// The ID of part `index`: the item's own ID for part 0, `ID:index` for the others. An
+        /// open part's ID was made when it opened, so a delta makes no string.
+        func partID(_ index: Int) -> String {
+            if index == 0 { return id }
+            for part in openParts where part.index == index { return part.id }
+            return "\(id):\(index)"
+        }
+
+        /// Where part `index` is in `openParts`.
+        func openPosition(_ index: Int) -> Int? { openParts.firstIndex { $0.index == index } }
+    }
+
+    /// An open part: its content or summary index and its ID.
+    struct OpenPart {
+        var index: Int
+        var id: String
     }
 
     /// Work that needs the parser after it has finished reading a unit.
