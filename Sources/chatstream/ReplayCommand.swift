@@ -7,9 +7,10 @@
 // carried an error or was truncated (the message is still printed); 2 for usage errors; 65 for
 // malformed input (what was decoded before it is still printed).
 //
-// `--output message` decodes through AnyMessageDecoder, straight to the final messages (no event
-// and no String per text delta); the other outputs decode event by event. Both give the same
-// messages (tested against each other for every format), so the contract holds for every mode.
+// `--output message` and `--output none` decode through AnyMessageDecoder, straight to the final
+// messages (no event and no String per text delta); `events` and `text` decode event by event.
+// Both give the same messages (tested against each other for every format), so the contract holds
+// for every mode.
 
 import ChatStream
 
@@ -67,9 +68,9 @@ enum ReplayCommand {
     ) -> Int32 {
         let configuration = StreamDecoderConfiguration(lenient: lenient)
         let decoded: Decoded
-        if mode == .message {
+        if mode == .message || mode == .none {
             decoded = decodeMessages(input, format: format, chunkSize: chunkSize, configuration: configuration)
-            for message in decoded.messages {
+            for message in decoded.messages where mode == .message {
                 if json {
                     Output.standardOutput(message.jsonValue.jsonText + "\n")
                 } else {
@@ -95,7 +96,7 @@ enum ReplayCommand {
         return 0
     }
 
-    /// `--output message`: the bytes, in `chunkSize` pieces, straight to the final messages
+    /// `--output message` and `none`: the bytes, in `chunkSize` pieces, straight to the final messages
     /// through `AnyMessageDecoder` (no event and no `String` per text delta); the messages equal
     /// those of the event path, and decoding stops at the first error, as there.
     static func decodeMessages(
@@ -118,7 +119,7 @@ enum ReplayCommand {
         return Decoded(messages: messages, skippedErrors: decoder.skippedErrors, failure: decoder.failure)
     }
 
-    /// The other outputs: event by event, each event printed as it is decoded (`events`, `text`)
+    /// `events` and `text`: event by event, each event printed as it is decoded (`events`, `text`)
     /// and assembled (the exit status follows the messages).
     static func decodeEvents(
         _ input: [UInt8], format: StreamFormat?, chunkSize: Int, configuration: StreamDecoderConfiguration,

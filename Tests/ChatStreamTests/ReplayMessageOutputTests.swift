@@ -1,5 +1,5 @@
-// `chatstream replay --output message --json`, run as a process on a stream of every format,
-// against the event path computed here (AnyStreamDecoder and MessageAssembler, event by event,
+// `chatstream replay --output message --json` and `--output none`, run as a process on a stream
+// of every format, against the event path computed here (AnyStreamDecoder and MessageAssembler, event by event,
 // which the command used before it decoded messages through AnyMessageDecoder): the same
 // stdout, the same stderr, the same exit status.
 
@@ -54,6 +54,12 @@ private func runOnItsOwnThread(_ arguments: [String], stdin: Data) async throws 
             #expect(result.stdout == expected.stdout, "\(run.arguments)")
             #expect(result.stderr == expected.stderr, "\(run.arguments)")
             #expect(result.status == expected.status, "\(run.arguments)")
+            // `--output none` takes the same path and prints nothing but the warnings and errors.
+            let silent = try await runOnItsOwnThread(
+                ["replay", "--output", "none"] + run.arguments + ["-"], stdin: Data(stream.bytes))
+            #expect(silent.stdout == "", "none \(run.arguments)")
+            #expect(silent.stderr == expected.stderr, "none \(run.arguments)")
+            #expect(silent.status == expected.status, "none \(run.arguments)")
         }
     }
 
