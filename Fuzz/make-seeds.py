@@ -140,13 +140,15 @@ def seeds(target):
         # Dialect indices as listed in Fuzz/Targets/FuzzDialects (the options byte's low 3 bits).
         for payload in sse_payloads():
             index = sse_dialect(payload)
-            for extra in (0, 8, 16):  # plain, lenient, small limits
+            # plain, lenient, small limits, and through AnyMessageDecoder (its format, and detected)
+            for extra in (0, 8, 16, 32 | 64):
                 yield bytes([extra + 1, index | extra]) + payload
             # Under another dialect: it must fail cleanly.
             yield bytes([3, (index + 1 + len(payload) % 6) % 7]) + payload
         for index, payload in test_streams():
             yield bytes([0, index]) + payload
             yield bytes([2, index | 8]) + payload
+            yield bytes([1, index | 32 | 64]) + payload
     elif target == "FuzzHistory":
         for page in history_pages():
             yield bytes([0, 0]) + page

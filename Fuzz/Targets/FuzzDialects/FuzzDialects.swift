@@ -8,7 +8,12 @@
 //   deltas, and no more text comes out than bytes went in;
 // - every tool-call part belongs to an ID some event named;
 // - MessageDecoder, fed the chunked input, gives the same messages, error and skipped errors
-//   as the whole input's events through MessageAssembler.
+//   as the whole input's events through MessageAssembler;
+// - bit 5: AnyMessageDecoder for the dialect's format, fed the chunked input, gives what
+//   MessageDecoder gives;
+// - bit 6: AnyMessageDecoder detecting the format, fed the chunked input, detects the format
+//   AnyStreamDecoder detects on the whole input and gives the messages, error and skipped errors
+//   of its events through MessageAssembler.
 
 import ChatStream
 import FuzzSupport
@@ -93,24 +98,55 @@ func checkAssembly(_ outcome: Outcome, inputBytes: Int) -> [AssembledMessage] {
     return messages
 }
 
-func checkMessageDecoder<Dialect: StreamDialect>(
-    _ type: Dialect.Type, _ pieces: [ArraySlice<UInt8>], _ configuration: StreamDecoderConfiguration,
-    expected: [AssembledMessage], _ outcome: Outcome
-) {
-    var decoder = MessageDecoder<Dialect>(configuration: configuration)
+/// What a decoder made of a whole stream: the final messages, the error, the skipped errors and
+/// the format.
+struct Decoded: Equatable {
+    var messages: [AssembledMessage]
+    var failure: StreamError?
+    var skipped: [StreamError]
+    var format: StreamFormat?
+}
+
+/// The decoders that go from bytes straight to final messages.
+protocol FinalMessageDecoding {
+    mutating func decode(_ bytes: UnsafeRawBufferPointer) throws
+    mutating func finish() -> [AssembledMessage]
+    var failure: StreamError? { get }
+    var skippedErrors: [StreamError] { get }
+}
+
+extension MessageDecoder: FinalMessageDecoding {}
+extension AnyMessageDecoder: FinalMessageDecoding {}
+
+/// `pieces` through `decoder`; a throw must be the error the decoder keeps.
+func finalMessages<Decoder: FinalMessageDecoding>(_ decoder: inout Decoder, _ pieces: [ArraySlice<UInt8>]) -> Decoded {
     do {
         try forEachPiece(pieces) { bytes in try decoder.decode(bytes) }
     } catch {
         check(
             error as? StreamError == decoder.failure,
-            "MessageDecoder threw \(error) but kept \(String(describing: decoder.failure))")
+            "\(Decoder.self) threw \(error) but kept \(String(describing: decoder.failure))")
     }
     let messages = decoder.finish()
-    check(messages == expected, "\(Dialect.self): MessageDecoder differs:\n\(messages)\n\(expected)")
-    check(
-        decoder.failure == outcome.error,
-        "MessageDecoder error \(String(describing: decoder.failure)) vs \(String(describing: outcome.error))")
-    check(decoder.skippedErrors == outcome.skipped, "MessageDecoder skipped other errors")
+    return Decoded(messages: messages, failure: decoder.failure, skipped: decoder.skippedErrors, format: nil)
+}
+
+/// The stream through `AnyStreamDecoder` detecting its format, event by event into `MessageAssembler`.
+func detectedEventByEvent(_ pieces: [ArraySlice<UInt8>], _ configuration: StreamDecoderConfiguration) -> Decoded {
+    var decoder = AnyStreamDecoder(format: nil, configuration: configuration)
+    var assembler = MessageAssembler()
+    var failure: StreamError?
+    do {
+        try forEachPiece(pieces) { bytes in try decoder.decode(bytes) { assembler.apply($0) } }
+        try decoder.finish { assembler.apply($0) }
+    } catch let error as StreamError {
+        failure = error
+    } catch {
+        check(false, "unexpected error type \(error)")
+    }
+    return Decoded(
+        messages: assembler.finish(error: failure), failure: failure, skipped: decoder.skippedErrors,
+        format: decoder.format)
 }
 
 func run<Dialect: StreamDialect>(_ type: Dialect.Type, _ input: FuzzInput) {
@@ -122,8 +158,38 @@ func run<Dialect: StreamDialect>(_ type: Dialect.Type, _ input: FuzzInput) {
     check(whole == chunked, "\(Dialect.self): whole and chunked differ:\n\(whole)\n\(chunked)")
     if !configuration.lenient { check(whole.skipped.isEmpty, "skipped errors without lenient mode") }
     let messages = checkAssembly(whole, inputBytes: payload.count)
-    checkMessageDecoder(type, input.pieces, configuration, expected: messages, whole)
+    let expected = Decoded(messages: messages, failure: whole.error, skipped: whole.skipped, format: nil)
+    var decoder = MessageDecoder<Dialect>(configuration: configuration)
+    let decoded = finalMessages(&decoder, input.pieces)
+    check(decoded == expected, "\(Dialect.self): MessageDecoder differs:\n\(decoded)\n\(expected)")
+    if input.bit(5) {
+        guard let format = formats[ObjectIdentifier(type)] else { return check(false, "no format for \(Dialect.self)") }
+        var any = AnyMessageDecoder(format: format, configuration: configuration)
+        var decoded = finalMessages(&any, input.pieces)
+        decoded.format = any.format
+        var given = expected
+        given.format = format
+        check(decoded == given, "AnyMessageDecoder(\(format)) differs:\n\(decoded)\n\(given)")
+    }
+    if input.bit(6) {
+        var any = AnyMessageDecoder(format: nil, configuration: configuration)
+        var detected = finalMessages(&any, input.pieces)
+        detected.format = any.format
+        let expected = detectedEventByEvent([payload[...]], configuration)
+        check(detected == expected, "AnyMessageDecoder detecting differs:\n\(detected)\n\(expected)")
+    }
 }
+
+/// The format of each dialect, for `AnyMessageDecoder`.
+let formats: [ObjectIdentifier: StreamFormat] = [
+    ObjectIdentifier(UIMessageStreamDialect.self): .uiMessageStream,
+    ObjectIdentifier(OpenAIChatDialect.self): .openAIChat,
+    ObjectIdentifier(OpenAIResponsesDialect.self): .openAIResponses,
+    ObjectIdentifier(AnthropicDialect.self): .anthropic,
+    ObjectIdentifier(DataStreamV4Dialect.self): .aiSDKv4,
+    ObjectIdentifier(OllamaDialect.self): .ndjson,
+    ObjectIdentifier(GeminiDialect.self): .jsonArray,
+]
 
 /// Every dialect on this branch; add new ones here (the options byte picks one).
 let dialects: [@Sendable (FuzzInput) -> Void] = [
