@@ -25,11 +25,14 @@ struct EndToEndTests {
         try server.start()
         defer { server.stop() }
         let url = URL(string: "http://127.0.0.1:\(server.port)/api/sdk")!
-        return try await body(server) { device in
-            ChatClient(
-                agentId: agent, baseURL: url,
-                deviceIdStore: InMemoryDeviceIdStore(id: device ?? ChatStreamPaths.newDeviceId()),
-                retryPolicy: .init(maxAttempts: 3, baseDelay: .milliseconds(5)))
+        // Off the cooperative pool, as TestHelpers.withServer does (its comment says why).
+        return try await withTaskExecutorPreference(NetworkTestExecutor.shared) {
+            try await body(server) { device in
+                ChatClient(
+                    agentId: agent, baseURL: url,
+                    deviceIdStore: InMemoryDeviceIdStore(id: device ?? ChatStreamPaths.newDeviceId()),
+                    retryPolicy: .init(maxAttempts: 3, baseDelay: .milliseconds(5)))
+            }
         }
     }
 

@@ -5,7 +5,7 @@ import Synchronization
 
 /// Test helpers shared by the transport suites.
 enum TestHelpers {
-    /// Starts a server on 127.0.0.1 port 0, runs `body`, stops the server.
+    /// Starts a server on 127.0.0.1 port 0, runs `body` on ``NetworkTestExecutor``, stops the server.
     static func withServer<T>(
         configuration: HTTPServerConfiguration = TestHelpers.configuration,
         handler: @escaping HTTPServer.Handler,
@@ -14,7 +14,7 @@ enum TestHelpers {
         let server = HTTPServer(configuration: configuration, handler: handler)
         try server.start()
         defer { server.stop() }
-        return try await body(server)
+        return try await withTaskExecutorPreference(NetworkTestExecutor.shared) { try await body(server) }
     }
 
     /// Short grace period so a failing test does not hang in `stop()`.
@@ -51,4 +51,22 @@ final class Shared<Value: Sendable>: Sendable {
         set { storage.withLock { $0 = newValue } }
     }
     func update(_ change: (inout Value) -> Void) { storage.withLock { change(&$0) } }
+}
+
+/// Runs the network tests' async code on Dispatch's threads rather than on the cooperative pool.
+///
+/// Many of these tests go in lock step with a server handler that waits for the client to have
+/// read a chunk, under an idle timeout. Swift Testing runs synchronous tests on the cooperative
+/// pool, which has one thread per core; a few long synchronous tests running at once (the corpus
+/// suites decode every stream at every chunking) would hold all of them, the client would read
+/// nothing, and the timeout would fire though nothing is wrong with the transport.
+final class NetworkTestExecutor: TaskExecutor {
+    static let shared = NetworkTestExecutor()
+
+    private let queue = DispatchQueue(label: "chatstream.tests.network", attributes: .concurrent)
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+    }
 }

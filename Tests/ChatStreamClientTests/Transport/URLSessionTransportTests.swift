@@ -89,7 +89,7 @@ struct URLSessionTransportTests {
         }) { server in
             let transport = URLSessionTransport()
             let url = TestHelpers.url(server, "/endless")
-            let consumer = Task {
+            let consumer = Task(executorPreference: NetworkTestExecutor.shared) {
                 let response = try await transport.send(HTTPRequest(url: url, idleTimeout: .seconds(30)))
                 var received = 0
                 for try await chunk in response.body { received += chunk.count }
@@ -252,7 +252,9 @@ struct URLSessionTransportTests {
             defer { release.signal() }
             let transport = URLSessionTransport()
             let url = TestHelpers.url(server, "/")
-            let task = Task { try await transport.send(HTTPRequest(url: url, idleTimeout: .seconds(30))) }
+            let task = Task(executorPreference: NetworkTestExecutor.shared) {
+                try await transport.send(HTTPRequest(url: url, idleTimeout: .seconds(30)))
+            }
             #expect(await TestHelpers.eventually { started.value })
             let start = ContinuousClock.now
             task.cancel()
