@@ -20,9 +20,10 @@ struct SeededGenerator: RandomNumberGenerator {
 struct StreamPayload {
     var name: String
     var bytes: [UInt8]
-    /// (offset, length) of each event's JSON in `bytes` (the `data:` value), for the ceilings.
+    /// (offset, length) of each unit's JSON in `bytes` (the `data:` value, the JSON after a v4
+    /// `N:`, an NDJSON line, an array element), for the ceilings.
     var jsonRanges: [(Int, Int)]
-    /// SSE events in the stream (JSON payloads plus `[DONE]`).
+    /// Units in the stream: SSE events (JSON payloads plus `[DONE]`), lines, or array elements.
     var eventCount: Int
     /// The text the assembled message must hold.
     var expectedText: String

@@ -60,9 +60,7 @@ if let path = options.profile {
     exit(0)
 }
 /// `<format>-typed` (events) or `<format>-message` (`MessageDecoder`, its text checked) on `reply`.
-func profile<Dialect: StreamDialect>(
-    _ path: String, _ reply: (bytes: [UInt8], expectedText: String), _ dialect: Dialect.Type
-) {
+func profile<Dialect: StreamDialect>(_ path: String, _ reply: StreamPayload, _ dialect: Dialect.Type) {
     if path.hasSuffix("-message") {
         let length = Pipelines.messageDecoder(reply.bytes, chunk: 4096, dialect: dialect)
         precondition(length == reply.expectedText.utf8.count, "\(path): the text differs")
