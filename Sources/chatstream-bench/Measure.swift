@@ -77,6 +77,36 @@ func measure(runs: Int, _ body: () -> Int) -> Measurement {
     return Measurement(median: median(times), times: times, allocations: allocations, result: result)
 }
 
+/// Runs every body once per round, for `runs` rounds, and measures each as ``measure(runs:_:)``
+/// does. The bodies of a round run one after another, so their `times[round]` saw the same
+/// moment of a shared machine (see ``medianRatio(_:_:)``).
+func measureRoundRobin(runs: Int, _ bodies: [() -> Int]) -> [Measurement] {
+    var times = [[Double]](repeating: [], count: bodies.count)
+    for index in times.indices { times[index].reserveCapacity(max(1, runs)) }
+    var allocations = [UInt64](repeating: .max, count: bodies.count)
+    var results = [Int](repeating: 0, count: bodies.count)
+    for _ in 0..<max(1, runs) {
+        for (index, body) in bodies.enumerated() {
+            let allocationsBefore = Allocations.count
+            let start = Clock.nanoseconds()
+            results[index] = body()
+            let end = Clock.nanoseconds()
+            allocations[index] = min(allocations[index], Allocations.count &- allocationsBefore)
+            times[index].append(Double(end - start) / 1e9)
+        }
+    }
+    blackHole(results)
+    return bodies.indices.map {
+        Measurement(median: median(times[$0]), times: times[$0], allocations: allocations[$0], result: results[$0])
+    }
+}
+
+/// The median over rounds of `baseline`'s time / `ours`'s time, for two measurements taken
+/// round-robin: a pair per round, as ``pairedRatio(runs:baseline:ours:)`` takes, at no extra cost.
+func medianRatio(_ baseline: Measurement, _ ours: Measurement) -> Double {
+    median(zip(baseline.times, ours.times).map { $0 / max($1, 1e-9) })
+}
+
 /// Times `baseline` and `ours` alternately, run by run, and returns the median of the per-pair
 /// ratios (baseline time / our time). Both sides of each pair see the same moment of a shared,
 /// noisy machine, so the ratio is far steadier than a ratio of two separately taken medians.

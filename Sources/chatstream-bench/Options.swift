@@ -18,7 +18,7 @@ struct Options {
 
           --json               print one JSON object instead of the table
           --runs N             runs per measurement; the median is reported (default 5, --quick 3)
-          --quick              smaller payloads (1 MB home, OpenAI and Anthropic streams; 10k/20k tool deltas)
+          --quick              smaller payloads (1 MB streams of every format; 10k/20k tool deltas)
           --gigabyte           also stream 1 GiB through the pipeline (off by default: over a minute)
           --no-gigabyte        skip the 1 GiB stream
           --gigabyte-only      only the 1 GiB stream, one line out (the suite runs it so, as a child process)

@@ -30,17 +30,17 @@ enum Report {
                 group = row.group
                 print("\n\(group)")
                 print(
-                    pad("", 60) + pad("MB/s", 10, right: true) + pad("events/s", 14, right: true)
+                    pad("", 72) + pad("MB/s", 10, right: true) + pad("events/s", 14, right: true)
                         + pad("ms", 10, right: true) + pad("allocs/event", 14, right: true))
             }
             print(
-                pad("  " + row.name, 60) + pad(format(row.megabytesPerSecond, 1), 10, right: true)
+                pad("  " + row.name, 72) + pad(format(row.megabytesPerSecond, 1), 10, right: true)
                     + pad(format(row.eventsPerSecond, 0), 14, right: true)
                     + pad(format(row.seconds * 1000, 1), 10, right: true)
                     + pad(format(row.allocationsPerEvent, 3), 14, right: true))
         }
         print("\nratios (time of the baseline / time of ours; above 1 means ours is faster)")
-        for (name, value) in suite.ratios { print("  " + pad(name, 86) + pad(format(value), 8, right: true)) }
+        for (name, value) in suite.ratios { print("  " + pad(name, 96) + pad(format(value), 8, right: true)) }
         if let gigabyte = suite.gigabyte {
             print(
                 "\n1 GiB stream: \(gigabyte.bytes) bytes, \(gigabyte.events) events, \(gigabyte.messages) messages in "

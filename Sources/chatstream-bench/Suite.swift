@@ -35,7 +35,7 @@ final class Suite {
 
     init(options: Options) { self.options = options }
 
-    private func progress(_ text: String) {
+    func progress(_ text: String) {
         if !options.json { FileHandle.standardError.write(Data("  \(text)\n".utf8)) }
     }
 
@@ -51,6 +51,22 @@ final class Suite {
         return row
     }
 
+    /// Measures a group's rows round-robin (``measureRoundRobin(runs:_:)``: one run of every row
+    /// per round, in the order given) and checks each result; returns the rows in that order
+    /// without adding them, so the caller shows them in its own order.
+    func measureGroup(
+        _ group: String, bytes: Int, events: Int, _ specs: [(name: String, expect: Int?, body: () -> Int)]
+    ) -> [Row] {
+        progress("\(group): \(specs.count) rows, round-robin")
+        let measurements = measureRoundRobin(runs: options.runs, specs.map(\.body))
+        return zip(specs, measurements).map { spec, measurement in
+            if let expect = spec.expect, measurement.result != expect {
+                fatalError("\(group) \(spec.name): got \(measurement.result), expected \(expect)")
+            }
+            return Row(group: group, name: spec.name, bytes: bytes, events: events, measurement: measurement)
+        }
+    }
+
     func run() {
         let runs = options.runs
         if options.gigabyte ?? false {
@@ -63,6 +79,7 @@ final class Suite {
         let bytes = home.bytes
         let n = home.eventCount
         // Check before timing: every path must produce the right output.
+        Suite.checkJSONRanges(home)
         for chunk in [64, 4096, nil] as [Int?] {
             precondition(Pipelines.assembledText(bytes, chunk: chunk) == home.expectedText, "assembled text differs")
             precondition(
@@ -155,15 +172,9 @@ final class Suite {
                 name: "allocations per event, MessageDecoder (4 KiB)", figure: message4k.allocationsPerEvent,
                 limit: 2, atLeast: false))
 
-        // Provider dialects: the same ceilings and peer, and ours at 4 KiB chunks.
-        let openAI = Payloads.openAIChatChunks(targetBytes: options.quick ? 1_000_000 : 8_000_000)
-        addDialect("OpenAI chat chunks", "OpenAI chat", openAI, OpenAIChatDialect.self) {
-            Peers.jsonDecoderOpenAIChat($0)
-        }
-        let anthropic = Payloads.anthropicEvents(targetBytes: options.quick ? 1_000_000 : 8_000_000)
-        addDialect("Anthropic events", "Anthropic", anthropic, AnthropicDialect.self) {
-            Peers.jsonDecoderAnthropic($0)
-        }
+        // Provider streams (Suite+Dialects.swift): the same ceilings, a JSONDecoder peer, and ours
+        // at 4 KiB chunks, on streams as long as the home one.
+        addDialects(targetBytes: options.quick ? 1_000_000 : 8_000_000)
 
         // Streamed tool input, one byte per delta.
         let sizes = options.quick ? [10_000, 20_000] : [100_000, 200_000]
@@ -216,59 +227,5 @@ final class Suite {
             notes.append("1 GiB stream: not run (pass --gigabyte; it takes over a minute here)")
         }
         _ = runs
-    }
-
-    /// Rows for one provider stream: both ceilings, the JSONDecoder peer, and ours (typed events
-    /// and the assembled message at 4 KiB chunks), with their ratios prefixed by `short`.
-    private func addDialect<Dialect: StreamDialect>(
-        _ title: String, _ short: String, _ payload: StreamPayload, _ dialect: Dialect.Type, peer: ([UInt8]) -> Int
-    ) {
-        let bytes = payload.bytes
-        let n = payload.eventCount
-        // Check before timing: every path must produce the right output.
-        for chunk in [64, 4096, nil] as [Int?] {
-            precondition(
-                Pipelines.assembledText(bytes, chunk: chunk, dialect: dialect) == payload.expectedText,
-                "\(title): assembled text differs")
-            precondition(
-                Pipelines.messageDecoderText(bytes, chunk: chunk, dialect: dialect) == payload.expectedText,
-                "\(title): MessageDecoder text differs")
-        }
-        let typedExpected = Pipelines.typedEvents(bytes, chunk: nil, dialect: dialect)
-        let peerExpected = payload.jsonRanges.count + payload.expectedText.utf8.count
-        let group = "\(title) (\(bytes.count / 1000) kB, \(n) events)"
-        let lex = add(group, "ceiling: yajl, NULL callbacks", bytes: bytes.count, events: n) {
-            Ceilings.yajlLexOnly(payload)
-        }
-        let copy = add(group, "ceiling: yajl copying strings (copy ceiling)", bytes: bytes.count, events: n) {
-            Ceilings.yajlCopy(payload)
-        }
-        let decoderRow = add(
-            group, "peers: line split + JSONDecoder", bytes: bytes.count, events: n, expect: peerExpected
-        ) {
-            peer(bytes)
-        }
-        let typed = add(
-            group, "ours: bytes -> typed events, 4 KiB chunks", bytes: bytes.count, events: n, expect: typedExpected
-        ) {
-            Pipelines.typedEvents(bytes, chunk: 4096, dialect: dialect)
-        }
-        let assembled = add(
-            group, "ours: bytes -> assembled message, 4 KiB chunks", bytes: bytes.count, events: n,
-            expect: payload.expectedText.utf8.count
-        ) {
-            Pipelines.assembled(bytes, chunk: 4096, dialect: dialect)
-        }
-        let message = add(
-            group, "ours: bytes -> message (MessageDecoder), 4 KiB chunks", bytes: bytes.count, events: n,
-            expect: payload.expectedText.utf8.count
-        ) {
-            Pipelines.messageDecoder(bytes, chunk: 4096, dialect: dialect)
-        }
-        for row in [typed, assembled, message] {
-            ratios.append(("\(short): \(row.name) / yajl NULL callbacks", lex.seconds / row.seconds))
-            ratios.append(("\(short): \(row.name) / copy ceiling", copy.seconds / row.seconds))
-            ratios.append(("\(short): \(row.name) / JSONDecoder", decoderRow.seconds / row.seconds))
-        }
     }
 }
