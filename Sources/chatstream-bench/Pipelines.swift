@@ -89,6 +89,25 @@ enum Pipelines {
         return messages[0].text
     }
 
+    /// bytes -> one assembled message through `AnyMessageDecoder` (`format` nil: detected from
+    /// the first bytes); returns the assembled text's length in bytes.
+    static func anyMessageDecoder(_ bytes: [UInt8], chunk: Int?, format: StreamFormat?) -> Int {
+        anyMessageDecoderText(bytes, chunk: chunk, format: format).text.utf8.count
+    }
+
+    /// The text `AnyMessageDecoder` assembles and the format it decoded (for the check before timing).
+    static func anyMessageDecoderText(
+        _ bytes: [UInt8], chunk: Int?, format: StreamFormat?
+    ) -> (text: String, format: StreamFormat?) {
+        var decoder = AnyMessageDecoder(format: format)
+        bytes.withUnsafeBytes { raw in
+            forEachChunk(raw, chunk) { piece in try! decoder.decode(piece) }
+        }
+        let messages = decoder.finish()
+        precondition(decoder.failure == nil && messages.count == 1, "AnyMessageDecoder failed")
+        return (messages[0].text, decoder.format)
+    }
+
     /// The assembled text itself, decoded with `Dialect` (for the correctness check before timing).
     static func assembledText<Dialect: StreamDialect>(_ bytes: [UInt8], chunk: Int?, dialect: Dialect.Type) -> String {
         var decoder = StreamDecoder<Dialect>()

@@ -85,6 +85,10 @@ final class Suite {
             precondition(
                 Pipelines.messageDecoderText(bytes, chunk: chunk, dialect: UIMessageStreamDialect.self)
                     == home.expectedText, "MessageDecoder text differs")
+            let detected = Pipelines.anyMessageDecoderText(bytes, chunk: chunk, format: nil)
+            precondition(
+                detected.text == home.expectedText && detected.format == .uiMessageStream,
+                "AnyMessageDecoder (detecting) text or format differs")
         }
         let typedExpected = Pipelines.typedEvents(bytes, chunk: nil)
         let group = "home text deltas (\(bytes.count / 1000) kB, \(n) events)"
@@ -122,6 +126,17 @@ final class Suite {
                 add(group, "ours: bytes -> message (MessageDecoder), \(label) chunks", bytes: bytes.count, events: n) {
                     Pipelines.messageDecoder(bytes, chunk: chunk, dialect: UIMessageStreamDialect.self)
                 })
+            if chunk == 4096 {
+                // The same, with the format detected from the first bytes and the decoder picked at
+                // run time: what detection and dispatch cost.
+                ours.append(
+                    add(
+                        group, "ours: bytes -> message (AnyMessageDecoder, detected), 4 KiB chunks", bytes: bytes.count,
+                        events: n, expect: home.expectedText.utf8.count
+                    ) {
+                        Pipelines.anyMessageDecoder(bytes, chunk: 4096, format: nil)
+                    })
+            }
         }
         for row in ours {
             ratios.append(("\(row.name) / yajl NULL callbacks", lex.seconds / row.seconds))
@@ -145,10 +160,16 @@ final class Suite {
         let messageVsCopy = pairedRatio(
             runs: pairs, baseline: { Ceilings.yajlCopy(home) },
             ours: { Pipelines.messageDecoder(bytes, chunk: 4096, dialect: UIMessageStreamDialect.self) })
+        // Detection and dispatch: AnyMessageDecoder against the MessageDecoder it picks.
+        let detectedVsMessage = pairedRatio(
+            runs: pairs,
+            baseline: { Pipelines.messageDecoder(bytes, chunk: 4096, dialect: UIMessageStreamDialect.self) },
+            ours: { Pipelines.anyMessageDecoder(bytes, chunk: 4096, format: nil) })
         ratios.append(("paired: typed events, 4 KiB / copy ceiling", typedVsCopy))
         ratios.append(("paired: typed events, 4 KiB / JSONDecoder", typedVsDecoder))
         ratios.append(("paired: assembled message, 4 KiB / copy ceiling", assembledVsCopy))
         ratios.append(("paired: message (MessageDecoder), 4 KiB / copy ceiling", messageVsCopy))
+        ratios.append(("paired: message (AnyMessageDecoder, detected) / MessageDecoder, 4 KiB", detectedVsMessage))
         targets.append(
             Target(name: "typed events (4 KiB) / copy ceiling", figure: typedVsCopy, limit: 0.8, atLeast: true))
         targets.append(
