@@ -28,6 +28,7 @@ if let path = options.profile {
     case "typed-whole": blackHole(Pipelines.typedEvents(home.bytes, chunk: nil))
     case "assembled": blackHole(Pipelines.assembled(home.bytes, chunk: 4096))
     case "message": blackHole(Pipelines.messageDecoder(home.bytes, chunk: 4096, dialect: UIMessageStreamDialect.self))
+    case "any-message": blackHole(Pipelines.anyMessageDecoder(home.bytes, chunk: 4096, format: nil))
     case "openai-typed":
         let bytes = Payloads.openAIChatChunks(targetBytes: 1_000_000).bytes
         blackHole(Pipelines.typedEvents(bytes, chunk: 4096, dialect: OpenAIChatDialect.self))
