@@ -25,6 +25,32 @@ import Testing
         #expect(Self.detect("hello world\n") == .unknown)
     }
 
+    @Test(arguments: [
+        // `event:` names, with and without the space.
+        ("event:response.output_text.delta\n", StreamFormat.Detection.format(.openAIResponses)),
+        ("event: content_block_start\n", .format(.anthropic)), ("event: ping\n", .format(.anthropic)),
+        ("event: message_delta\n", .format(.anthropic)), ("event: content_block_delta\n", .format(.anthropic)),
+        ("event: pings\n", .format(.uiMessageStream)),
+        ("event: message\ndata: {\"type\":\"ping\"}\n", .format(.anthropic)),
+        // `data:` values, their spaces ignored.
+        ("data: [DONE]\n", .format(.uiMessageStream)), ("data:[ DONE ]\n", .format(.uiMessageStream)),
+        ("data: {\"choices\" : []}\n", .format(.openAIChat)), ("data: {\"error\": {}}\n", .format(.openAIChat)),
+        ("data: {\"type\": \"response.created\"}\n", .format(.openAIResponses)),
+        ("data: {\"type\":\"content_block_start\"}\n", .format(.anthropic)),
+        ("data: {\"type\":\"content_block_delta\"}\n", .format(.anthropic)),
+        ("data: {\"type\":\"message_delta\"}\n", .format(.anthropic)),
+        ("data: {\"type\":\"text-delta\"}\n", .format(.uiMessageStream)),
+        ("data: {\"x\":1}\n", .format(.uiMessageStream)), ("data: é\n", .format(.uiMessageStream)),
+        // Only the first 4,096 bytes of a line are read.
+        ("data: {\"p\":\"" + String(repeating: "x", count: 4096) + "\",\"choices\":[]}\n", .format(.uiMessageStream)),
+        // v4 codes: one or two ASCII letters or digits before the colon.
+        ("2:[{}]\n", .format(.aiSDKv4)), ("ab:{}\n", .format(.aiSDKv4)), ("abc:{}\n", .unknown),
+        ("-:{}\n", .unknown), ("é:{}\n", .unknown),
+    ])
+    func eachLineRuleDecides(_ stream: String, _ expected: StreamFormat.Detection) {
+        #expect(Self.detect(stream) == expected, "\(stream.prefix(60).debugDescription)")
+    }
+
     @Test func undecidedUntilALineIsComplete() {
         #expect(Self.detect("data: {\"type\":\"sta", complete: false) == .needMoreBytes)
         #expect(Self.detect(": comment\n", complete: false) == .needMoreBytes)

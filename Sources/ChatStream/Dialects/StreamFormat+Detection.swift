@@ -102,48 +102,90 @@ extension StreamFormat {
         return isComplete ? (progress.sawSSE ? .format(.uiMessageStream) : .unknown) : .needMoreBytes
     }
 
-    private static func classify(line: UnsafeRawBufferPointer, sawSSE: inout Bool) -> StreamFormat? {
-        let text = String(decoding: line.prefix(4096), as: UTF8.self)
-        if text.isEmpty || text.hasPrefix(":") || text.hasPrefix("id:") || text.hasPrefix("retry:") {
-            if sawSSE || !text.isEmpty { sawSSE = true }
+    /// What one complete line says about the format, read as bytes (the first 4,096 of it).
+    private static func classify(line whole: UnsafeRawBufferPointer, sawSSE: inout Bool) -> StreamFormat? {
+        let line = UnsafeRawBufferPointer(rebasing: whole.prefix(4096))
+        if line.isEmpty || line.hasPrefix(":") || line.hasPrefix("id:") || line.hasPrefix("retry:") {
+            if sawSSE || !line.isEmpty { sawSSE = true }
             return nil
         }
-        if text.hasPrefix("event:") {
+        if line.hasPrefix("event:") {
             sawSSE = true
-            let name = text.dropFirst(6).trimmingLeadingSpace
+            let name = line.droppingFieldName(6)
             if name.hasPrefix("response.") { return .openAIResponses }
-            if ["message_start", "content_block_start", "ping", "message_delta", "content_block_delta"].contains(name) {
+            for anthropic in ["message_start", "content_block_start", "ping", "message_delta", "content_block_delta"]
+                as [StaticString]
+            where name.equals(anthropic) {
                 return .anthropic
             }
             return nil
         }
-        if text.hasPrefix("data:") {
+        if line.hasPrefix("data:") {
             sawSSE = true
-            let data = text.dropFirst(5).trimmingLeadingSpace
-            let compact = data.filter { $0 != " " }
-            if compact == "[DONE]" { return .uiMessageStream }
-            if compact.contains("\"object\":\"chat.completion.chunk\"") || compact.contains("\"choices\":") {
-                return .openAIChat
-            }
-            if compact.contains("\"type\":\"response.") { return .openAIResponses }
-            for marker in ["message_start", "content_block_start", "content_block_delta", "message_delta", "ping"]
-            where compact.contains("\"type\":\"\(marker)\"") {
-                return .anthropic
-            }
-            if compact.contains("\"type\":") { return .uiMessageStream }
-            if compact.contains("\"error\":") { return .openAIChat }
-            return .uiMessageStream
+            var compact: [UInt8] = []
+            compact.reserveCapacity(line.count)
+            for byte in line.droppingFieldName(5) where byte != 0x20 { compact.append(byte) }
+            return compact.withUnsafeBytes(classify(compactData:))
         }
         // `CODE:JSON` lines of the v4 data stream: a short alphanumeric code, a colon, JSON.
-        if let colon = text.firstIndex(of: ":"), text.distance(from: text.startIndex, to: colon) <= 2,
-            text[..<colon].allSatisfy({ $0.isLetter || $0.isNumber })
+        if let colon = line.prefix(3).firstIndex(of: UInt8(ascii: ":")), colon > 0,
+            line[..<colon].allSatisfy(Self.isASCIIAlphanumeric)
         {
             return .aiSDKv4
         }
         return nil
     }
+
+    /// What the value of a `data:` line, without its spaces, says about the format.
+    private static func classify(compactData data: UnsafeRawBufferPointer) -> StreamFormat {
+        if data.equals("[DONE]") { return .uiMessageStream }
+        if data.contains(#""object":"chat.completion.chunk""#) || data.contains(#""choices":"#) {
+            return .openAIChat
+        }
+        if data.contains(#""type":"response."#) { return .openAIResponses }
+        for marker in [
+            #""type":"message_start""#, #""type":"content_block_start""#, #""type":"content_block_delta""#,
+            #""type":"message_delta""#, #""type":"ping""#,
+        ] as [StaticString]
+        where data.contains(marker) {
+            return .anthropic
+        }
+        if data.contains(#""type":"#) { return .uiMessageStream }
+        if data.contains(#""error":"#) { return .openAIChat }
+        return .uiMessageStream
+    }
+
+    private static func isASCIIAlphanumeric(_ byte: UInt8) -> Bool {
+        (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+    }
 }
 
-extension Substring {
-    fileprivate var trimmingLeadingSpace: Substring { first == " " ? dropFirst() : self }
+extension UnsafeRawBufferPointer {
+    /// The value of an SSE field whose name and colon take `count` bytes (one leading space dropped).
+    fileprivate func droppingFieldName(_ count: Int) -> UnsafeRawBufferPointer {
+        let value = UnsafeRawBufferPointer(rebasing: self[count...])
+        return value.first == 0x20 ? UnsafeRawBufferPointer(rebasing: value.dropFirst()) : value
+    }
+
+    fileprivate func hasPrefix(_ text: StaticString) -> Bool {
+        count >= text.utf8CodeUnitCount && UnsafeRawBufferPointer(rebasing: prefix(text.utf8CodeUnitCount)).equals(text)
+    }
+
+    fileprivate func equals(_ text: StaticString) -> Bool {
+        guard count == text.utf8CodeUnitCount else { return false }
+        return zip(self, UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)).allSatisfy(==)
+    }
+
+    fileprivate func contains(_ text: StaticString) -> Bool {
+        let needle = UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)
+        guard let first = needle.first, count >= needle.count else { return false }
+        var start = 0
+        while start + needle.count <= count {
+            // The next place the needle's first byte occurs, then the rest compared there.
+            guard let hit = self[start...(count - needle.count)].firstIndex(of: first) else { return false }
+            if UnsafeRawBufferPointer(rebasing: self[hit..<(hit + needle.count)]).equals(text) { return true }
+            start = hit + 1
+        }
+        return false
+    }
 }
