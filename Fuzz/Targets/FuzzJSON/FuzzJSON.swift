@@ -5,6 +5,8 @@
 // Invariants:
 // - walking the tape with JSONElement's readers gives the same tree as `jsonValue`/`parseValue`;
 //   a key lookup finds the value the tree keeps for that key;
+// - `surelyEquals` answers true only where the trees are equal (against the input's own tree,
+//   its value with the first key or element dropped, and the previous input's tree);
 // - a tree serializes to text that parses back to an equal tree;
 // - a parser that failed parses the next value normally (its yajl handle was replaced);
 // - PartialJSONParser gives the same value or error whole and chunked, reading `value` after each
@@ -80,6 +82,11 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             let materialized = root.jsonValue
             check(walked == materialized, "walk and jsonValue disagree:\n\(walked)\n\(materialized)")
             checkLookups(root, materialized)
+            for other in [materialized, trimmed(materialized), previousTree].compactMap({ $0 })
+            where root.surelyEquals(other) {
+                check(materialized == other, "surelyEquals claims \(materialized) equals \(other)")
+            }
+            previousTree = materialized
             return materialized
         }
     } catch let error as JSONError {
@@ -152,4 +159,19 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         }
     }
     return 0
+}
+
+/// The tree of the previous input, for `surelyEquals` (libFuzzer runs inputs one at a time).
+nonisolated(unsafe) var previousTree: JSONValue?
+
+/// `value` with its first member or element dropped (nil for scalars and empty containers).
+func trimmed(_ value: JSONValue) -> JSONValue? {
+    switch value {
+    case .array(let elements) where !elements.isEmpty: return .array(Array(elements.dropFirst()))
+    case .object(let object) where !object.isEmpty:
+        var rest = JSONObject()
+        for (key, member) in object.dropFirst() { rest[key] = member }
+        return .object(rest)
+    default: return nil
+    }
 }

@@ -101,7 +101,9 @@ public struct GeminiDialect: StreamDialect {
             var finishRaw = candidate?["finishReason"]?.string
             if finishRaw == nil, let blocked = root["promptFeedback"]?["blockReason"]?.string { finishRaw = blocked }
             if finishRaw != nil { try parts.closeAll(emit: emit) }
-            if let usage = root["usageMetadata"], usage.kind == .object {
+            // Usage repeats on every element: emitted when it changes, compared without a tree
+            // while it stays the same.
+            if let usage = root["usageMetadata"], usage.kind == .object, lastUsage.map(usage.surelyEquals) != true {
                 let value = usage.jsonValue
                 if value != lastUsage {
                     lastUsage = value
