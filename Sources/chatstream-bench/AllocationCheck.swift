@@ -2,8 +2,9 @@
 // so unlike timings they can be checked against fixed limits on a noisy machine.
 //
 // `chatstream-bench --check-allocations Fixtures/allocation-limits.json` measures allocations per
-// event on the main paths (a 1 MB home stream; the smallest count of three runs) and exits 1 when
-// one is above its limit. The file maps each path's key to its limit:
+// event on the main paths (a 1 MB home stream at three chunkings, and 1 MB of every provider
+// format through typed events and MessageDecoder at 4 KiB; the smallest count of three runs) and
+// exits 1 when one is above its limit. The file maps each path's key to its limit:
 // `{"limits": {"home.typed.4KiB": 0.05, ...}}`.
 
 import ChatStream
@@ -32,6 +33,33 @@ enum AllocationCheck {
         ]
     }
 
+    /// Typed events and `MessageDecoder` at 4 KiB chunks on 1 MB of each provider format, by key,
+    /// with the number of events each stream holds.
+    static func providerPaths() -> [(key: String, events: Int, body: () -> Int)] {
+        var paths: [(key: String, events: Int, body: () -> Int)] = []
+        func add<Dialect: StreamDialect>(_ name: String, _ payload: StreamPayload, _ dialect: Dialect.Type) {
+            let bytes = payload.bytes
+            paths.append(
+                (
+                    "\(name).typed.4KiB", payload.eventCount,
+                    { Pipelines.typedEvents(bytes, chunk: 4096, dialect: dialect) }
+                ))
+            paths.append(
+                (
+                    "\(name).message.4KiB", payload.eventCount,
+                    { Pipelines.messageDecoder(bytes, chunk: 4096, dialect: dialect) }
+                ))
+        }
+        let size = 1_000_000
+        add("openai-chat", Payloads.openAIChatChunks(targetBytes: size), OpenAIChatDialect.self)
+        add("anthropic", Payloads.anthropicEvents(targetBytes: size), AnthropicDialect.self)
+        add("openai-responses", Payloads.responsesEvents(targetBytes: size), OpenAIResponsesDialect.self)
+        add("ai-sdk-v4", Payloads.dataStreamV4Parts(targetBytes: size), DataStreamV4Dialect.self)
+        add("ollama", Payloads.ollamaLines(targetBytes: size), OllamaDialect.self)
+        add("gemini", Payloads.geminiArray(targetBytes: size), GeminiDialect.self)
+        return paths
+    }
+
     static func run(limitsPath: String) -> Int32 {
         guard Allocations.isCounting else {
             print("check-allocations: the counting allocator is not in use; cannot check")
@@ -47,9 +75,10 @@ enum AllocationCheck {
         let home = Payloads.homeTextDeltas(targetBytes: 1_000_000)
         var failed = false
         var checked = Set<String>()
-        print("allocations per event, home text deltas (\(home.eventCount) events); limit from \(limitsPath)")
-        for (key, body) in paths(home.bytes) {
-            let perEvent = Double(measure(runs: 3, body).allocations) / Double(home.eventCount)
+        print("allocations per event (home text deltas: \(home.eventCount) events); limits from \(limitsPath)")
+        let all = paths(home.bytes).map { (key: $0.0, events: home.eventCount, body: $0.1) } + providerPaths()
+        for (key, events, body) in all {
+            let perEvent = Double(measure(runs: 3, body).allocations) / Double(events)
             guard let limit = (limits[key] as? NSNumber)?.doubleValue else {
                 print("  \(key): \(String(format: "%.4f", perEvent))  (no limit in the file)")
                 continue
