@@ -35,13 +35,15 @@ if let path = options.profile {
     case "openai-message":
         let bytes = Payloads.openAIChatChunks(targetBytes: 1_000_000).bytes
         blackHole(Pipelines.messageDecoder(bytes, chunk: 4096, dialect: OpenAIChatDialect.self))
-    case "responses-typed", "responses-message":
+    case "anthropic-typed", "anthropic-message", "anthropic-copy":
+        profile(path, Payloads.anthropicEvents(targetBytes: 1_000_000), AnthropicDialect.self)
+    case "responses-typed", "responses-message", "responses-copy":
         profile(path, Payloads.responsesEvents(targetBytes: 1_000_000), OpenAIResponsesDialect.self)
-    case "v4-typed", "v4-message":
+    case "v4-typed", "v4-message", "v4-copy":
         profile(path, Payloads.dataStreamV4Parts(targetBytes: 1_000_000), DataStreamV4Dialect.self)
-    case "ollama-typed", "ollama-message":
+    case "ollama-typed", "ollama-message", "ollama-copy":
         profile(path, Payloads.ollamaLines(targetBytes: 1_000_000), OllamaDialect.self)
-    case "gemini-typed", "gemini-message":
+    case "gemini-typed", "gemini-message", "gemini-copy":
         profile(path, Payloads.geminiArray(targetBytes: 1_000_000), GeminiDialect.self)
     case "apply":
         // The assembler alone: 20,000 text deltas of 19 bytes.
@@ -60,9 +62,12 @@ if let path = options.profile {
     print("\(path): \(Allocations.count - before) allocations (generation included)")
     exit(0)
 }
-/// `<format>-typed` (events) or `<format>-message` (`MessageDecoder`, its text checked) on `reply`.
+/// `<format>-typed` (events), `<format>-message` (`MessageDecoder`, its text checked) or
+/// `<format>-copy` (the copy ceiling on the same payloads) on `reply`.
 func profile<Dialect: StreamDialect>(_ path: String, _ reply: StreamPayload, _ dialect: Dialect.Type) {
-    if path.hasSuffix("-message") {
+    if path.hasSuffix("-copy") {
+        blackHole(Ceilings.yajlCopy(reply))
+    } else if path.hasSuffix("-message") {
         let length = Pipelines.messageDecoder(reply.bytes, chunk: 4096, dialect: dialect)
         precondition(length == reply.expectedText.utf8.count, "\(path): the text differs")
     } else {
