@@ -293,11 +293,33 @@ public final class JSONParser {
                 .stringTooLong, byteOffset: tokenEnd,
                 message: "a string of \(decoded.count) bytes is over the limit of \(configuration.maxStringBytes)")
         }
+        if let offset = unescapedInInput(count: decoded.count) {
+            tape.appendInputString(kind, offset: offset, count: decoded.count)
+            return nil
+        }
         if JSONParser.yajlDecodingIsOurs(decoded) {
             tape.appendBytes(kind, decoded)
             return nil
         }
         return appendEscapedString(kind, decoded: decoded)
+    }
+
+    /// Where in the input the string yajl has just lexed starts, when it had no escapes: yajl
+    /// hands a top-level string (a v4 `0:"text"` part) from its own buffer even then. The token
+    /// ends at the closing quote; `count` bytes before it, the opening quote must stand, not
+    /// preceded by a backslash. (A quote inside the string has an odd run of backslashes before
+    /// it, and with an escape the decoded text is shorter than the raw one, so the quote found
+    /// there is not the opening one.) Then the raw bytes are the string's, already checked as UTF-8.
+    @inline(__always)
+    private func unescapedInInput(count: Int) -> Int? {
+        guard let base = input.baseAddress else { return nil }
+        let end = Int(yajl_get_bytes_consumed(handle)) - 1  // the closing quote
+        let start = end - count
+        guard start >= 1, end < input.count, base.load(fromByteOffset: end, as: UInt8.self) == UInt8(ascii: "\""),
+            base.load(fromByteOffset: start - 1, as: UInt8.self) == UInt8(ascii: "\""),
+            start < 2 || base.load(fromByteOffset: start - 2, as: UInt8.self) != UInt8(ascii: "\\")
+        else { return nil }
+        return start
     }
 
     /// Whether yajl's unescaping of a string is exactly ours, judged from its output. The two

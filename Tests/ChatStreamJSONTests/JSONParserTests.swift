@@ -81,6 +81,26 @@ import Testing
         }
     }
 
+    @Test func topLevelStringsReadTheRawBytesOnlyWithoutEscapes() throws {
+        // yajl hands a top-level string from its own buffer even without escapes; the parser
+        // then points into the input when the bytes before the closing quote are the whole
+        // string. With escapes the decoded text is shorter, and the quote found `count` bytes
+        // back is an escaped one inside the string (a trap for a check that does not look at the
+        // backslash before it): `"\"\"ab"` must read `""ab`, not `\"ab`.
+        let cases: [(String, String)] = [
+            (#""abc""#, "abc"), (#""""#, ""), (#""\"\"ab""#, #"""ab"#), (#""\\""#, #"\"#), (#""a\"b""#, #"a"b"#),
+            (#""\\\"""#, #"\""#), (#""x\\""#, #"x\"#), (#""\u0022\u0022ab""#, #"""ab"#), (#""é\"é""#, #"é"é"#),
+            (#"  "padded"  "#, "padded"), (#""\"ab""#, #""ab"#),
+        ]
+        for (json, expected) in cases {
+            #expect(try parser.parse(Array(json.utf8)) { $0.string } == expected, "\(json)")
+            #expect(try parse(json) == .string(expected), "\(json)")
+            // The same strings inside an object, as key and value, and after another value.
+            #expect(try parse("{\(json):\(json)}") == .object(JSONObject([(expected, .string(expected))])), "\(json)")
+            #expect(try parse("[1,\(json)]") == [1, .string(expected)], "\(json)")
+        }
+    }
+
     @Test func formFeedAndVerticalTabAreFoundAtEveryPosition() throws {
         // The scan before parsing reads eight bytes at a time with an overlapping tail: put the
         // byte at every inner offset of payloads of several lengths.
