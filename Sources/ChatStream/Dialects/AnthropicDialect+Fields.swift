@@ -9,7 +9,12 @@ extension AnthropicDialect {
 
     /// The required integer `index` of a content block event.
     static func index(_ root: JSONElement, _ eventType: String, _ offset: Int) throws -> Int {
-        guard let index = root["index"]?.int, index >= 0 else {
+        try index(root["index"], eventType, offset)
+    }
+
+    /// The `index` member already found, checked as ``index(_:_:_:)`` checks it.
+    static func index(_ element: JSONElement?, _ eventType: String, _ offset: Int) throws -> Int {
+        guard let index = element?.int, index >= 0 else {
             throw malformed("missing or non-integer field \"index\"", offset, eventType, "index")
         }
         return index

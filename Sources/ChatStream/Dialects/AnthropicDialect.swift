@@ -95,12 +95,16 @@ public struct AnthropicDialect: StreamDialect {
         let parser = self.parser
         let offset = unit.streamOffset
         try parser.parseUnit(unit, eventType: unit.type.isEmpty ? nil : unit.typeString) { root in
-            guard let type = root["type"] else {
+            // One pass finds the fields of the hot path (a delta's type, index and delta).
+            let (typeElement, indexElement, deltaElement) = root.members("type", "index", "delta")
+            guard let type = typeElement else {
                 throw Self.malformed(
                     "missing field \"type\"", offset, unit.type.isEmpty ? nil : unit.typeString, "type")
             }
             if type.isString("content_block_delta") {
-                try blockDelta(root, offset: offset, bytes: bytes, textDelta: textDelta, emit: emit)
+                try blockDelta(
+                    index: indexElement, delta: deltaElement, offset: offset, bytes: bytes, textDelta: textDelta,
+                    emit: emit)
             } else if type.isString("content_block_start") {
                 try blockStart(root, offset: offset, emit: emit)
             } else if type.isString("content_block_stop") {
@@ -249,11 +253,11 @@ public struct AnthropicDialect: StreamDialect {
     }
 
     private mutating func blockDelta(
-        _ root: JSONElement, offset: Int, bytes: Bool,
+        index indexElement: JSONElement?, delta deltaElement: JSONElement?, offset: Int, bytes: Bool,
         textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void, emit: (StreamEvent) throws -> Void
     ) throws {
-        let index = try Self.index(root, "content_block_delta", offset)
-        guard let delta = root["delta"], let type = delta["type"] else {
+        let index = try Self.index(indexElement, "content_block_delta", offset)
+        guard let delta = deltaElement, let type = delta["type"] else {
             throw Self.malformed("missing field \"delta.type\"", offset, "content_block_delta", "delta.type")
         }
         guard let block = blocks[index] else {
