@@ -8,10 +8,12 @@
 // (`dataInInput`) when the line lies wholly inside it. If the block dispatches before `feed`
 // returns, the visitor sees the input bytes directly. A second data line, or the end of `feed`
 // (`detachFromInput`), copies those bytes into `data`, the reused buffer, so no pointer to the
-// caller's memory ever outlives the call.
+// caller's memory ever outlives the call. The `event` value is kept the same way (`typeInInput`,
+// copied into `eventType` at the end of `feed`): Anthropic and OpenAI Responses name every event.
 
 struct ServerSentEventInterpreter: @unchecked Sendable {
-    // @unchecked: `dataInInput` is a pointer into the caller's input, non-nil only inside `feed`.
+    // @unchecked: `dataInInput` and `typeInInput` point into the caller's input, non-nil only
+    // inside `feed`.
 
     private static let message: StaticString = "message"
     /// `data` as a little- or big-endian word, as it lies in memory.
@@ -41,6 +43,8 @@ struct ServerSentEventInterpreter: @unchecked Sendable {
     /// Bytes of data in the block, counting LFs between lines.
     private var dataCount = 0
     private var eventType: [UInt8] = []
+    /// The block's `event` value, still in the caller's input (`eventType` is then empty).
+    private var typeInInput: UnsafeRawBufferPointer?
     private var blockRetry: Int?
     /// Offset of the block's first field line; `nil` when no field line is pending.
     private(set) var blockStart: Int?
@@ -100,8 +104,13 @@ struct ServerSentEventInterpreter: @unchecked Sendable {
         case 4 where Self.matches(base, "data"):
             try appendData(value, inInput: inInput, valueOffset: offset + min(valueStart, count))
         case 5 where Self.matches(base, "event"):
-            eventType.removeAll(keepingCapacity: true)
-            eventType.append(contentsOf: value)
+            if !eventType.isEmpty { eventType.removeAll(keepingCapacity: true) }
+            if inInput {
+                typeInInput = value
+            } else {
+                typeInInput = nil
+                eventType.append(contentsOf: value)
+            }
         case 2 where Self.matches(base, "id"):
             if !value.contains(0) {
                 lastEventID.removeAll(keepingCapacity: true)
@@ -147,12 +156,16 @@ struct ServerSentEventInterpreter: @unchecked Sendable {
         return end &+ 2
     }
 
-    /// Copies a data line still in the caller's input into the reused buffer.
+    /// Copies a data line and an event type still in the caller's input into the reused buffers.
     @inline(__always)
     mutating func detachFromInput() {
         if let pending = dataInInput {
             dataInInput = nil
             data.append(contentsOf: pending)
+        }
+        if let type = typeInInput {
+            typeInInput = nil
+            eventType.append(contentsOf: type)
         }
     }
 
@@ -216,6 +229,7 @@ struct ServerSentEventInterpreter: @unchecked Sendable {
 
     @inline(__always)
     private func withType<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        if let type = typeInInput, !type.isEmpty { return try body(type) }
         if eventType.isEmpty {
             return try body(Self.messageType)
         }
@@ -236,6 +250,7 @@ struct ServerSentEventInterpreter: @unchecked Sendable {
         // Most blocks never touch these buffers (single data lines are passed from the input).
         if !data.isEmpty { data.removeAll(keepingCapacity: data.capacity <= LineSplitter.retainedCapacity) }
         if !eventType.isEmpty { eventType.removeAll(keepingCapacity: true) }
+        typeInInput = nil
         blockRetry = nil
         blockStart = nil
     }

@@ -134,6 +134,26 @@ struct ServerSentEventDecoderTests {
         #expect(try decoder.feed(bytes("data: second\n\n")) == [ServerSentEvent(data: "first\nsecond")])
     }
 
+    @Test func anEventTypeKeptFromTheInputIsCopiedBeforeTheCallReturns() throws {
+        // The `event` value, like a lone data line, is read in place while the block is in the
+        // input; a block left pending at the end of `feed` must own a copy of it.
+        var decoder = ServerSentEventDecoder()
+        var input = bytes("event: content_block_delta\n")
+        _ = try decoder.feed(input)
+        _ = input.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0x21) }  // scribble on it
+        #expect(
+            try decoder.feed(bytes("data: x\n\n")) == [ServerSentEvent(type: "content_block_delta", data: "x")])
+        // In one piece, and with the type's line cut across two pieces.
+        #expect(try decoder.feed(bytes("event: a\ndata: 1\n\n")) == [ServerSentEvent(type: "a", data: "1")])
+        _ = try decoder.feed(bytes("event: pi"))
+        #expect(try decoder.feed(bytes("ng\ndata: 2\n\n")) == [ServerSentEvent(type: "ping", data: "2")])
+        // An empty value is the default type; a later `event` line replaces an earlier one.
+        #expect(try decoder.feed(bytes("event:\ndata: 3\n\n")) == [ServerSentEvent(data: "3")])
+        #expect(try decoder.feed(bytes("event: a\nevent: b\ndata: 4\n\n")) == [ServerSentEvent(type: "b", data: "4")])
+        _ = try decoder.feed(bytes("event: a\n"))
+        #expect(try decoder.feed(bytes("event:\ndata: 5\n\n")) == [ServerSentEvent(data: "5")])
+    }
+
     @Test func visitorAndOwnedAPIsAgree() throws {
         let input = bytes("event: a\ndata: 1\nid: z\n\n: c\ndata: 2\ndata: 3\n\nretry: 5\ndata: 4\n\n")
         for chunking in Chunkings.all(of: input) {
