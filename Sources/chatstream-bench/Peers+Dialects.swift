@@ -98,15 +98,9 @@ extension Peers {
 
     /// JSONDecoder per data line into ``ResponsesStreamEvent``; returns delta bytes plus event count.
     static func jsonDecoderResponses(_ bytes: [UInt8]) -> Int {
-        let decoder = JSONDecoder()
-        var events = 0
-        var textBytes = 0
-        forEachDataLine(bytes) { data in
-            let event = try! decoder.decode(ResponsesStreamEvent.self, from: data)
-            events += 1
-            if event.type == "response.output_text.delta", let delta = event.delta { textBytes += delta.utf8.count }
+        decodeEach(ResponsesStreamEvent.self, { forEachDataLine(bytes, $0) }) {
+            $0.type == "response.output_text.delta" ? $0.delta?.utf8.count ?? 0 : 0
         }
-        return events + textBytes
     }
 
     /// Each `CODE:JSON` line: the code picks the type, JSONDecoder reads the JSON after the
@@ -132,34 +126,26 @@ extension Peers {
 
     /// JSONDecoder per NDJSON line into ``OllamaChatChunk``; returns content bytes plus lines.
     static func jsonDecoderOllama(_ bytes: [UInt8]) -> Int {
-        let decoder = JSONDecoder()
-        var lines = 0
-        var textBytes = 0
-        forEachLine(bytes) { line in
-            let chunk = try! decoder.decode(OllamaChatChunk.self, from: Data(bytes[line]))
-            lines += 1
-            textBytes += chunk.message.content.utf8.count
+        decodeEach(OllamaChatChunk.self, { body in forEachLine(bytes) { body(Data(bytes[$0])) } }) {
+            $0.message.content.utf8.count
         }
-        return lines + textBytes
     }
 
     /// Gemini's array arrives an element per line (`[{...}\r\n,{...}\r\n,{...}]`): each line
     /// without the array's `[` `,` `]` and the CR, JSONDecoder into ``GeminiResponseChunk``;
     /// returns text bytes plus elements decoded.
     static func jsonDecoderGemini(_ bytes: [UInt8]) -> Int {
-        let decoder = JSONDecoder()
-        var elements = 0
-        var textBytes = 0
-        forEachLine(bytes) { line in
-            var start = line.lowerBound
-            var end = line.upperBound
-            while start < end, bytes[start] == UInt8(ascii: "[") || bytes[start] == UInt8(ascii: ",") { start += 1 }
-            while end > start, bytes[end - 1] == UInt8(ascii: "]") || bytes[end - 1] == 0x0D { end -= 1 }
-            guard start < end else { return }
-            let chunk = try! decoder.decode(GeminiResponseChunk.self, from: Data(bytes[start..<end]))
-            elements += 1
-            for part in chunk.candidates?.first?.content?.parts ?? [] { textBytes += part.text?.utf8.count ?? 0 }
+        func forEachElement(_ body: (Data) -> Void) {
+            forEachLine(bytes) { line in
+                var start = line.lowerBound
+                var end = line.upperBound
+                while start < end, bytes[start] == UInt8(ascii: "[") || bytes[start] == UInt8(ascii: ",") { start += 1 }
+                while end > start, bytes[end - 1] == UInt8(ascii: "]") || bytes[end - 1] == 0x0D { end -= 1 }
+                if start < end { body(Data(bytes[start..<end])) }
+            }
         }
-        return elements + textBytes
+        return decodeEach(GeminiResponseChunk.self, forEachElement) {
+            ($0.candidates?.first?.content?.parts ?? []).reduce(0) { $0 + ($1.text?.utf8.count ?? 0) }
+        }
     }
 }

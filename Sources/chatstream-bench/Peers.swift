@@ -96,45 +96,41 @@ enum Peers {
         }
     }
 
+    /// JSONDecoder into `T` on each unit `forEachUnit` finds; returns the units decoded plus the
+    /// text bytes `text` reads from each (what every peer returns).
+    @inline(__always)
+    static func decodeEach<T: Decodable>(
+        _ type: T.Type, _ forEachUnit: ((Data) -> Void) -> Void, text: @escaping (T) -> Int
+    ) -> Int {
+        let decoder = JSONDecoder()
+        var units = 0
+        var textBytes = 0
+        forEachUnit { data in
+            textBytes += text(try! decoder.decode(T.self, from: data))
+            units += 1
+        }
+        return units + textBytes
+    }
+
     /// JSONDecoder per data line into ``UIChunk``; returns delta bytes plus chunk count.
     static func jsonDecoder(_ bytes: [UInt8]) -> Int {
-        let decoder = JSONDecoder()
-        var chunks = 0
-        var textBytes = 0
-        forEachDataLine(bytes) { data in
-            let chunk = try! decoder.decode(UIChunk.self, from: data)
-            chunks += 1
-            if chunk.type == "text-delta", let delta = chunk.delta { textBytes += delta.utf8.count }
+        decodeEach(UIChunk.self, { forEachDataLine(bytes, $0) }) {
+            $0.type == "text-delta" ? $0.delta?.utf8.count ?? 0 : 0
         }
-        return chunks + textBytes
     }
 
     /// JSONDecoder per data line into ``OpenAIChatChunk``; returns content bytes plus chunk count.
     static func jsonDecoderOpenAIChat(_ bytes: [UInt8]) -> Int {
-        let decoder = JSONDecoder()
-        var chunks = 0
-        var textBytes = 0
-        forEachDataLine(bytes) { data in
-            let chunk = try! decoder.decode(OpenAIChatChunk.self, from: data)
-            chunks += 1
-            for choice in chunk.choices {
-                if let content = choice.delta.content { textBytes += content.utf8.count }
-            }
+        decodeEach(OpenAIChatChunk.self, { forEachDataLine(bytes, $0) }) {
+            $0.choices.reduce(0) { $0 + ($1.delta.content?.utf8.count ?? 0) }
         }
-        return chunks + textBytes
     }
 
     /// JSONDecoder per data line into ``AnthropicStreamEvent``; returns text bytes plus event count.
     static func jsonDecoderAnthropic(_ bytes: [UInt8]) -> Int {
-        let decoder = JSONDecoder()
-        var chunks = 0
-        var textBytes = 0
-        forEachDataLine(bytes) { data in
-            let event = try! decoder.decode(AnthropicStreamEvent.self, from: data)
-            chunks += 1
-            if event.type == "content_block_delta", let text = event.delta?.text { textBytes += text.utf8.count }
+        decodeEach(AnthropicStreamEvent.self, { forEachDataLine(bytes, $0) }) {
+            $0.type == "content_block_delta" ? $0.delta?.text?.utf8.count ?? 0 : 0
         }
-        return chunks + textBytes
     }
 
     /// JSONSerialization per data line; returns the chunk count.
