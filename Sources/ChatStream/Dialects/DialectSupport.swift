@@ -67,7 +67,7 @@ public struct RepeatedStringCache: Sendable {
     mutating func refill(_ value: UnsafeRawBufferPointer) -> String {
         bytes.removeAll(keepingCapacity: true)
         bytes.append(contentsOf: value)
-        string = String(decoding: value, as: UTF8.self)
+        string = String(tapeUTF8: value)
         return string
     }
 }

@@ -16,7 +16,12 @@ extension OpenAIResponsesDialect {
 
     /// The event's `output_index`; for relays that omit it, the item whose ID is `item_id`.
     private func outputIndex(_ context: Context) throws -> Int {
-        if let index = context.root["output_index"]?.int { return index }
+        try outputIndex(context, context.root["output_index"])
+    }
+
+    /// ``outputIndex(_:)`` with the `output_index` member already found.
+    private func outputIndex(_ context: Context, _ element: JSONElement?) throws -> Int {
+        if let index = element?.int { return index }
         // The lowest output index with that ID: dictionary order varies between instances, so
         // `first(where:)` made repeated IDs resolve differently from one decoder to the next.
         if let itemID = context.root["item_id"]?.string,
@@ -59,9 +64,14 @@ extension OpenAIResponsesDialect {
         _ context: Context, bytes: Bool, textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void,
         emit: (StreamEvent) throws -> Void
     ) throws {
-        let delta = try requiredDelta(context)
-        let index = try item(outputIndex(context), kind: .message, context: context, emit: emit)
-        let part = context.root["content_index"]?.int ?? 0
+        // One pass over the event for the delta's three fields.
+        let (deltaElement, outputIndexElement, contentIndexElement) = context.root.members(
+            "delta", "output_index", "content_index")
+        guard let delta = deltaElement, delta.kind == .string else {
+            throw context.malformed("missing or non-string field \"delta\"", field: "delta")
+        }
+        let index = try item(outputIndex(context, outputIndexElement), kind: .message, context: context, emit: emit)
+        let part = contentIndexElement?.int ?? 0
         try openPart(index, part, emit: emit)
         if bytes {
             try delta.withUTF8 { text in
@@ -71,7 +81,7 @@ extension OpenAIResponsesDialect {
             }
             return
         }
-        guard let text = delta.withUTF8({ $0.isEmpty ? nil : String(decoding: $0, as: UTF8.self) }) ?? nil else {
+        guard let text = delta.withUTF8({ $0.isEmpty ? nil : String(tapeUTF8: $0) }) ?? nil else {
             return
         }
         try emit(.textDelta(id: items[index]!.partID(part), delta: text))
@@ -81,7 +91,7 @@ extension OpenAIResponsesDialect {
         let delta = try requiredDelta(context)
         let index = try item(outputIndex(context), kind: .message, context: context, emit: emit)
         let part = context.root["content_index"]?.int ?? 0
-        guard let text = delta.withUTF8({ $0.isEmpty ? nil : String(decoding: $0, as: UTF8.self) }) ?? nil else {
+        guard let text = delta.withUTF8({ $0.isEmpty ? nil : String(tapeUTF8: $0) }) ?? nil else {
             return
         }
         try emit(.refusalDelta(id: items[index]!.partID(part), delta: text))
@@ -99,7 +109,7 @@ extension OpenAIResponsesDialect {
         let index = try item(outputIndex(context), kind: .reasoning, context: context, emit: emit)
         let part = context.root[indexKey]?.int ?? 0
         try openPart(index, part, emit: emit)
-        guard let text = delta.withUTF8({ $0.isEmpty ? nil : String(decoding: $0, as: UTF8.self) }) ?? nil else {
+        guard let text = delta.withUTF8({ $0.isEmpty ? nil : String(tapeUTF8: $0) }) ?? nil else {
             return
         }
         try emit(.reasoningDelta(id: items[index]!.partID(part), delta: text))
