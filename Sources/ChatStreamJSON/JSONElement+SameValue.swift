@@ -16,8 +16,8 @@ extension JSONElement {
         case (.null, .null): return true
         case (.bool, .bool(let other)): return bool == other
         case (.number, .number(let other)): return number == other
-        case (.string, .string(var other)):
-            return other.withUTF8 { theirs in withUTF8 { $0.elementsEqual(UnsafeRawBufferPointer(theirs)) } ?? false }
+        case (.string, .string(let other)):
+            return holdsBytes(of: other)
         case (.array, .array(let elements)):
             guard count == elements.count else { return false }
             var index = 0
@@ -37,14 +37,16 @@ extension JSONElement {
                     same = false
                     return
                 }
-                var otherKey = name
-                same =
-                    otherKey.withUTF8 { theirs in
-                        key.withUTF8 { $0.elementsEqual(UnsafeRawBufferPointer(theirs)) } ?? false
-                    } && member.surelyEquals(otherValue)
+                same = key.holdsBytes(of: name) && member.surelyEquals(otherValue)
             }
             return same
         default: return false
         }
+    }
+
+    /// Whether this string or key has exactly the UTF-8 bytes of `text`.
+    private func holdsBytes(of text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { theirs in withUTF8 { $0.sameBytes(as: UnsafeRawBufferPointer(theirs)) } ?? false }
     }
 }

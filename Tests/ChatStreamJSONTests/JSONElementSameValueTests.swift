@@ -13,12 +13,12 @@ import Testing
     }
 
     @Test(arguments: [
-        (#"{"promptTokenCount":9,"details":[{"modality":"TEXT","tokenCount":9}]}"#, true),
-        (#"[null,true,false,-2,1.5e3,"x\u00e9"]"#, true), (#""""#, true), (#"{}"#, true), (#"[]"#, true),
+        #"{"promptTokenCount":9,"details":[{"modality":"TEXT","tokenCount":9}]}"#,
+        #"[null,true,false,-2,1.5e3,"x\u00e9"]"#, #""""#, #"{}"#, #"[]"#,
     ])
-    func anElementSurelyEqualsTheSameValue(_ text: String, _ expected: Bool) throws {
+    func anElementSurelyEqualsTheSameValue(_ text: String) throws {
         let result = try Self.compare(text, text)
-        #expect(result.surely == expected)
+        #expect(result.surely)
         #expect(result.trees)
     }
 

@@ -172,8 +172,7 @@ extension UnsafeRawBufferPointer {
     }
 
     fileprivate func equals(_ text: StaticString) -> Bool {
-        guard count == text.utf8CodeUnitCount else { return false }
-        return zip(self, UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)).allSatisfy(==)
+        sameBytes(as: UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
     fileprivate func contains(_ text: StaticString) -> Bool {
