@@ -52,10 +52,11 @@ struct CLITests {
             process.standardError = err
             process.standardInput = FileHandle.nullDevice
             try process.run()
-            nonisolated(unsafe) let child = process
+            // Process is Sendable in some Foundations and not in others; the box reads the same in both.
+            let child = UncheckedSendable(process)
             let seconds = Double(timeout.components.seconds)
             DispatchQueue.global().asyncAfter(deadline: .now() + seconds) {
-                if child.isRunning { child.terminate() }
+                if child.value.isRunning { child.value.terminate() }
             }
             return await withCheckedContinuation { continuation in
                 DispatchQueue.global().async {
@@ -69,10 +70,10 @@ struct CLITests {
                     }
                     let outData = out.fileHandleForReading.readDataToEndOfFile()
                     group.wait()
-                    child.waitUntilExit()
+                    child.value.waitUntilExit()
                     continuation.resume(
                         returning: Run(
-                            status: child.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                            status: child.value.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
                             stderr: String(decoding: errData.withLock { $0 }, as: UTF8.self)))
                 }
             }
@@ -296,4 +297,10 @@ struct CLITests {
         #expect(try Self.json(listed.lines[0])["tags"] == nil)
         #expect(try await home.run(["messages", id] + base).lines.count == 2)
     }
+}
+
+/// Carries a value the compiler cannot prove `Sendable` into a concurrent closure.
+private struct UncheckedSendable<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
 }
