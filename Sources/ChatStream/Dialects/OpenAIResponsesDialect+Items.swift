@@ -72,11 +72,10 @@ extension OpenAIResponsesDialect {
         }
         let index = try item(outputIndex(context, outputIndexElement), kind: .message, context: context, emit: emit)
         let part = contentIndexElement?.int ?? 0
-        try openPart(index, part, emit: emit)
+        var id = try openPart(index, part, emit: emit)
         if bytes {
             try delta.withUTF8 { text in
                 guard !text.isEmpty else { return }
-                var id = items[index]!.partID(part)
                 try id.withUTF8 { try textDelta(UnsafeRawBufferPointer($0), text) }
             }
             return
@@ -84,7 +83,7 @@ extension OpenAIResponsesDialect {
         guard let text = delta.withUTF8({ $0.isEmpty ? nil : String(tapeUTF8: $0) }) ?? nil else {
             return
         }
-        try emit(.textDelta(id: items[index]!.partID(part), delta: text))
+        try emit(.textDelta(id: id, delta: text))
     }
 
     mutating func refusalDelta(_ context: Context, emit: (StreamEvent) throws -> Void) throws {
@@ -108,19 +107,22 @@ extension OpenAIResponsesDialect {
         let delta = try requiredDelta(context)
         let index = try item(outputIndex(context), kind: .reasoning, context: context, emit: emit)
         let part = context.root[indexKey]?.int ?? 0
-        try openPart(index, part, emit: emit)
+        let id = try openPart(index, part, emit: emit)
         guard let text = delta.withUTF8({ $0.isEmpty ? nil : String(tapeUTF8: $0) }) ?? nil else {
             return
         }
-        try emit(.reasoningDelta(id: items[index]!.partID(part), delta: text))
+        try emit(.reasoningDelta(id: id, delta: text))
     }
 
-    /// Starts a text or reasoning part unless it is open (the item's kind says which).
-    private mutating func openPart(_ index: Int, _ part: Int, emit: (StreamEvent) throws -> Void) throws {
-        guard items[index]!.openPosition(part) == nil else { return }
+    /// Starts a text or reasoning part unless it is open (the item's kind says which), and
+    /// returns the part's ID, so a delta looks its item up once.
+    @discardableResult
+    private mutating func openPart(_ index: Int, _ part: Int, emit: (StreamEvent) throws -> Void) throws -> String {
+        if let open = items[index]!.openParts.first(where: { $0.index == part }) { return open.id }
         let id = items[index]!.partID(part)
         items[index]!.openParts.append(OpenPart(index: part, id: id))
         try emit(items[index]!.kind == .reasoning ? .reasoningStart(id: id) : .textStart(id: id))
+        return id
     }
 
     mutating func closePart(_ context: Context, indexKey: StaticString, emit: (StreamEvent) throws -> Void) throws {
