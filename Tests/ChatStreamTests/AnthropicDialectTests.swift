@@ -241,6 +241,28 @@ import Testing
         #expect(error.byteOffset == Self.head.utf8.count)
     }
 
+    /// Deltas to one block come in a run, and the dialect reads that block again without a
+    /// lookup; a stop (or a restart as another kind) must still be seen by the next delta.
+    @Test func deltaAfterItsBlockStopsOrRestartsSeesTheChange() throws {
+        func delta(_ type: String, _ field: String, _ value: String) -> String {
+            "data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"\(type)\",\"\(field)\":\"\(value)\"}}\n\n"
+        }
+        let text = delta("text_delta", "text", "a") + delta("text_delta", "text", "b")
+        let stop = "data: {\"type\":\"content_block_stop\",\"index\":0}\n\n"
+        let stopped = Self.decode(HandFraming.sse(Self.head + text + stop + delta("text_delta", "text", "c")))
+        let error = try #require(stopped.error as? StreamError)
+        #expect(error.field == "index" && error.message.contains("no open content block"))
+        #expect(stopped.events.joinedText == "ab")
+
+        let tool =
+            "data: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"tool_use\",\"id\":\"toolu_1\",\"name\":\"f\",\"input\":{}}}\n\n"
+        let restarted = Self.decode(
+            HandFraming.sse(Self.head + text + tool + delta("input_json_delta", "partial_json", "{}")))
+        #expect((restarted.error as? StreamError)?.kind == .truncated)  // no message_stop: only that
+        #expect(restarted.events.contains(.toolInputDelta(id: "toolu_1", delta: "{}")))
+        #expect(restarted.events.joinedText == "ab")
+    }
+
     @Test func invalidJSONAndMissingTypeAreMalformed() throws {
         let bad = Self.decode(HandFraming.sse(Self.head + "event: content_block_delta\ndata: {\"type\":\n\n"))
         let badError = try #require(bad.error as? StreamError)

@@ -57,7 +57,13 @@ public struct AnthropicDialect: StreamDialect {
     var messageId: String?
     var messageOpen = false
     var blocksStartedInMessage = 0
-    var blocks: [Int: Block] = [:]
+    /// Open content blocks by index. Any change forgets `lastDeltaBlock`.
+    var blocks: [Int: Block] = [:] {
+        didSet { lastDeltaBlock = nil }
+    }
+    /// The block the last delta went to, read again without hashing while `blocks` is unchanged
+    /// (a block's deltas come in a run).
+    private var lastDeltaBlock: (index: Int, block: Block)?
     var toolInputs: [Int: [UInt8]] = [:]
     var wholeInputs: [Int: JSONValue] = [:]
     var serverToolNames: [String: String] = [:]
@@ -260,10 +266,17 @@ public struct AnthropicDialect: StreamDialect {
         guard let delta = deltaElement, let type = delta["type"] else {
             throw Self.malformed("missing field \"delta.type\"", offset, "content_block_delta", "delta.type")
         }
-        guard let block = blocks[index] else {
-            throw Self.malformed(
-                "content_block_delta for index \(index), which has no open content block", offset,
-                "content_block_delta", "index")
+        let block: Block
+        if let last = lastDeltaBlock, last.index == index {
+            block = last.block
+        } else {
+            guard let found = blocks[index] else {
+                throw Self.malformed(
+                    "content_block_delta for index \(index), which has no open content block", offset,
+                    "content_block_delta", "index")
+            }
+            block = found
+            lastDeltaBlock = (index, found)
         }
         switch block {
         case .text(let id):
