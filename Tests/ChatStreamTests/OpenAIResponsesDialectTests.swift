@@ -265,6 +265,35 @@ struct OpenAIResponsesDialectTests {
             ])
     }
 
+    /// Deltas to one part come in a run and reuse its ID without a lookup; an end, or a new
+    /// response, must still be seen by the next delta.
+    @Test("a delta after its part ends starts it again; a second response starts its parts again")
+    func deltaAfterItsPartEndsOrANewResponseStartsThePartAgain() {
+        let delta = #"{"type":"response.output_text.delta","output_index":0,"content_index":0,"delta":"a"}"#
+        let events = [
+            #"{"type":"response.created","response":{"id":"resp_1"}}"#,
+            #"{"type":"response.output_item.added","output_index":0,"item":{"id":"msg_1","type":"message"}}"#,
+            delta, delta,
+            #"{"type":"response.content_part.done","output_index":0,"content_index":0}"#,
+            delta,
+            #"{"type":"response.completed","response":{"id":"resp_1"}}"#,
+            #"{"type":"response.created","response":{"id":"resp_2"}}"#,
+            delta,
+            #"{"type":"response.completed","response":{"id":"resp_2"}}"#,
+        ]
+        let result = decode(OpenAICaptures.sse(events))
+        #expect(result.error == nil)
+        #expect(
+            result.events == [
+                .messageStart(id: "resp_1"), .textStart(id: "msg_1"), .textDelta(id: "msg_1", delta: "a"),
+                .textDelta(id: "msg_1", delta: "a"), .textEnd(id: "msg_1"), .textStart(id: "msg_1"),
+                .textDelta(id: "msg_1", delta: "a"), .textEnd(id: "msg_1"),
+                .finish(reason: .stop, rawReason: "completed"),
+                .done, .messageStart(id: "resp_2"), .textStart(id: "item-0"), .textDelta(id: "item-0", delta: "a"),
+                .textEnd(id: "item-0"), .finish(reason: .stop, rawReason: "completed"), .done,
+            ])
+    }
+
     @Test("decoding the same units twice with fresh decoders gives the same events")
     func deterministic() throws {
         for name in Self.captures {

@@ -70,9 +70,9 @@ extension OpenAIResponsesDialect {
         guard let delta = deltaElement, delta.kind == .string else {
             throw context.malformed("missing or non-string field \"delta\"", field: "delta")
         }
-        let index = try item(outputIndex(context, outputIndexElement), kind: .message, context: context, emit: emit)
-        let part = contentIndexElement?.int ?? 0
-        var id = try openPart(index, part, emit: emit)
+        var id = try deltaPartID(
+            outputIndex(context, outputIndexElement), contentIndexElement?.int ?? 0, kind: .message, context: context,
+            emit: emit)
         if bytes {
             try delta.withUTF8 { text in
                 guard !text.isEmpty else { return }
@@ -105,13 +105,25 @@ extension OpenAIResponsesDialect {
         _ context: Context, indexKey: StaticString, emit: (StreamEvent) throws -> Void
     ) throws {
         let delta = try requiredDelta(context)
-        let index = try item(outputIndex(context), kind: .reasoning, context: context, emit: emit)
-        let part = context.root[indexKey]?.int ?? 0
-        let id = try openPart(index, part, emit: emit)
+        let id = try deltaPartID(
+            outputIndex(context), context.root[indexKey]?.int ?? 0, kind: .reasoning, context: context, emit: emit)
         guard let text = delta.withUTF8({ $0.isEmpty ? nil : String(tapeUTF8: $0) }) ?? nil else {
             return
         }
         try emit(.reasoningDelta(id: id, delta: text))
+    }
+
+    /// The ID of the part a delta goes to: part `part` of the item at `outputIndex`, the item (of
+    /// `kind` when new) and the part started first when needed. The part of the last delta is
+    /// used again with no lookup while `items` is unchanged (an open part means its item and the
+    /// message have started, and a new response empties `items`).
+    private mutating func deltaPartID(
+        _ outputIndex: Int, _ part: Int, kind: Item.Kind, context: Context, emit: (StreamEvent) throws -> Void
+    ) throws -> String {
+        if let last = lastDeltaPart, last.outputIndex == outputIndex, last.part == part { return last.id }
+        let id = try openPart(item(outputIndex, kind: kind, context: context, emit: emit), part, emit: emit)
+        lastDeltaPart = (outputIndex, part, id)
+        return id
     }
 
     /// Starts a text or reasoning part unless it is open (the item's kind says which), and

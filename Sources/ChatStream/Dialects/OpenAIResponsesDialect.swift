@@ -48,7 +48,13 @@ public struct OpenAIResponsesDialect: StreamDialect {
     var terminated = false
     var errorSeen = false
     var madeToolCalls = false
-    var items: [Int: Item] = [:]
+    /// Output items by `output_index`. Any change forgets `lastDeltaPart`.
+    var items: [Int: Item] = [:] {
+        didSet { lastDeltaPart = nil }
+    }
+    /// The part the last text or reasoning delta went to, used again without a lookup while
+    /// `items` is unchanged (a part's deltas come in a run).
+    var lastDeltaPart: (outputIndex: Int, part: Int, id: String)?
     var sourceCount = 0
     var bytesSeen = 0
 
