@@ -141,13 +141,15 @@ public struct OpenAIChatDialect: StreamDialect {
             throw StreamError(
                 .malformed, message: "a chunk must be a JSON object", byteOffset: offset, eventType: Self.eventType)
         }
-        if let error = root["error"], !error.isNull {
+        // One pass over the chunk for the members read here.
+        let (errorElement, choicesElement, usageElement) = root.members("error", "choices", "usage")
+        if let error = errorElement, !error.isNull {
             errorSeen = true
             try emit(.error(OpenAIWire.errorInfo(error)))
             return nil
         }
         var understood = false
-        if let choicesElement = root["choices"], !choicesElement.isNull {
+        if let choicesElement, !choicesElement.isNull {
             guard choicesElement.kind == .array else {
                 throw malformed("choices is not an array", field: "choices", offset: offset)
             }
@@ -164,7 +166,7 @@ public struct OpenAIChatDialect: StreamDialect {
             }
         }
         var usage: JSONValue? = nil
-        if let usageElement = root["usage"], usageElement.kind == .object {
+        if let usageElement, usageElement.kind == .object {
             usage = usageElement.jsonValue
             understood = true
         }
@@ -180,7 +182,8 @@ public struct OpenAIChatDialect: StreamDialect {
             throw malformed("a choice is not an object", field: "choices[\(position)]", offset: offset)
         }
         var k = position
-        if let indexElement = choice["index"] {
+        let (indexElement, deltaElement, reasonElement) = choice.members("index", "delta", "finish_reason")
+        if let indexElement {
             guard let index = indexElement.int, index >= 0, index <= Self.maxChoiceIndex else {
                 throw malformed(
                     "choice index is not an integer in 0...\(Self.maxChoiceIndex)", field: "choices[\(position)].index",
@@ -190,13 +193,13 @@ public struct OpenAIChatDialect: StreamDialect {
         }
         if choices.count <= k { choices.append(contentsOf: repeatElement(Choice(), count: k + 1 - choices.count)) }
         choices[k].seen = true
-        if let delta = choice["delta"], !delta.isNull {
+        if let delta = deltaElement, !delta.isNull {
             guard delta.kind == .object else {
                 throw malformed("delta is not an object", field: "choices[\(position)].delta", offset: offset)
             }
             try readDelta(delta, choice: k, offset: offset, bytes: bytes, textDelta: textDelta, emit: emit)
         }
-        if let reason = choice["finish_reason"], !reason.isNull {
+        if let reason = reasonElement, !reason.isNull {
             guard let raw = reason.string else {
                 throw malformed(
                     "finish_reason is not a string", field: "choices[\(position)].finish_reason", offset: offset)
