@@ -77,7 +77,9 @@ public struct GeminiDialect: StreamDialect {
                     .malformed, message: "an array element that is not an object", byteOffset: offset,
                     eventType: "GenerateContentResponse")
             }
-            if let error = root["error"] {
+            // One pass over the element for the members read on every element.
+            let (errorElement, candidatesElement, usageElement) = root.members("error", "candidates", "usageMetadata")
+            if let error = errorElement {
                 sawError = true
                 try parts.closeAll(emit: emit)
                 let code = error["status"]?.string ?? error["code"]?.number?.text
@@ -89,8 +91,8 @@ public struct GeminiDialect: StreamDialect {
                 started = true
                 try emit(.messageStart(id: root["responseId"]?.string))
             }
-            let candidate = root["candidates"]?[0]
-            if let candidates = root["candidates"], candidates.kind != .array {
+            let candidate = candidatesElement?[0]
+            if let candidates = candidatesElement, candidates.kind != .array {
                 throw StreamError(
                     .malformed, message: "\"candidates\" is not an array", byteOffset: offset,
                     eventType: "GenerateContentResponse", field: "candidates")
@@ -103,7 +105,7 @@ public struct GeminiDialect: StreamDialect {
             if finishRaw != nil { try parts.closeAll(emit: emit) }
             // Usage repeats on every element: emitted when it changes, compared without a tree
             // while it stays the same.
-            if let usage = root["usageMetadata"], usage.kind == .object, lastUsage.map(usage.surelyEquals) != true {
+            if let usage = usageElement, usage.kind == .object, lastUsage.map(usage.surelyEquals) != true {
                 let value = usage.jsonValue
                 if value != lastUsage {
                     lastUsage = value

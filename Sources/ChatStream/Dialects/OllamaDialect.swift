@@ -67,14 +67,16 @@ public struct OllamaDialect: StreamDialect {
             guard root.kind == .object else {
                 throw StreamError(.malformed, message: "a line that is not a JSON object", byteOffset: offset)
             }
-            if let error = root["error"] {
+            // One pass over the line for the members read on every line.
+            let (errorElement, doneElement, messageElement) = root.members("error", "done", "message")
+            if let error = errorElement {
                 sawError = true
                 try parts.closeAll(emit: emit)
                 let message = error.string ?? error["message"]?.string ?? error.jsonValue.jsonText
                 try emit(.error(StreamErrorInfo(code: error["code"]?.string, message: message)))
                 return
             }
-            guard let done = root["done"]?.bool else {
+            guard let done = doneElement?.bool else {
                 throw StreamError(
                     .malformed, message: "missing or non-Boolean field \"done\"", byteOffset: offset,
                     eventType: "chat chunk", field: "done")
@@ -83,18 +85,20 @@ public struct OllamaDialect: StreamDialect {
                 started = true
                 try emit(.messageStart(id: nil))
             }
-            if let message = root["message"] {
-                if let thinking = message["thinking"]?.string, !thinking.isEmpty {
+            if let message = messageElement {
+                let (thinkingElement, contentElement, toolCallsElement) = message.members(
+                    "thinking", "content", "tool_calls")
+                if let thinking = thinkingElement?.string, !thinking.isEmpty {
                     try parts.reasoning(thinking, emit: emit)
                 }
-                if let content = message["content"] {
+                if let content = contentElement {
                     if bytes {
                         try content.withUTF8 { if !$0.isEmpty { try parts.text($0, textDelta: textDelta, emit: emit) } }
                     } else if let text = content.string, !text.isEmpty {
                         try parts.text(text, emit: emit)
                     }
                 }
-                try message["tool_calls"]?.forEachElement { call in
+                try toolCallsElement?.forEachElement { call in
                     try parts.closeAll(emit: emit)
                     let function = call["function"]
                     guard let name = function?["name"]?.string else {
