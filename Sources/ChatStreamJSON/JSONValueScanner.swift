@@ -167,27 +167,26 @@ struct JSONValueScanner: Sendable {
             }
             i += 1
         }
+        let base = bytes.baseAddress!  // non-empty: start < count
         while i < stop {
             switch mode {
             case .string:
-                // The hot loop: skip string content up to a quote or a backslash.
-                while i < stop {
-                    let byte = bytes[i]
-                    i += 1
-                    if byte == UInt8(ascii: "\"") {
-                        if depth == 0 { return finished(at: i) }
-                        mode = .container
-                        break
-                    }
-                    if byte == UInt8(ascii: "\\") {
-                        mode = .stringEscape
-                        break
-                    }
+                // The hot loop: skip string content, a word at a time, to a quote or a backslash.
+                i = Self.firstQuoteOrBackslash(base, from: i, to: stop)
+                guard i < stop else { break }
+                let byte = bytes[i]
+                i += 1
+                if byte == UInt8(ascii: "\\") {
+                    mode = .stringEscape
+                } else {
+                    if depth == 0 { return finished(at: i) }
+                    mode = .container
                 }
             case .stringEscape:
                 i += 1
                 mode = .string
             case .container:
+                // Byte by byte: between strings there are only a few bytes (`":`, `,"`, `":[{"`).
                 while i < stop {
                     let byte = bytes[i]
                     i += 1
@@ -218,6 +217,42 @@ struct JSONValueScanner: Sendable {
         }
         valueBytes += count - start
         return nil
+    }
+
+    // MARK: - Word-at-a-time search in strings
+    //
+    // Eight bytes are loaded at once and tested for `"` and `\` with the classic "has a zero
+    // byte" bit trick: `(x - 0x01...01) & ~x & 0x80...80` sets the high bit of each zero byte of
+    // `x`; bytes above the first zero byte may be flagged wrongly (a borrow), so only the lowest
+    // flag is used, and it is always right. (Between strings there are only a few bytes, so the
+    // container loop stays byte by byte: words cost more than they save there.)
+
+    private static let ones: UInt64 = 0x0101_0101_0101_0101
+    private static let highBits: UInt64 = 0x8080_8080_8080_8080
+
+    /// The high bit of each byte of `word` that equals `byte` (exact up to the first such byte).
+    @inline(__always)
+    private static func flags(_ word: UInt64, equalTo byte: UInt8) -> UInt64 {
+        let x = word ^ (ones &* UInt64(byte))
+        return (x &- ones) & ~x & highBits
+    }
+
+    /// The index of the first `"` or `\` in `base[start..<stop]`, or `stop`.
+    @inline(__always)
+    static func firstQuoteOrBackslash(_ base: UnsafeRawPointer, from start: Int, to stop: Int) -> Int {
+        var i = start
+        while i &+ 8 <= stop {
+            let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+            let found = flags(word, equalTo: UInt8(ascii: "\"")) | flags(word, equalTo: UInt8(ascii: "\\"))
+            if found != 0 { return i &+ found.trailingZeroBitCount &>> 3 }
+            i &+= 8
+        }
+        while i < stop {
+            let byte = base.load(fromByteOffset: i, as: UInt8.self)
+            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return i }
+            i &+= 1
+        }
+        return stop
     }
 
     @inline(__always)

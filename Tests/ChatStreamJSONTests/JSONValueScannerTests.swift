@@ -112,4 +112,54 @@ struct JSONValueScannerTests {
         #expect(ends == [7, 11, 14])
         #expect(!scanner.isScanning)
     }
+
+    /// The word-at-a-time search against a byte loop, on bytes chosen to trip the bit trick:
+    /// quotes and backslashes with their neighbours (0x21, 0x23, 0x5B, 0x5D), 0x00 and 0x01
+    /// (borrows), the same values with the high bit set, and anything else.
+    @Test func wordSearchFindsTheFirstQuoteOrBackslashAsAByteLoopDoes() {
+        var random = SplitMix64(seed: 7)
+        let tricky: [UInt8] = [0x22, 0x5C, 0x21, 0x23, 0x5B, 0x5D, 0x00, 0x01, 0xA2, 0xDC, 0x80, 0xFF]
+        for round in 0..<20_000 {
+            let count = Int(random.next() % 40)
+            let bytes: [UInt8] = (0..<count).map { _ in
+                random.next() % 3 == 0
+                    ? tricky[Int(random.next() % UInt64(tricky.count))] : UInt8(truncatingIfNeeded: random.next())
+            }
+            let start = count == 0 ? 0 : Int(random.next() % UInt64(count + 1))
+            let stop = start + Int(random.next() % UInt64(count - start + 1))
+            let expected = bytes[start..<stop].firstIndex { $0 == 0x22 || $0 == 0x5C } ?? stop
+            let found = bytes.withUnsafeBytes { buffer in
+                JSONValueScanner.firstQuoteOrBackslash(
+                    buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!, from: start, to: stop)
+            }
+            if found != expected {
+                Issue.record("round \(round): \(bytes) from \(start) to \(stop): found \(found), expected \(expected)")
+                return
+            }
+        }
+    }
+
+    /// Strings long enough for the word search, with the closing quote and escapes at every
+    /// position in a word, end where they end at every chunking.
+    @Test func longStringsEndAtTheirClosingQuoteWhereverItFallsInAWord() throws {
+        for length in 0..<26 {
+            for escape in [nil, #"\""#, #"\\"#, #"\u0022"#] {
+                for at in Set([0, length / 2, length]) {
+                    var content = String(repeating: "a", count: length)
+                    if let escape {
+                        content.insert(contentsOf: escape, at: content.index(content.startIndex, offsetBy: at))
+                    }
+                    let value = "\"" + content + "\""
+                    for chunking in Chunkings.all(of: Array((value + #",["x"]"#).utf8)) {
+                        let result = try end(of: chunking.pieces)
+                        #expect(result.end == value.utf8.count, "\(value) \(chunking.name)")
+                    }
+                    let nested = "[{\"k\":" + value + "}]"
+                    for chunking in Chunkings.all(of: Array((nested + "]").utf8)) {
+                        #expect(try end(of: chunking.pieces).end == nested.utf8.count, "\(nested) \(chunking.name)")
+                    }
+                }
+            }
+        }
+    }
 }
