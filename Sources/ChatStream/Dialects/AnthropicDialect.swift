@@ -98,51 +98,53 @@ public struct AnthropicDialect: StreamDialect {
         _ unit: FramedUnit, bytes: Bool, textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void,
         emit: (StreamEvent) throws -> Void
     ) throws {
-        let parser = self.parser
         let offset = unit.streamOffset
-        try parser.parseUnit(unit, eventType: unit.type.isEmpty ? nil : unit.typeString) { root in
-            // One pass finds the fields of the hot path (a delta's type, index and delta).
-            let (typeElement, indexElement, deltaElement) = root.members("type", "index", "delta")
-            guard let type = typeElement else {
-                throw Self.malformed(
-                    "missing field \"type\"", offset, unit.type.isEmpty ? nil : unit.typeString, "type")
-            }
-            if type.isString("content_block_delta") {
-                try blockDelta(
-                    index: indexElement, delta: deltaElement, offset: offset, bytes: bytes, textDelta: textDelta,
-                    emit: emit)
-            } else if type.isString("content_block_start") {
-                try blockStart(root, offset: offset, emit: emit)
-            } else if type.isString("content_block_stop") {
-                let index = try Self.index(root, "content_block_stop", offset)
-                guard let block = blocks.removeValue(forKey: index) else {
+        // The parser is this dialect's own and outlives the call: borrow it without a retain.
+        try Unmanaged.passUnretained(parser)._withUnsafeGuaranteedRef { parser in
+            try parser.parseUnit(unit, eventType: unit.type.isEmpty ? nil : unit.typeString) { root in
+                // One pass finds the fields of the hot path (a delta's type, index and delta).
+                let (typeElement, indexElement, deltaElement) = root.members("type", "index", "delta")
+                guard let type = typeElement else {
                     throw Self.malformed(
-                        "content_block_stop for index \(index), which has no open content block", offset,
-                        "content_block_stop", "index")
+                        "missing field \"type\"", offset, unit.type.isEmpty ? nil : unit.typeString, "type")
                 }
-                try close(block, index: index, emit: emit)
-            } else if type.isString("ping") {
-                return
-            } else if type.isString("message_start") {
-                try messageStart(root, offset: offset, emit: emit)
-            } else if type.isString("message_delta") {
-                try messageDelta(root, emit: emit)
-            } else if type.isString("message_stop") {
-                try closeOpenBlocks(emit: emit)
-                if !finishEmitted, let raw = startStopReason {
-                    try emit(.finish(reason: FinishReason(normalizing: raw), rawReason: raw))
+                if type.isString("content_block_delta") {
+                    try blockDelta(
+                        index: indexElement, delta: deltaElement, offset: offset, bytes: bytes, textDelta: textDelta,
+                        emit: emit)
+                } else if type.isString("content_block_start") {
+                    try blockStart(root, offset: offset, emit: emit)
+                } else if type.isString("content_block_stop") {
+                    let index = try Self.index(root, "content_block_stop", offset)
+                    guard let block = blocks.removeValue(forKey: index) else {
+                        throw Self.malformed(
+                            "content_block_stop for index \(index), which has no open content block", offset,
+                            "content_block_stop", "index")
+                    }
+                    try close(block, index: index, emit: emit)
+                } else if type.isString("ping") {
+                    return
+                } else if type.isString("message_start") {
+                    try messageStart(root, offset: offset, emit: emit)
+                } else if type.isString("message_delta") {
+                    try messageDelta(root, emit: emit)
+                } else if type.isString("message_stop") {
+                    try closeOpenBlocks(emit: emit)
+                    if !finishEmitted, let raw = startStopReason {
+                        try emit(.finish(reason: FinishReason(normalizing: raw), rawReason: raw))
+                    }
+                    finishEmitted = true
+                    messageOpen = false
+                    sawTerminator = true
+                    try emit(.done)
+                } else if type.isString("error") {
+                    let error = root["error"]
+                    let message: String = error?["message"]?.string ?? root["message"]?.string ?? "stream error"
+                    sawError = true
+                    try emit(.error(StreamErrorInfo(code: error?["type"]?.string, message: message)))
+                } else {
+                    unknownUnitCount += 1
                 }
-                finishEmitted = true
-                messageOpen = false
-                sawTerminator = true
-                try emit(.done)
-            } else if type.isString("error") {
-                let error = root["error"]
-                let message: String = error?["message"]?.string ?? root["message"]?.string ?? "stream error"
-                sawError = true
-                try emit(.error(StreamErrorInfo(code: error?["type"]?.string, message: message)))
-            } else {
-                unknownUnitCount += 1
             }
         }
     }

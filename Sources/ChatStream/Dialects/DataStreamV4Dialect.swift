@@ -82,101 +82,107 @@ public struct DataStreamV4Dialect: StreamDialect {
         // The part's name (`0:`) is made only for an error: a `String` per part would cost more
         // than the rest of a short part's decoding.
         func eventType() -> String { String(UnicodeScalar(code)) + ":" }
-        let parser = self.parser
-        try parser.parseUnit(unit, eventType: eventType()) { root in
-            func required(_ key: StaticString) throws -> String {
-                try root.requiredString(key, eventType: eventType(), offset: offset)
-            }
-            func notAString() -> StreamError {
-                StreamError(.malformed, message: "expected a JSON string", byteOffset: offset, eventType: eventType())
-            }
-            func text() throws -> String {
-                guard let text = root.string else { throw notAString() }
-                return text
-            }
-            switch code {
-            case UInt8(ascii: "0"):
-                if bytes {
-                    let handed: Void? = try root.withUTF8 {
-                        if !$0.isEmpty { try parts.text($0, textDelta: textDelta, emit: emit) }
+        // The parser is this dialect's own and outlives the call: borrow it without a retain.
+        try Unmanaged.passUnretained(parser)._withUnsafeGuaranteedRef { parser in
+            try parser.parseUnit(unit, eventType: eventType()) { root in
+                func required(_ key: StaticString) throws -> String {
+                    try root.requiredString(key, eventType: eventType(), offset: offset)
+                }
+                func notAString() -> StreamError {
+                    StreamError(
+                        .malformed, message: "expected a JSON string", byteOffset: offset, eventType: eventType())
+                }
+                func text() throws -> String {
+                    guard let text = root.string else { throw notAString() }
+                    return text
+                }
+                switch code {
+                case UInt8(ascii: "0"):
+                    if bytes {
+                        let handed: Void? = try root.withUTF8 {
+                            if !$0.isEmpty { try parts.text($0, textDelta: textDelta, emit: emit) }
+                        }
+                        if handed == nil { throw notAString() }
+                    } else {
+                        let delta = try text()
+                        if !delta.isEmpty { try parts.text(delta, emit: emit) }
                     }
-                    if handed == nil { throw notAString() }
-                } else {
+                case UInt8(ascii: "g"):
                     let delta = try text()
-                    if !delta.isEmpty { try parts.text(delta, emit: emit) }
-                }
-            case UInt8(ascii: "g"):
-                let delta = try text()
-                if !delta.isEmpty { try parts.reasoning(delta, emit: emit) }
-            case UInt8(ascii: "f"):
-                if !started {
-                    started = true
-                    try emit(.messageStart(id: root["messageId"]?.string))
-                }
-                try emit(.stepStart)
-            case UInt8(ascii: "b"):
-                let id = try required("toolCallId")
-                let toolName = try required("toolName")
-                try parts.closeAll(emit: emit)
-                pendingTools[id] = toolName
-                toolNames[id] = toolName
-                try emit(.toolCallStart(id: id, name: toolName, providerExecuted: false))
-            case UInt8(ascii: "c"):
-                let id = try required("toolCallId")
-                guard pendingTools[id] != nil else {
-                    throw StreamError(
-                        .malformed, message: "tool call delta for \(id), which did not start", byteOffset: offset,
-                        eventType: "c:", field: "toolCallId")
-                }
-                let delta = try required("argsTextDelta")
-                if !delta.isEmpty { try emit(.toolInputDelta(id: id, delta: delta)) }
-            case UInt8(ascii: "9"):
-                let id = try required("toolCallId")
-                let toolName = try required("toolName")
-                try parts.closeAll(emit: emit)
-                if pendingTools.removeValue(forKey: id) != nil {
-                    try emit(
-                        .toolInputAvailable(
-                            id: id, name: toolName, input: root["args"]?.jsonValue ?? .object(JSONObject())))
-                } else {
+                    if !delta.isEmpty { try parts.reasoning(delta, emit: emit) }
+                case UInt8(ascii: "f"):
+                    if !started {
+                        started = true
+                        try emit(.messageStart(id: root["messageId"]?.string))
+                    }
+                    try emit(.stepStart)
+                case UInt8(ascii: "b"):
+                    let id = try required("toolCallId")
+                    let toolName = try required("toolName")
+                    try parts.closeAll(emit: emit)
+                    pendingTools[id] = toolName
+                    toolNames[id] = toolName
                     try emit(.toolCallStart(id: id, name: toolName, providerExecuted: false))
-                    try emitWholeToolInput(
-                        id: id, name: toolName, arguments: root["args"], parser: inputParser, emit: emit)
+                case UInt8(ascii: "c"):
+                    let id = try required("toolCallId")
+                    guard pendingTools[id] != nil else {
+                        throw StreamError(
+                            .malformed, message: "tool call delta for \(id), which did not start", byteOffset: offset,
+                            eventType: "c:", field: "toolCallId")
+                    }
+                    let delta = try required("argsTextDelta")
+                    if !delta.isEmpty { try emit(.toolInputDelta(id: id, delta: delta)) }
+                case UInt8(ascii: "9"):
+                    let id = try required("toolCallId")
+                    let toolName = try required("toolName")
+                    try parts.closeAll(emit: emit)
+                    if pendingTools.removeValue(forKey: id) != nil {
+                        try emit(
+                            .toolInputAvailable(
+                                id: id, name: toolName, input: root["args"]?.jsonValue ?? .object(JSONObject())))
+                    } else {
+                        try emit(.toolCallStart(id: id, name: toolName, providerExecuted: false))
+                        try emitWholeToolInput(
+                            id: id, name: toolName, arguments: root["args"], parser: inputParser, emit: emit)
+                    }
+                    toolNames[id] = toolName
+                case UInt8(ascii: "a"):
+                    let id = try required("toolCallId")
+                    try emit(
+                        .toolResult(
+                            id: id, name: toolNames[id], output: root["result"]?.jsonValue ?? .null, preliminary: false)
+                    )
+                case UInt8(ascii: "e"):
+                    try parts.closeAll(emit: emit)
+                    try emitUsage(root, emit: emit)
+                    try emit(.stepFinish)
+                case UInt8(ascii: "d"):
+                    try parts.closeAll(emit: emit)
+                    try emitUsage(root, emit: emit)
+                    let raw = root["finishReason"]?.string
+                    try emit(.finish(reason: raw.map(FinishReason.init(normalizing:)), rawReason: raw))
+                    sawFinish = true
+                    try emit(.done)
+                case UInt8(ascii: "3"):
+                    sawError = true
+                    try emit(.error(StreamErrorInfo(message: root.string ?? root.jsonValue.jsonText)))
+                case UInt8(ascii: "2"):
+                    try root.forEachElement {
+                        try emit(.data(name: "data", id: nil, data: $0.jsonValue, transient: false))
+                    }
+                case UInt8(ascii: "8"):
+                    try emit(.metadata(StreamMetadata(raw: root.jsonValue)))
+                case UInt8(ascii: "h"):
+                    let id = try required("id")
+                    try emit(.source(StreamSource(id: id, url: root["url"]?.string, title: root["title"]?.string)))
+                case UInt8(ascii: "k"):
+                    let mediaType = try required("mimeType")
+                    try emit(.file(url: "data:\(mediaType);base64,\(try required("data"))", mediaType: mediaType))
+                case UInt8(ascii: "i"), UInt8(ascii: "j"):
+                    return
+                default:
+                    unknownUnitCount += 1
                 }
-                toolNames[id] = toolName
-            case UInt8(ascii: "a"):
-                let id = try required("toolCallId")
-                try emit(
-                    .toolResult(
-                        id: id, name: toolNames[id], output: root["result"]?.jsonValue ?? .null, preliminary: false))
-            case UInt8(ascii: "e"):
-                try parts.closeAll(emit: emit)
-                try emitUsage(root, emit: emit)
-                try emit(.stepFinish)
-            case UInt8(ascii: "d"):
-                try parts.closeAll(emit: emit)
-                try emitUsage(root, emit: emit)
-                let raw = root["finishReason"]?.string
-                try emit(.finish(reason: raw.map(FinishReason.init(normalizing:)), rawReason: raw))
-                sawFinish = true
-                try emit(.done)
-            case UInt8(ascii: "3"):
-                sawError = true
-                try emit(.error(StreamErrorInfo(message: root.string ?? root.jsonValue.jsonText)))
-            case UInt8(ascii: "2"):
-                try root.forEachElement { try emit(.data(name: "data", id: nil, data: $0.jsonValue, transient: false)) }
-            case UInt8(ascii: "8"):
-                try emit(.metadata(StreamMetadata(raw: root.jsonValue)))
-            case UInt8(ascii: "h"):
-                let id = try required("id")
-                try emit(.source(StreamSource(id: id, url: root["url"]?.string, title: root["title"]?.string)))
-            case UInt8(ascii: "k"):
-                let mediaType = try required("mimeType")
-                try emit(.file(url: "data:\(mediaType);base64,\(try required("data"))", mediaType: mediaType))
-            case UInt8(ascii: "i"), UInt8(ascii: "j"):
-                return
-            default:
-                unknownUnitCount += 1
             }
         }
     }

@@ -69,55 +69,60 @@ public struct GeminiDialect: StreamDialect {
         _ unit: FramedUnit, bytes: Bool, textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void,
         emit: (StreamEvent) throws -> Void
     ) throws {
-        let parser = self.parser
         let offset = unit.streamOffset
-        try parser.parseUnit(unit, eventType: "GenerateContentResponse") { root in
-            guard root.kind == .object else {
-                throw StreamError(
-                    .malformed, message: "an array element that is not an object", byteOffset: offset,
-                    eventType: "GenerateContentResponse")
-            }
-            // One pass over the element for the members read on every element.
-            let (errorElement, candidatesElement, usageElement) = root.members("error", "candidates", "usageMetadata")
-            if let error = errorElement {
-                sawError = true
-                try parts.closeAll(emit: emit)
-                let code = error["status"]?.string ?? error["code"]?.number?.text
-                let message = error["message"]?.string ?? error.jsonValue.jsonText
-                try emit(.error(StreamErrorInfo(code: code, message: message)))
-                return
-            }
-            if !started {
-                started = true
-                try emit(.messageStart(id: root["responseId"]?.string))
-            }
-            let candidate = candidatesElement?[0]
-            if let candidates = candidatesElement, candidates.kind != .array {
-                throw StreamError(
-                    .malformed, message: "\"candidates\" is not an array", byteOffset: offset,
-                    eventType: "GenerateContentResponse", field: "candidates")
-            }
-            try candidate?["content"]?["parts"]?.forEachElement { part in
-                try self.part(part, offset: offset, bytes: bytes, textDelta: textDelta, emit: emit)
-            }
-            var finishRaw = candidate?["finishReason"]?.string
-            if finishRaw == nil, let blocked = root["promptFeedback"]?["blockReason"]?.string { finishRaw = blocked }
-            if finishRaw != nil { try parts.closeAll(emit: emit) }
-            // Usage repeats on every element: emitted when it changes, compared without a tree
-            // while it stays the same.
-            if let usage = usageElement, usage.kind == .object, lastUsage.map(usage.surelyEquals) != true {
-                let value = usage.jsonValue
-                if value != lastUsage {
-                    lastUsage = value
-                    try emit(.metadata(StreamMetadata(usage: value)))
+        // The parser is this dialect's own and outlives the call: borrow it without a retain.
+        try Unmanaged.passUnretained(parser)._withUnsafeGuaranteedRef { parser in
+            try parser.parseUnit(unit, eventType: "GenerateContentResponse") { root in
+                guard root.kind == .object else {
+                    throw StreamError(
+                        .malformed, message: "an array element that is not an object", byteOffset: offset,
+                        eventType: "GenerateContentResponse")
                 }
-            }
-            if let raw = finishRaw, !finishEmitted {
-                finishEmitted = true
-                let reason =
-                    root["promptFeedback"]?["blockReason"] != nil && candidate == nil
-                    ? FinishReason.contentFilter : FinishReason(normalizing: raw)
-                try emit(.finish(reason: reason, rawReason: raw))
+                // One pass over the element for the members read on every element.
+                let (errorElement, candidatesElement, usageElement) = root.members(
+                    "error", "candidates", "usageMetadata")
+                if let error = errorElement {
+                    sawError = true
+                    try parts.closeAll(emit: emit)
+                    let code = error["status"]?.string ?? error["code"]?.number?.text
+                    let message = error["message"]?.string ?? error.jsonValue.jsonText
+                    try emit(.error(StreamErrorInfo(code: code, message: message)))
+                    return
+                }
+                if !started {
+                    started = true
+                    try emit(.messageStart(id: root["responseId"]?.string))
+                }
+                let candidate = candidatesElement?[0]
+                if let candidates = candidatesElement, candidates.kind != .array {
+                    throw StreamError(
+                        .malformed, message: "\"candidates\" is not an array", byteOffset: offset,
+                        eventType: "GenerateContentResponse", field: "candidates")
+                }
+                try candidate?["content"]?["parts"]?.forEachElement { part in
+                    try self.part(part, offset: offset, bytes: bytes, textDelta: textDelta, emit: emit)
+                }
+                var finishRaw = candidate?["finishReason"]?.string
+                if finishRaw == nil, let blocked = root["promptFeedback"]?["blockReason"]?.string {
+                    finishRaw = blocked
+                }
+                if finishRaw != nil { try parts.closeAll(emit: emit) }
+                // Usage repeats on every element: emitted when it changes, compared without a tree
+                // while it stays the same.
+                if let usage = usageElement, usage.kind == .object, lastUsage.map(usage.surelyEquals) != true {
+                    let value = usage.jsonValue
+                    if value != lastUsage {
+                        lastUsage = value
+                        try emit(.metadata(StreamMetadata(usage: value)))
+                    }
+                }
+                if let raw = finishRaw, !finishEmitted {
+                    finishEmitted = true
+                    let reason =
+                        root["promptFeedback"]?["blockReason"] != nil && candidate == nil
+                        ? FinishReason.contentFilter : FinishReason(normalizing: raw)
+                    try emit(.finish(reason: reason, rawReason: raw))
+                }
             }
         }
     }

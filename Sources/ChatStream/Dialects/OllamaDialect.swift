@@ -61,70 +61,74 @@ public struct OllamaDialect: StreamDialect {
         _ unit: FramedUnit, bytes: Bool, textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void,
         emit: (StreamEvent) throws -> Void
     ) throws {
-        let parser = self.parser
         let offset = unit.streamOffset
-        try parser.parseUnit(unit, eventType: "chat chunk") { root in
-            guard root.kind == .object else {
-                throw StreamError(.malformed, message: "a line that is not a JSON object", byteOffset: offset)
-            }
-            // One pass over the line for the members read on every line.
-            let (errorElement, doneElement, messageElement) = root.members("error", "done", "message")
-            if let error = errorElement {
-                sawError = true
-                try parts.closeAll(emit: emit)
-                let message = error.string ?? error["message"]?.string ?? error.jsonValue.jsonText
-                try emit(.error(StreamErrorInfo(code: error["code"]?.string, message: message)))
-                return
-            }
-            guard let done = doneElement?.bool else {
-                throw StreamError(
-                    .malformed, message: "missing or non-Boolean field \"done\"", byteOffset: offset,
-                    eventType: "chat chunk", field: "done")
-            }
-            if !started {
-                started = true
-                try emit(.messageStart(id: nil))
-            }
-            if let message = messageElement {
-                let (thinkingElement, contentElement, toolCallsElement) = message.members(
-                    "thinking", "content", "tool_calls")
-                if let thinking = thinkingElement?.string, !thinking.isEmpty {
-                    try parts.reasoning(thinking, emit: emit)
+        // The parser is this dialect's own and outlives the call: borrow it without a retain.
+        try Unmanaged.passUnretained(parser)._withUnsafeGuaranteedRef { parser in
+            try parser.parseUnit(unit, eventType: "chat chunk") { root in
+                guard root.kind == .object else {
+                    throw StreamError(.malformed, message: "a line that is not a JSON object", byteOffset: offset)
                 }
-                if let content = contentElement {
-                    if bytes {
-                        try content.withUTF8 { if !$0.isEmpty { try parts.text($0, textDelta: textDelta, emit: emit) } }
-                    } else if let text = content.string, !text.isEmpty {
-                        try parts.text(text, emit: emit)
-                    }
-                }
-                try toolCallsElement?.forEachElement { call in
+                // One pass over the line for the members read on every line.
+                let (errorElement, doneElement, messageElement) = root.members("error", "done", "message")
+                if let error = errorElement {
+                    sawError = true
                     try parts.closeAll(emit: emit)
-                    let function = call["function"]
-                    guard let name = function?["name"]?.string else {
-                        throw StreamError(
-                            .malformed, message: "a tool call without a function name", byteOffset: offset,
-                            eventType: "chat chunk", field: "message.tool_calls.function.name")
+                    let message = error.string ?? error["message"]?.string ?? error.jsonValue.jsonText
+                    try emit(.error(StreamErrorInfo(code: error["code"]?.string, message: message)))
+                    return
+                }
+                guard let done = doneElement?.bool else {
+                    throw StreamError(
+                        .malformed, message: "missing or non-Boolean field \"done\"", byteOffset: offset,
+                        eventType: "chat chunk", field: "done")
+                }
+                if !started {
+                    started = true
+                    try emit(.messageStart(id: nil))
+                }
+                if let message = messageElement {
+                    let (thinkingElement, contentElement, toolCallsElement) = message.members(
+                        "thinking", "content", "tool_calls")
+                    if let thinking = thinkingElement?.string, !thinking.isEmpty {
+                        try parts.reasoning(thinking, emit: emit)
                     }
-                    let id = call["id"]?.string ?? "call-\(toolCallCount)"
-                    toolCallCount += 1
-                    try emitWholeToolCall(id: id, name: name, arguments: function?["arguments"], emit: emit)
+                    if let content = contentElement {
+                        if bytes {
+                            try content.withUTF8 {
+                                if !$0.isEmpty { try parts.text($0, textDelta: textDelta, emit: emit) }
+                            }
+                        } else if let text = content.string, !text.isEmpty {
+                            try parts.text(text, emit: emit)
+                        }
+                    }
+                    try toolCallsElement?.forEachElement { call in
+                        try parts.closeAll(emit: emit)
+                        let function = call["function"]
+                        guard let name = function?["name"]?.string else {
+                            throw StreamError(
+                                .malformed, message: "a tool call without a function name", byteOffset: offset,
+                                eventType: "chat chunk", field: "message.tool_calls.function.name")
+                        }
+                        let id = call["id"]?.string ?? "call-\(toolCallCount)"
+                        toolCallCount += 1
+                        try emitWholeToolCall(id: id, name: name, arguments: function?["arguments"], emit: emit)
+                    }
                 }
-            }
-            if done {
-                try parts.closeAll(emit: emit)
-                var usage = JSONObject()
-                root.forEachMember { key, value in
-                    guard let key = key.string, key.hasSuffix("_count") || key.hasSuffix("_duration"),
-                        value.kind == .number
-                    else { return }
-                    usage[key] = value.jsonValue
+                if done {
+                    try parts.closeAll(emit: emit)
+                    var usage = JSONObject()
+                    root.forEachMember { key, value in
+                        guard let key = key.string, key.hasSuffix("_count") || key.hasSuffix("_duration"),
+                            value.kind == .number
+                        else { return }
+                        usage[key] = value.jsonValue
+                    }
+                    if !usage.isEmpty { try emit(.metadata(StreamMetadata(usage: .object(usage)))) }
+                    let raw = root["done_reason"]?.string
+                    try emit(.finish(reason: raw.map(FinishReason.init(normalizing:)), rawReason: raw))
+                    sawDone = true
+                    try emit(.done)
                 }
-                if !usage.isEmpty { try emit(.metadata(StreamMetadata(usage: .object(usage)))) }
-                let raw = root["done_reason"]?.string
-                try emit(.finish(reason: raw.map(FinishReason.init(normalizing:)), rawReason: raw))
-                sawDone = true
-                try emit(.done)
             }
         }
     }

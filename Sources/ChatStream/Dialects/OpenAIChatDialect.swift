@@ -102,9 +102,11 @@ public struct OpenAIChatDialect: StreamDialect {
             return
         }
         pendingFinishes.removeAll(keepingCapacity: true)
-        let parser = self.parser
-        let usage = try parser.parseUnit(unit, eventType: Self.eventType) { root in
-            try readChunk(root, offset: unit.streamOffset, bytes: bytes, textDelta: textDelta, emit: emit)
+        // The parser is this dialect's own and outlives the call: borrow it without a retain.
+        let usage = try Unmanaged.passUnretained(parser)._withUnsafeGuaranteedRef { parser in
+            try parser.parseUnit(unit, eventType: Self.eventType) { root in
+                try readChunk(root, offset: unit.streamOffset, bytes: bytes, textDelta: textDelta, emit: emit)
+            }
         }
         for finish in pendingFinishes {
             try finishChoice(finish.choice, raw: finish.raw, emit: emit)

@@ -131,11 +131,13 @@ public struct OpenAIResponsesDialect: StreamDialect {
     ) throws {
         bytesSeen = max(bytesSeen, unit.streamOffset + unit.data.count)
         if unit.dataEquals("[DONE]") { return }
-        let parser = self.parser
-        let followUp = try parser.parseUnit(
-            unit, eventType: unit.type.isEmpty || unit.typeEquals("message") ? nil : unit.typeString
-        ) { root in
-            try read(root, offset: unit.streamOffset, bytes: bytes, textDelta: textDelta, emit: emit)
+        // The parser is this dialect's own and outlives the call: borrow it without a retain.
+        let followUp = try Unmanaged.passUnretained(parser)._withUnsafeGuaranteedRef { parser in
+            try parser.parseUnit(
+                unit, eventType: unit.type.isEmpty || unit.typeEquals("message") ? nil : unit.typeString
+            ) { root in
+                try read(root, offset: unit.streamOffset, bytes: bytes, textDelta: textDelta, emit: emit)
+            }
         }
         switch followUp {
         case .none:
