@@ -159,7 +159,8 @@ struct SequentialParts {
     private(set) var reasoningId: String?
     private var count = 0
 
-    mutating func text(_ delta: String, emit: (StreamEvent) throws -> Void) throws {
+    /// (`delta` is consumed: moved into the event, with no retain and release of its storage.)
+    mutating func text(_ delta: consuming String, emit: (StreamEvent) throws -> Void) throws {
         try emit(.textDelta(id: openText(emit: emit), delta: delta))
     }
 
@@ -184,7 +185,7 @@ struct SequentialParts {
         return id
     }
 
-    mutating func reasoning(_ delta: String, emit: (StreamEvent) throws -> Void) throws {
+    mutating func reasoning(_ delta: consuming String, emit: (StreamEvent) throws -> Void) throws {
         if reasoningId == nil {
             try closeAll(emit: emit)
             reasoningId = "reasoning-\(count)"
