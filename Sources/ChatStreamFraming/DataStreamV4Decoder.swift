@@ -69,7 +69,9 @@ public struct DataStreamV4Decoder: Sendable {
         _ line: UnsafeRawBufferPointer, at offset: Int, _ onPart: (DataStreamV4PartView) throws -> Void
     ) throws {
         if ByteScan.isBlank(line) { return }
-        guard let colon = line.firstIndex(of: 0x3A) else {
+        // Codes are one character almost always (`0:`), so look there first.
+        let oneCharacterCode = line.count > 1 && line[1] == 0x3A && line[0] != 0x3A
+        guard let colon = oneCharacterCode ? 1 : line.firstIndex(of: 0x3A) else {
             throw FramingError.malformed(at: offset, "data stream v4 line has no ':' after its type code")
         }
         guard colon > 0 else {

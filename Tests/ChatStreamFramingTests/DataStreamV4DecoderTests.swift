@@ -53,6 +53,12 @@ struct DataStreamV4DecoderTests {
         let error = framingError { _ = try decodeV4([bytes(":\"a\"\n")]) }
         #expect(error?.kind == .malformedLine)
         #expect(error?.byteOffset == 0)
+        // The code ends at the first colon, even when another follows it (the one-character
+        // fast path must not take `:` for a code).
+        let doubled = framingError { _ = try decodeV4([bytes("0:\"a\"\n::\"b\"\n")]) }
+        #expect(doubled?.kind == .malformedLine)
+        #expect(doubled?.byteOffset == 6)
+        #expect(try everyWay(bytes("0::1\n")) == [part("0", ":1", 0)])
     }
 
     @Test func visitorViewMatchesCode() throws {

@@ -175,8 +175,14 @@ struct SequentialParts {
     }
 
     /// The open text part's ID; a text part is started first when none is open.
+    @inline(__always)
     private mutating func openText(emit: (StreamEvent) throws -> Void) throws -> String {
         if let id = textId { return id }
+        return try startText(emit: emit)
+    }
+
+    @inline(never)
+    private mutating func startText(emit: (StreamEvent) throws -> Void) throws -> String {
         try closeAll(emit: emit)
         let id = "text-\(count)"
         textId = id
