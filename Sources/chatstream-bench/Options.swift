@@ -23,9 +23,9 @@ struct Options {
           --no-gigabyte        skip the 1 GiB stream
           --gigabyte-only      only the 1 GiB stream, one line out (the suite runs it so, as a child process)
           --profile PATH       run one path once, for callgrind: sse, typed, typed-whole, assembled, message, any-message
-                               (AnyMessageDecoder, detecting), openai-typed, openai-message, copy, tool, history, apply;
+                               (AnyMessageDecoder, detecting), copy, tool, history, apply;
                                and FORMAT-typed / FORMAT-message / FORMAT-copy (the copy ceiling) for
-                               FORMAT = anthropic, responses, v4, ollama, gemini (1 MB text replies)
+                               FORMAT = openai, anthropic, responses, v4, ollama, gemini (1 MB text replies)
           --check-allocations  compare allocations per event with the limits in the file; exit 1
                                when one is above its limit
         """

@@ -29,12 +29,8 @@ if let path = options.profile {
     case "assembled": blackHole(Pipelines.assembled(home.bytes, chunk: 4096))
     case "message": blackHole(Pipelines.messageDecoder(home.bytes, chunk: 4096, dialect: UIMessageStreamDialect.self))
     case "any-message": blackHole(Pipelines.anyMessageDecoder(home.bytes, chunk: 4096, format: nil))
-    case "openai-typed":
-        let bytes = Payloads.openAIChatChunks(targetBytes: 1_000_000).bytes
-        blackHole(Pipelines.typedEvents(bytes, chunk: 4096, dialect: OpenAIChatDialect.self))
-    case "openai-message":
-        let bytes = Payloads.openAIChatChunks(targetBytes: 1_000_000).bytes
-        blackHole(Pipelines.messageDecoder(bytes, chunk: 4096, dialect: OpenAIChatDialect.self))
+    case "openai-typed", "openai-message", "openai-copy":
+        profile(path, Payloads.openAIChatChunks(targetBytes: 1_000_000), OpenAIChatDialect.self)
     case "anthropic-typed", "anthropic-message", "anthropic-copy":
         profile(path, Payloads.anthropicEvents(targetBytes: 1_000_000), AnthropicDialect.self)
     case "responses-typed", "responses-message", "responses-copy":
