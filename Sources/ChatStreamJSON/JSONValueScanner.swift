@@ -193,10 +193,10 @@ struct JSONValueScanner: Sendable {
                     if byte == UInt8(ascii: "\"") {
                         mode = .string
                         break
-                    } else if byte == UInt8(ascii: "[") || byte == UInt8(ascii: "{") {
+                    } else if byte | 0x20 == UInt8(ascii: "{") {  // `[` or `{`
                         depth += 1
                         if depth > maxDepth { throw depthError(at: streamOffset + i - 1) }
-                    } else if byte == UInt8(ascii: "]") || byte == UInt8(ascii: "}") {
+                    } else if byte | 0x20 == UInt8(ascii: "}") {  // `]` or `}`
                         depth -= 1
                         if depth == 0 { return finished(at: i) }
                     }
