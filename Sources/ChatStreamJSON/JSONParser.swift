@@ -331,12 +331,11 @@ public final class JSONParser {
     private static func yajlDecodingIsOurs(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard let base = bytes.baseAddress else { return true }
         let count = bytes.count
-        @inline(__always) func zeroLanes(_ x: UInt64) -> UInt64 { (x &- 0x0101_0101_0101_0101) & ~x }
         var flags: UInt64 = 0
         @inline(__always) func take(_ word: UInt64) {
-            flags |= zeroLanes(word ^ 0x3F3F_3F3F_3F3F_3F3F)  // ?
-            flags |= zeroLanes(word ^ 0xEDED_EDED_EDED_EDED)  // 0xED
-            flags |= zeroLanes((word & 0xF0F0_F0F0_F0F0_F0F0) ^ 0xF0F0_F0F0_F0F0_F0F0)  // 0xF0...0xFF
+            flags |= WordLanes.bytes(word, equalTo: 0x3F)  // ?
+            flags |= WordLanes.bytes(word, equalTo: 0xED)
+            flags |= WordLanes.bytes(word & 0xF0F0_F0F0_F0F0_F0F0, equalTo: 0xF0)  // 0xF0...0xFF
         }
         var i = 0
         if count >= 8 {
@@ -346,14 +345,14 @@ public final class JSONParser {
             }
             // The tail as the last eight bytes (overlapping bytes already seen; harmless).
             if i < count { take(base.loadUnaligned(fromByteOffset: count &- 8, as: UInt64.self)) }
-            return flags & 0x8080_8080_8080_8080 == 0
+            return flags == 0
         }
         while i < count {
             let byte = base.load(fromByteOffset: i, as: UInt8.self)
             if byte == 0x3F || byte == 0xED || byte >= 0xF0 { return false }
             i &+= 1
         }
-        return flags & 0x8080_8080_8080_8080 == 0
+        return true
     }
 
     /// Unescapes the string that yajl has just lexed from the raw input, found by walking back

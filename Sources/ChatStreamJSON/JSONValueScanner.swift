@@ -221,21 +221,9 @@ struct JSONValueScanner: Sendable {
 
     // MARK: - Word-at-a-time search in strings
     //
-    // Eight bytes are loaded at once and tested for `"` and `\` with the classic "has a zero
-    // byte" bit trick: `(x - 0x01...01) & ~x & 0x80...80` sets the high bit of each zero byte of
-    // `x`; bytes above the first zero byte may be flagged wrongly (a borrow), so only the lowest
-    // flag is used, and it is always right. (Between strings there are only a few bytes, so the
-    // container loop stays byte by byte: words cost more than they save there.)
-
-    private static let ones: UInt64 = 0x0101_0101_0101_0101
-    private static let highBits: UInt64 = 0x8080_8080_8080_8080
-
-    /// The high bit of each byte of `word` that equals `byte` (exact up to the first such byte).
-    @inline(__always)
-    private static func flags(_ word: UInt64, equalTo byte: UInt8) -> UInt64 {
-        let x = word ^ (ones &* UInt64(byte))
-        return (x &- ones) & ~x & highBits
-    }
+    // Eight bytes are loaded at once and tested for `"` and `\` (``WordLanes``); only the lowest
+    // flag is used. (Between strings there are only a few bytes, so the container loop stays
+    // byte by byte: words cost more than they save there.)
 
     /// The index of the first `"` or `\` in `base[start..<stop]`, or `stop`.
     @inline(__always)
@@ -243,7 +231,8 @@ struct JSONValueScanner: Sendable {
         var i = start
         while i &+ 8 <= stop {
             let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: i, as: UInt64.self))
-            let found = flags(word, equalTo: UInt8(ascii: "\"")) | flags(word, equalTo: UInt8(ascii: "\\"))
+            let found =
+                WordLanes.bytes(word, equalTo: UInt8(ascii: "\"")) | WordLanes.bytes(word, equalTo: UInt8(ascii: "\\"))
             if found != 0 { return i &+ found.trailingZeroBitCount &>> 3 }
             i &+= 8
         }

@@ -51,6 +51,12 @@ import Testing
             (#""caf\u00e9 and more text""#, "café and more text"), (#""é\n""#, "é\n"),
             (#""\ud83d\ude00 and \n""#, "😀 and \n"), (#""\ud800 lone\n""#, "\u{FFFD} lone\n"),
             (#""\u0000x""#, "\u{0}x"), ("\"\u{D55C}\\n\"", "\u{D55C}\n"), ("\"\u{1F600}\\t\"", "\u{1F600}\t"),
+            // Each of yajl's surrogate outputs (`?`, an encoded low surrogate, a four-byte
+            // sequence) past eight bytes, where its output is checked a word at a time.
+            (#""\udc00 and a longer tail""#, "\u{FFFD} and a longer tail"),
+            (#""a longer head \udc00""#, "a longer head \u{FFFD}"),
+            (#""\ud800\u0041 and a longer tail""#, "\u{FFFD}A and a longer tail"),
+            (#""a longer head \ud800 x""#, "a longer head \u{FFFD} x"),
         ]
         for (json, expected) in cases {
             #expect(try parse(json) == .string(expected), "\(json)")
