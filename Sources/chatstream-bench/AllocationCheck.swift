@@ -3,7 +3,7 @@
 //
 // `chatstream-bench --check-allocations Fixtures/allocation-limits.json` measures allocations per
 // event on the main paths (a 1 MB home stream at three chunkings, and 1 MB of every provider
-// format through typed events and MessageDecoder at 4 KiB; the smallest count of three runs) and
+// format through typed events (owned and lent) and MessageDecoder at 4 KiB; the smallest count of three runs) and
 // exits 1 when one is above its limit. The file maps each path's key to its limit:
 // `{"limits": {"home.typed.4KiB": 0.05, ...}}`.
 
@@ -18,6 +18,9 @@ enum AllocationCheck {
             ("home.typed.64B", { Pipelines.typedEvents(bytes, chunk: 64) }),
             ("home.typed.4KiB", { Pipelines.typedEvents(bytes, chunk: 4096) }),
             ("home.typed.whole", { Pipelines.typedEvents(bytes, chunk: nil) }),
+            ("home.views.64B", { Pipelines.typedViews(bytes, chunk: 64) }),
+            ("home.views.4KiB", { Pipelines.typedViews(bytes, chunk: 4096) }),
+            ("home.views.whole", { Pipelines.typedViews(bytes, chunk: nil) }),
             ("home.assembled.64B", { Pipelines.assembled(bytes, chunk: 64) }),
             ("home.assembled.4KiB", { Pipelines.assembled(bytes, chunk: 4096) }),
             ("home.assembled.whole", { Pipelines.assembled(bytes, chunk: nil) }),
@@ -33,7 +36,7 @@ enum AllocationCheck {
         ]
     }
 
-    /// Typed events and `MessageDecoder` at 4 KiB chunks on 1 MB of each provider format, by key,
+    /// Typed events (owned and lent) and `MessageDecoder` at 4 KiB chunks on 1 MB of each provider format, by key,
     /// with the number of events each stream holds.
     static func providerPaths() -> [(key: String, events: Int, body: () -> Int)] {
         var paths: [(key: String, events: Int, body: () -> Int)] = []
@@ -43,6 +46,11 @@ enum AllocationCheck {
                 (
                     "\(name).typed.4KiB", payload.eventCount,
                     { Pipelines.typedEvents(bytes, chunk: 4096, dialect: dialect) }
+                ))
+            paths.append(
+                (
+                    "\(name).views.4KiB", payload.eventCount,
+                    { Pipelines.typedViews(bytes, chunk: 4096, dialect: dialect) }
                 ))
             paths.append(
                 (

@@ -22,9 +22,9 @@ struct Options {
           --gigabyte           also stream 1 GiB through the pipeline (off by default: over a minute)
           --no-gigabyte        skip the 1 GiB stream
           --gigabyte-only      only the 1 GiB stream, one line out (the suite runs it so, as a child process)
-          --profile PATH       run one path once, for callgrind: sse, typed, typed-whole, assembled, message, any-message
-                               (AnyMessageDecoder, detecting), copy, tool, history, apply;
-                               and FORMAT-typed / FORMAT-message / FORMAT-copy (the copy ceiling) for
+          --profile PATH       run one path once, for callgrind: sse, typed, typed-views (lent), typed-whole, assembled,
+                               message, any-message (AnyMessageDecoder, detecting), copy, tool, history, apply;
+                               and FORMAT-typed / -views / -message / -copy (the copy ceiling) for
                                FORMAT = openai, anthropic, responses, v4, ollama, gemini (1 MB text replies)
           --check-allocations  compare allocations per event with the limits in the file; exit 1
                                when one is above its limit

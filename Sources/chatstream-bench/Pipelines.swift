@@ -27,6 +27,11 @@ enum Pipelines {
         typedEvents(bytes, chunk: chunk, dialect: UIMessageStreamDialect.self)
     }
 
+    /// bytes -> typed events with lent text (home protocol); the same count as ``typedEvents(_:chunk:)``.
+    static func typedViews(_ bytes: [UInt8], chunk: Int?) -> Int {
+        typedViews(bytes, chunk: chunk, dialect: UIMessageStreamDialect.self)
+    }
+
     /// bytes -> one assembled message (StreamDecoder + MessageAssembler.apply per event);
     /// returns the assembled text's length in bytes.
     static func assembled(_ bytes: [UInt8], chunk: Int?) -> Int {
@@ -53,6 +58,28 @@ enum Pipelines {
             }
         }
         try! decoder.finish { _ in events &+= 1 }
+        return events &+ textBytes
+    }
+
+    /// bytes -> typed events with lent text (`StreamDecoder<Dialect>.decodeViews`); returns
+    /// the text-delta bytes seen plus the event count, as ``typedEvents(_:chunk:dialect:)`` does.
+    static func typedViews<Dialect: StreamDialect>(_ bytes: [UInt8], chunk: Int?, dialect: Dialect.Type) -> Int {
+        var decoder = StreamDecoder<Dialect>()
+        var events = 0
+        var textBytes = 0
+        bytes.withUnsafeBytes { raw in
+            forEachChunk(raw, chunk) { piece in
+                try! decoder.decodeViews(piece) { event in
+                    events &+= 1
+                    switch event {
+                    case .textDelta(_, let delta): textBytes &+= delta.count
+                    case .event(.textDelta(_, let delta)): textBytes &+= delta.utf8.count
+                    case .event: break
+                    }
+                }
+            }
+        }
+        try! decoder.finishViews { _ in events &+= 1 }
         return events &+ textBytes
     }
 

@@ -1,7 +1,7 @@
 // Suite+Dialects: the provider streams' rows. Every format ChatStream decodes besides the home
 // protocol gets the same group: both ceilings fed exactly the stream's JSON payloads, a
 // JSONDecoder peer that frames the stream as a Swift client of that format would, and ours
-// (typed events, event-by-event assembly and MessageDecoder) at 4 KiB chunks, each checked.
+// (typed events owned and lent, event-by-event assembly and MessageDecoder) at 4 KiB chunks, each checked.
 // A group's rows are measured round-robin and each ratio is the median of its rounds' ratios:
 // on a shared machine that pairs them as the home group's paired runs do, at no extra cost.
 
@@ -32,7 +32,7 @@ extension Suite {
     }
 
     /// Rows for one provider stream: both ceilings, the JSONDecoder peer (`peerName`), and ours
-    /// (typed events, the assembled message and MessageDecoder, at 4 KiB chunks), with their
+    /// (typed events owned and lent, the assembled message and MessageDecoder, at 4 KiB chunks), with their
     /// ratios prefixed by `short`. Every row's result is checked, so a wrong path fails the run.
     func addDialect<Dialect: StreamDialect>(
         _ title: String, _ short: String, _ payload: StreamPayload, _ dialect: Dialect.Type,
@@ -64,6 +64,10 @@ extension Suite {
                     { Pipelines.typedEvents(bytes, chunk: 4096, dialect: dialect) }
                 ),
                 (
+                    "ours: bytes -> typed events, lent text (decodeViews), 4 KiB chunks", typedExpected,
+                    { Pipelines.typedViews(bytes, chunk: 4096, dialect: dialect) }
+                ),
+                (
                     "ours: bytes -> assembled message, 4 KiB chunks", payload.expectedText.utf8.count,
                     { Pipelines.assembled(bytes, chunk: 4096, dialect: dialect) }
                 ),
@@ -73,8 +77,8 @@ extension Suite {
                 ),
                 (peerName, peerExpected, { peer(bytes) }),
             ])
-        let (lex, copy, decoderRow) = (measured[0], measured[1], measured[5])
-        let ours = Array(measured[2...4])
+        let (lex, copy, decoderRow) = (measured[0], measured[1], measured[6])
+        let ours = Array(measured[2...5])
         rows += [lex, copy, decoderRow] + ours
         // Each ratio is the median of its rounds' ratios (``medianRatio(_:_:)``).
         for row in ours {

@@ -25,21 +25,22 @@ if let path = options.profile {
     switch path {
     case "sse": blackHole(Pipelines.serverSentEvents(home.bytes, chunk: 4096))
     case "typed": blackHole(Pipelines.typedEvents(home.bytes, chunk: 4096))
+    case "typed-views": blackHole(Pipelines.typedViews(home.bytes, chunk: 4096))
     case "typed-whole": blackHole(Pipelines.typedEvents(home.bytes, chunk: nil))
     case "assembled": blackHole(Pipelines.assembled(home.bytes, chunk: 4096))
     case "message": blackHole(Pipelines.messageDecoder(home.bytes, chunk: 4096, dialect: UIMessageStreamDialect.self))
     case "any-message": blackHole(Pipelines.anyMessageDecoder(home.bytes, chunk: 4096, format: nil))
-    case "openai-typed", "openai-message", "openai-copy":
+    case "openai-typed", "openai-views", "openai-message", "openai-copy":
         profile(path, Payloads.openAIChatChunks(targetBytes: 1_000_000), OpenAIChatDialect.self)
-    case "anthropic-typed", "anthropic-message", "anthropic-copy":
+    case "anthropic-typed", "anthropic-views", "anthropic-message", "anthropic-copy":
         profile(path, Payloads.anthropicEvents(targetBytes: 1_000_000), AnthropicDialect.self)
-    case "responses-typed", "responses-message", "responses-copy":
+    case "responses-typed", "responses-views", "responses-message", "responses-copy":
         profile(path, Payloads.responsesEvents(targetBytes: 1_000_000), OpenAIResponsesDialect.self)
-    case "v4-typed", "v4-message", "v4-copy":
+    case "v4-typed", "v4-views", "v4-message", "v4-copy":
         profile(path, Payloads.dataStreamV4Parts(targetBytes: 1_000_000), DataStreamV4Dialect.self)
-    case "ollama-typed", "ollama-message", "ollama-copy":
+    case "ollama-typed", "ollama-views", "ollama-message", "ollama-copy":
         profile(path, Payloads.ollamaLines(targetBytes: 1_000_000), OllamaDialect.self)
-    case "gemini-typed", "gemini-message", "gemini-copy":
+    case "gemini-typed", "gemini-views", "gemini-message", "gemini-copy":
         profile(path, Payloads.geminiArray(targetBytes: 1_000_000), GeminiDialect.self)
     case "apply":
         // The assembler alone: 20,000 text deltas of 19 bytes.
@@ -58,11 +59,13 @@ if let path = options.profile {
     print("\(path): \(Allocations.count - before) allocations (generation included)")
     exit(0)
 }
-/// `<format>-typed` (events), `<format>-message` (`MessageDecoder`, its text checked) or
+/// `<format>-typed` (events), `<format>-views` (lent events), `<format>-message` (`MessageDecoder`, its text checked) or
 /// `<format>-copy` (the copy ceiling on the same payloads) on `reply`.
 func profile<Dialect: StreamDialect>(_ path: String, _ reply: StreamPayload, _ dialect: Dialect.Type) {
     if path.hasSuffix("-copy") {
         blackHole(Ceilings.yajlCopy(reply))
+    } else if path.hasSuffix("-views") {
+        blackHole(Pipelines.typedViews(reply.bytes, chunk: 4096, dialect: dialect))
     } else if path.hasSuffix("-message") {
         let length = Pipelines.messageDecoder(reply.bytes, chunk: 4096, dialect: dialect)
         precondition(length == reply.expectedText.utf8.count, "\(path): the text differs")

@@ -32,20 +32,38 @@ public struct AnyStreamDecoder: StreamEventDecoding {
             try decoder!.decode(bytes, emit: emit)
             return
         }
-        try detect(bytes, isComplete: false, emit: emit)
+        try detect(bytes, isComplete: false) { decoder, held in try decoder.decode(held, emit: emit) }
+    }
+
+    public mutating func decodeViews(
+        _ bytes: UnsafeRawBufferPointer, _ body: (StreamEventView) throws -> Void
+    ) throws {
+        if decoder != nil {
+            try decoder!.decodeViews(bytes, body)
+            return
+        }
+        try detect(bytes, isComplete: false) { decoder, held in try decoder.decodeViews(held, body) }
     }
 
     public mutating func finish(emit: (StreamEvent) throws -> Void) throws {
-        if decoder == nil { try detect(UnsafeRawBufferPointer(start: nil, count: 0), isComplete: true, emit: emit) }
+        if decoder == nil {
+            try detect(UnsafeRawBufferPointer(start: nil, count: 0), isComplete: true) { decoder, held in
+                try decoder.decode(held, emit: emit)
+            }
+        }
         try decoder!.finish(emit: emit)
     }
 
+    /// Feeds the detector; once the format shows, makes its decoder and has `decodeHeld` decode
+    /// the bytes held so far with it.
     private mutating func detect(
-        _ bytes: UnsafeRawBufferPointer, isComplete: Bool, emit: (StreamEvent) throws -> Void
+        _ bytes: UnsafeRawBufferPointer, isComplete: Bool,
+        _ decodeHeld: (inout any StreamEventDecoding, UnsafeRawBufferPointer) throws -> Void
     ) throws {
         guard let (detected, held) = try detector.detect(bytes, isComplete: isComplete) else { return }
         format = detected
-        decoder = detected.makeDecoder(configuration: configuration)
-        try held.withUnsafeBytes { try decoder!.decode($0, emit: emit) }
+        var made = detected.makeDecoder(configuration: configuration)
+        defer { decoder = made }
+        try held.withUnsafeBytes { try decodeHeld(&made, $0) }
     }
 }

@@ -60,6 +60,25 @@ public struct StreamDecoder<Dialect: StreamDialect> {
         try frame(bytes, EventPath.self, textDelta: { _, _ in }, emit: emit)
     }
 
+    /// Decodes the next piece of the stream as ``decode(_:emit:)`` does, but lends each event to
+    /// `body` as a ``StreamEventView``: a text delta's part ID and text as UTF-8 valid only
+    /// during the call (no `String`, no allocation), every other event owned. The same events in
+    /// the same order; the fastest way to read a stream event by event.
+    ///
+    /// ```swift
+    /// try decoder.decodeViews(chunk) { event in
+    ///     if case .textDelta(_, let delta) = event { output.write(delta) } else { handle(event.owned) }
+    /// }
+    /// ```
+    @inlinable
+    public mutating func decodeViews(
+        _ bytes: UnsafeRawBufferPointer, _ body: (StreamEventView) throws -> Void
+    ) throws {
+        try frame(
+            bytes, BytePath.self, textDelta: { id, delta in try body(.textDelta(id: id, delta: delta)) },
+            emit: { event in try body(.event(event)) })
+    }
+
     /// Decodes the next piece of the stream as ``decode(_:emit:)`` does, except that text
     /// deltas may come to `textDelta` as the UTF-8 of part ID and text (valid only during the call)
     /// instead of as events, where the dialect supports it (``StreamDialect/decode(_:textDelta:emit:)``).

@@ -3,6 +3,10 @@
 public protocol StreamEventDecoding {
     /// Decodes the next piece of the stream, calling `emit` for each event.
     mutating func decode(_ bytes: UnsafeRawBufferPointer, emit: (StreamEvent) throws -> Void) throws
+    /// Decodes the next piece of the stream as ``decode(_:emit:)`` does, but lends each event to
+    /// `body` as a ``StreamEventView``: text deltas as bytes valid only during the call, with no
+    /// `String` made for them. The same events, in the same order.
+    mutating func decodeViews(_ bytes: UnsafeRawBufferPointer, _ body: (StreamEventView) throws -> Void) throws
     /// Ends the stream; throws ``StreamError`` when it was cut or could not be decoded.
     mutating func finish(emit: (StreamEvent) throws -> Void) throws
     /// How many units of unknown type were skipped.
@@ -14,6 +18,17 @@ public protocol StreamEventDecoding {
 extension StreamDecoder: StreamEventDecoding {}
 
 extension StreamEventDecoding {
+    /// Every event owned, as ``StreamEventView/event(_:)`` (for a decoder without a byte path).
+    public mutating func decodeViews(_ bytes: UnsafeRawBufferPointer, _ body: (StreamEventView) throws -> Void) throws {
+        try decode(bytes) { try body(.event($0)) }
+    }
+
+    /// Ends the stream as ``finish(emit:)`` does, for a reader of ``StreamEventView``s: the
+    /// last events (owned) go to `body`.
+    public mutating func finishViews(_ body: (StreamEventView) throws -> Void) throws {
+        try finish { try body(.event($0)) }
+    }
+
     /// Decodes the next piece of the stream and returns its events.
     public mutating func decode(_ bytes: some Collection<UInt8>) throws -> [StreamEvent] {
         var events: [StreamEvent] = []

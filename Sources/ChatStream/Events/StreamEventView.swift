@@ -1,0 +1,35 @@
+/// A ``StreamEvent`` lent by the decoder: a text delta's part ID and text come as UTF-8 bytes in
+/// the decoder's own buffers, so decoding one makes no `String` and allocates nothing. Every
+/// other event is an owned ``StreamEvent``.
+///
+/// A view is valid only during the call that receives it: copy what you keep (``owned`` makes
+/// the ``StreamEvent``). The bytes are checked UTF-8 with escapes resolved, exactly the text the
+/// event would hold. Views carry the same events in the same order as
+/// ``StreamDecoder/decode(_:emit:)``; this is the way to read a stream with the least work per
+/// event, for a reader that copies the text where it goes (a text buffer, a socket, a view).
+///
+/// ```swift
+/// var text: [UInt8] = []
+/// try decoder.decodeViews(chunk) { event in
+///     switch event {
+///     case .textDelta(_, let delta): text.append(contentsOf: delta)
+///     case .event(let event): handle(event)
+///     }
+/// }
+/// ```
+public enum StreamEventView {
+    /// A piece of a text part: the part's ID and the text, as UTF-8 (see
+    /// ``StreamEvent/textDelta(id:delta:)``).
+    case textDelta(id: UnsafeRawBufferPointer, delta: UnsafeRawBufferPointer)
+    /// Any other event, owned. (Also a text delta, from a dialect written outside this package
+    /// that has no byte path, and those `finish` delivers.)
+    case event(StreamEvent)
+
+    /// The event as an owned ``StreamEvent``, its text copied into `String`s.
+    public var owned: StreamEvent {
+        switch self {
+        case .textDelta(let id, let delta): .textDelta(id: String(tapeUTF8: id), delta: String(tapeUTF8: delta))
+        case .event(let event): event
+        }
+    }
+}

@@ -1,0 +1,171 @@
+// Lent events (`decodeViews(_:_:)`): over every stream of every format, at every chunking, with
+// the format given and detected, the views made owned must be exactly the events of
+// `decode(_:emit:)`, with the same error; every text delta `decode` yields must come lent (an
+// owned one would mean a dialect lost its byte path). Then the corners: escapes and surrogates
+// in lent text, a cut stream handing over everything before its error, a dialect without a
+// byte path, and the IDs a lent delta names.
+
+import TestSupport
+import Testing
+
+@testable import ChatStream
+
+/// What one way of decoding gave: the events, how many text deltas `decode` lent, how many it
+/// gave owned, and the error that stopped it.
+private struct Decoded {
+    var events: [StreamEvent] = []
+    var lentDeltas = 0
+    var ownedDeltasFromDecode = 0
+    var failure: StreamError?
+}
+
+/// `pieces` through `decoder`'s event path.
+private func owned(_ decoder: some StreamEventDecoding, _ pieces: [[UInt8]]) -> Decoded {
+    var decoder = decoder
+    var result = Decoded()
+    do {
+        for piece in pieces {
+            try piece.withUnsafeBytes { raw in try decoder.decode(raw) { result.events.append($0) } }
+        }
+        try decoder.finish { result.events.append($0) }
+    } catch {
+        result.failure = StreamError(converting: error)
+    }
+    return result
+}
+
+/// `pieces` through `decoder`'s lending path, each view made owned where it came.
+private func lent(_ decoder: some StreamEventDecoding, _ pieces: [[UInt8]]) -> Decoded {
+    var decoder = decoder
+    var result = Decoded()
+    do {
+        for piece in pieces {
+            try piece.withUnsafeBytes { raw in
+                try decoder.decodeViews(raw) { view in
+                    switch view {
+                    case .textDelta: result.lentDeltas += 1
+                    case .event(.textDelta): result.ownedDeltasFromDecode += 1
+                    case .event: break
+                    }
+                    result.events.append(view.owned)
+                }
+            }
+        }
+        try decoder.finishViews { result.events.append($0.owned) }
+    } catch {
+        result.failure = StreamError(converting: error)
+    }
+    return result
+}
+
+private func textDeltaCount(_ events: [StreamEvent]) -> Int {
+    events.count { if case .textDelta = $0 { true } else { false } }
+}
+
+@Suite struct StreamEventViewTests {
+    @Test(arguments: StreamCorpus.all)
+    func viewsAreTheEventsAtEveryChunking(_ stream: CorpusStream) {
+        let expected = owned(AnyStreamDecoder(format: stream.format), [stream.bytes])
+        var formats: [StreamFormat?] = [stream.format]
+        if stream.detectedFormat == stream.format { formats.append(nil) }
+        for format in formats {
+            for (name, pieces) in stream.chunkings {
+                let label = "\(name), format \(format?.rawValue ?? "detected")"
+                let result = lent(AnyStreamDecoder(format: format), pieces)
+                #expect(result.events == expected.events, "\(label)")
+                #expect(result.failure == expected.failure, "\(label)")
+                #expect(result.ownedDeltasFromDecode == 0, "\(label): a text delta came owned")
+            }
+        }
+    }
+
+    @Test func theCorpusLendsTextInEveryFormat() {
+        var lentByFormat: [StreamFormat: Int] = [:]
+        for stream in StreamCorpus.all {
+            lentByFormat[stream.format, default: 0] +=
+                lent(AnyStreamDecoder(format: stream.format), [stream.bytes])
+                .lentDeltas
+        }
+        for format in StreamFormat.allCases {
+            #expect((lentByFormat[format] ?? 0) > 0, "\(format.rawValue): no text delta lent")
+        }
+    }
+
+    private static func sse(_ payloads: [String]) -> [UInt8] {
+        Array(payloads.map { "data: \($0)\n\n" }.joined().utf8)
+    }
+
+    @Test func lentTextIsUnescapedAndNamesItsPart() throws {
+        let input = Self.sse([
+            #"{"type":"text-start","id":"t1"}"#,
+            #"{"type":"text-delta","id":"t1","delta":"\u00e9 \ud83d\ude00 \"q\"\n\ud800"}"#,
+            #"{"type":"text-delta","delta":"no id"}"#,
+            #"{"type":"text-delta","id":"t\u0031","delta":""}"#,
+            "[DONE]",
+        ])
+        for chunking in Chunkings.all(of: input) {
+            var decoder = StreamDecoder<UIMessageStreamDialect>()
+            var lentPairs: [[UInt8]] = []
+            for piece in chunking.pieces {
+                try piece.withUnsafeBytes { raw in
+                    try decoder.decodeViews(raw) { view in
+                        if case .textDelta(let id, let delta) = view {
+                            lentPairs.append(Array(id))
+                            lentPairs.append(Array(delta))
+                        }
+                    }
+                }
+            }
+            try decoder.finishViews { _ in }
+            #expect(
+                lentPairs == [
+                    Array("t1".utf8), Array("é 😀 \"q\"\n\u{FFFD}".utf8), Array("text-0".utf8), Array("no id".utf8),
+                    Array("t1".utf8), [],
+                ], "\(chunking)")
+        }
+    }
+
+    @Test func aCutOrBrokenStreamHandsOverEverythingBeforeItsError() {
+        let deltas = (0..<5).map { #"{"type":"text-delta","id":"t1","delta":"piece \#($0) "}"# }
+        // Cut: no [DONE].
+        let cut = Self.sse(deltas)
+        for chunking in Chunkings.all(of: cut) {
+            let result = lent(StreamDecoder<UIMessageStreamDialect>(), chunking.pieces)
+            #expect(result.lentDeltas == 5, "\(chunking)")
+            #expect(result.failure?.kind == .truncated, "\(chunking)")
+        }
+        // A chunk that is not JSON after three deltas: those three, then the error at its offset.
+        let broken = Self.sse(Array(deltas.prefix(3)) + [#"{"type":"text-delta","#] + Array(deltas.suffix(2)))
+        let badOffset = Self.sse(Array(deltas.prefix(3))).count + "data: ".utf8.count
+        for chunking in Chunkings.all(of: broken) {
+            let result = lent(StreamDecoder<UIMessageStreamDialect>(), chunking.pieces)
+            #expect(result.lentDeltas == 3, "\(chunking)")
+            #expect(result.failure?.kind == .malformed, "\(chunking)")
+            #expect((result.failure?.byteOffset ?? -1) >= badOffset, "\(chunking)")
+            let lenient = lent(
+                StreamDecoder<UIMessageStreamDialect>(configuration: .init(lenient: true)), chunking.pieces)
+            #expect(lenient.lentDeltas == 5, "\(chunking)")
+        }
+    }
+
+    /// A dialect from outside the package, with only the event path: its deltas come owned.
+    private struct EventOnlyDialect: StreamDialect {
+        static var framing: StreamFraming { .ndjson }
+        init(configuration: StreamDecoderConfiguration) {}
+        var unknownUnitCount: Int { 0 }
+        mutating func decode(_ unit: FramedUnit, emit: (StreamEvent) throws -> Void) throws {
+            try emit(.textDelta(id: "line", delta: String(decoding: unit.data, as: UTF8.self)))
+        }
+        mutating func finish(emit: (StreamEvent) throws -> Void) throws {}
+    }
+
+    @Test func aDialectWithoutABytePathLendsOwnedEvents() {
+        let input = Array("one\ntwo\nthree".utf8)
+        for chunking in Chunkings.all(of: input) {
+            let result = lent(StreamDecoder<EventOnlyDialect>(), chunking.pieces)
+            #expect(result.events == owned(StreamDecoder<EventOnlyDialect>(), chunking.pieces).events, "\(chunking)")
+            #expect(result.lentDeltas == 0 && result.ownedDeltasFromDecode == 2, "\(chunking)")
+            #expect(result.events.count == 3, "\(chunking): the last line comes from finish")
+        }
+    }
+}
