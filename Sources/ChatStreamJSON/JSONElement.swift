@@ -93,7 +93,7 @@ public struct JSONElement {
     /// The number of members of an object or elements of an array; nil otherwise.
     public var count: Int? {
         let token = self.token
-        return token.kind == .object || token.kind == .array ? Int(token.b) : nil
+        return token.kind == .object || token.kind == .array ? tape.childCount(of: index) : nil
     }
 
     /// The value of the member named `key`, when this is an object that has it (the last one
@@ -215,7 +215,7 @@ public struct JSONElement {
     /// by length alone; past 64 members the answer is simply yes (the caller then looks keys up).
     private static func hasRepeatedKey(_ tape: JSONTape, _ index: Int) -> Bool {
         let token = tape.tokens[index]
-        guard token.b <= 64 else { return true }
+        guard tape.childCount(of: index) <= 64 else { return true }
         var i = index + 1
         while i < Int(token.a) {
             let key = tape.bytes(of: tape.tokens[i])
@@ -240,7 +240,7 @@ public struct JSONElement {
         case .string, .key: return .string(String(tapeUTF8: bytes()))
         case .array:
             var elements: [JSONValue] = []
-            elements.reserveCapacity(Int(token.b))
+            elements.reserveCapacity(tape.childCount(of: index))
             var i = index + 1
             while i < Int(token.a) {
                 elements.append(materialize(tape, i))
@@ -249,8 +249,9 @@ public struct JSONElement {
             return .array(elements)
         case .object:
             var object = JSONObject()
-            object.reserveCapacity(Int(token.b))
-            let repeats = token.b > 1 && hasRepeatedKey(tape, index)
+            let count = tape.childCount(of: index)
+            object.reserveCapacity(count)
+            let repeats = count > 1 && hasRepeatedKey(tape, index)
             var positions: [JSONKey: Int] = [:]
             var i = index + 1
             while i < Int(token.a) {

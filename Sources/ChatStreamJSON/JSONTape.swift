@@ -19,7 +19,8 @@ struct JSONTapeToken {
     /// Strings, keys, numbers: offset in the payload, or in the arena when `JSONTape.arenaFlag`
     /// is set. Containers: index of the token after the end.
     @usableFromInline var a: UInt32
-    /// Strings, keys, numbers: byte length. Containers: number of members or elements.
+    /// Strings, keys, numbers: byte length. Containers: 0 (their members or elements are
+    /// counted on request, by ``JSONTape/childCount(of:)``, so the parse does no work for it).
     @usableFromInline var b: UInt32
 
     @inlinable @inline(__always)
@@ -127,7 +128,6 @@ final class JSONTape {
 
     @inline(__always)
     func appendScalar(_ kind: JSONTapeToken.Kind) {
-        countChild()
         appendToken(JSONTapeToken(kind: kind, a: 0, b: 0))
     }
 
@@ -151,16 +151,14 @@ final class JSONTape {
         appendStringToken(kind, a: UInt32(truncatingIfNeeded: offset) | JSONTape.arenaFlag, count: arenaCount - offset)
     }
 
-    /// Appends a string, key or number token; a key is not a member of its own (its value is).
+    /// Appends a string, key or number token.
     @inline(__always)
     private func appendStringToken(_ kind: JSONTapeToken.Kind, a: UInt32, count: Int) {
-        if kind != .key { countChild() }
         appendToken(JSONTapeToken(kind: kind, a: a, b: UInt32(truncatingIfNeeded: count)))
     }
 
     @inline(__always)
     func openContainer(_ kind: JSONTapeToken.Kind) {
-        countChild()
         if openCount == openCapacity { growOpen() }
         open[openCount] = tokenCount
         openCount &+= 1
@@ -182,9 +180,18 @@ final class JSONTape {
         tokens[open[openCount]].a = UInt32(truncatingIfNeeded: tokenCount)
     }
 
-    @inline(__always)
-    private func countChild() {
-        if openCount > 0 { tokens[open[openCount &- 1]].b &+= 1 }
+    /// The number of members of the object, or elements of the array, whose token is at `index`.
+    func childCount(of index: Int) -> Int {
+        let token = tokens[index]
+        let end = Int(token.a)
+        let step = token.kind == .object ? 1 : 0  // an object's key comes before each value
+        var count = 0
+        var i = index &+ 1
+        while i < end {
+            count &+= 1
+            i = next(after: i &+ step)
+        }
+        return count
     }
 
     /// The index of the token after the value that starts at `index`.

@@ -280,4 +280,19 @@ import Testing
         let accents = try #require(try parse("{\"\u{E9}\":1,\"e\u{301}\":2}").objectValue)
         #expect(accents.count == 2)
     }
+
+    @Test func elementCountsAreTheMembersOrElements() throws {
+        let parser = JSONParser()
+        let json = #"{"a":[1,[2,3],{"x":{}},"s",null],"b":{},"c":"s","d":[[],[[]],{"y":[1]}],"e":{"k":[{}],"l":2}}"#
+        let counts = try parser.parse(Array(json.utf8)) { root in
+            [
+                root.count, root["a"]?.count, root["a"]?[1]?.count, root["a"]?[2]?.count, root["a"]?[2]?["x"]?.count,
+                root["b"]?.count, root["c"]?.count, root["d"]?.count, root["d"]?[1]?.count, root["e"]?.count,
+                root["e"]?["k"]?.count,
+            ]
+        }
+        #expect(counts == [5, 5, 2, 1, 0, 0, nil, 3, 1, 2, 1])
+        #expect(try parser.parse(Array("[]".utf8)) { $0.count } == 0)
+        #expect(try parser.parse(Array("7".utf8)) { $0.count } == nil)
+    }
 }
