@@ -140,8 +140,9 @@ def seeds(target):
         # Dialect indices as listed in Fuzz/Targets/FuzzDialects (the options byte's low 3 bits).
         for payload in sse_payloads():
             index = sse_dialect(payload)
-            # plain, lenient, small limits, and through AnyMessageDecoder (its format, and detected)
-            for extra in (0, 8, 16, 32 | 64):
+            # plain, lenient, small limits, through AnyMessageDecoder (its format, and detected),
+            # and through decodeViews (lenient)
+            for extra in (0, 8, 16, 32 | 64, 128 | 8):
                 yield bytes([extra + 1, index | extra]) + payload
             # Under another dialect: it must fail cleanly.
             yield bytes([3, (index + 1 + len(payload) % 6) % 7]) + payload
@@ -149,6 +150,7 @@ def seeds(target):
             yield bytes([0, index]) + payload
             yield bytes([2, index | 8]) + payload
             yield bytes([1, index | 32 | 64]) + payload
+            yield bytes([3, index | 128]) + payload
     elif target == "FuzzHistory":
         for page in history_pages():
             yield bytes([0, 0]) + page

@@ -23,7 +23,8 @@ struct Options {
           --no-gigabyte        skip the 1 GiB stream
           --gigabyte-only      only the 1 GiB stream, one line out (the suite runs it so, as a child process)
           --profile PATH       run one path once, for callgrind: sse, typed, typed-views (lent), typed-whole, assembled,
-                               message, any-message (AnyMessageDecoder, detecting), copy, tool, history, apply;
+                               message, any-message (AnyMessageDecoder, detecting), copy, tool, history, apply,
+                               none (generation only: subtract it from whole-program counts);
                                and FORMAT-typed / -views / -message / -copy (the copy ceiling) for
                                FORMAT = openai, anthropic, responses, v4, ollama, gemini (1 MB text replies)
           --check-allocations  compare allocations per event with the limits in the file; exit 1

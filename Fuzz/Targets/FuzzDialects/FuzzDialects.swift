@@ -13,7 +13,9 @@
 //   MessageDecoder gives;
 // - bit 6: AnyMessageDecoder detecting the format, fed the chunked input, detects the format
 //   AnyStreamDecoder detects on the whole input and gives the messages, error and skipped errors
-//   of its events through MessageAssembler.
+//   of its events through MessageAssembler;
+// - bit 7: `decodeViews`, fed the chunked input, lends the whole input's events (each made
+//   owned), error and skipped errors, and no text delta comes owned from it.
 
 import ChatStream
 import FuzzSupport
@@ -42,6 +44,30 @@ func decode<Dialect: StreamDialect>(
         } catch {
             check(false, "unexpected error type \(error)")
         }
+    } catch {
+        check(false, "unexpected error type \(error)")
+    }
+    outcome.skipped = decoder.skippedErrors
+    return outcome
+}
+
+/// `pieces` through `decodeViews`, each view made owned where it came; checks that every text
+/// delta `decodeViews` yields is lent.
+func decodeViews<Dialect: StreamDialect>(
+    _ type: Dialect.Type, _ pieces: [ArraySlice<UInt8>], _ configuration: StreamDecoderConfiguration
+) -> Outcome {
+    var decoder = StreamDecoder<Dialect>(configuration: configuration)
+    var outcome = Outcome()
+    do {
+        try forEachPiece(pieces) { bytes in
+            try decoder.decodeViews(bytes) { view in
+                if case .event(.textDelta) = view { check(false, "\(Dialect.self): a text delta came owned") }
+                outcome.events.append(view.owned)
+            }
+        }
+        try decoder.finishViews { outcome.events.append($0.owned) }
+    } catch let error as StreamError {
+        outcome.error = error
     } catch {
         check(false, "unexpected error type \(error)")
     }
@@ -162,6 +188,10 @@ func run<Dialect: StreamDialect>(_ type: Dialect.Type, _ input: FuzzInput) {
     var decoder = MessageDecoder<Dialect>(configuration: configuration)
     let decoded = finalMessages(&decoder, input.pieces)
     check(decoded == expected, "\(Dialect.self): MessageDecoder differs:\n\(decoded)\n\(expected)")
+    if input.bit(7) {
+        let lent = decodeViews(type, input.pieces, configuration)
+        check(lent == whole, "\(Dialect.self): decodeViews differs:\n\(lent)\n\(whole)")
+    }
     if input.bit(5) {
         guard let format = formats[ObjectIdentifier(type)] else { return check(false, "no format for \(Dialect.self)") }
         var any = AnyMessageDecoder(format: format, configuration: configuration)

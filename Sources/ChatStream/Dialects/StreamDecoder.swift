@@ -70,7 +70,7 @@ public struct StreamDecoder<Dialect: StreamDialect> {
     ///     if case .textDelta(_, let delta) = event { output.write(delta) } else { handle(event.owned) }
     /// }
     /// ```
-    @inlinable
+    @inlinable @inline(__always)  // so the caller's closure is specialised into the framer's loop
     public mutating func decodeViews(
         _ bytes: UnsafeRawBufferPointer, _ body: (StreamEventView) throws -> Void
     ) throws {
