@@ -172,6 +172,39 @@ public struct JSONElement {
         )
     }
 
+    /// The values of exactly three members, `first`, `second` and `third` in that order, when
+    /// this is an object of just those and none of the values is an object or an array; nil
+    /// otherwise. A fixed-position check on the tape, for the one shape a stream repeats event
+    /// after event (a caller reads every other shape with ``members(_:_:_:)``).
+    @inlinable @inline(__always)
+    package func scalarMembersInOrder(
+        _ first: StaticString, _ second: StaticString, _ third: StaticString
+    ) -> (JSONElement, JSONElement, JSONElement)? {
+        let tokens = tape.tokens + index
+        // Seven tokens: the object, then key and value three times.
+        guard tokens[0].kind == .object, Int(tokens[0].a) == index &+ 7 else { return nil }
+        let input = tape.input
+        let arena = tape.arena
+        @inline(__always) func isKey(_ position: Int, _ name: StaticString) -> Bool {
+            let token = tokens[position]
+            return Int(token.b) == name.utf8CodeUnitCount
+                && memcmpBytes(JSONTape.start(of: token, input: input, arena: arena), name.utf8Start, Int(token.b))
+        }
+        @inline(__always) func isScalar(_ position: Int) -> Bool {
+            let kind = tokens[position].kind
+            return kind != .object && kind != .array
+        }
+        // With the first two values scalars, the keys stand at 1, 3 and 5 and the last value at 6
+        // (which may still be an empty object or array).
+        guard isScalar(2), isScalar(4), isScalar(6), isKey(1, first), isKey(3, second), isKey(5, third) else {
+            return nil
+        }
+        return (
+            JSONElement(tape: tape, index: index &+ 2), JSONElement(tape: tape, index: index &+ 4),
+            JSONElement(tape: tape, index: index &+ 6)
+        )
+    }
+
     /// Calls `body` with each member's key and value, in order, when this is an object.
     public func forEachMember(_ body: (JSONElement, JSONElement) throws -> Void) rethrows {
         let token = self.token

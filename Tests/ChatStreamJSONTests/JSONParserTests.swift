@@ -295,4 +295,28 @@ import Testing
         #expect(try parser.parse(Array("[]".utf8)) { $0.count } == 0)
         #expect(try parser.parse(Array("7".utf8)) { $0.count } == nil)
     }
+
+    @Test func threeScalarMembersAreReadByPositionOnlyInTheirExactShape() throws {
+        let parser = JSONParser()
+        func read(_ json: String) throws -> [String]? {
+            try parser.parse(Array(json.utf8)) { root in
+                root.scalarMembersInOrder("type", "id", "delta").map { members in
+                    [members.0, members.1, members.2].map { $0.string ?? "\($0.kind)" }
+                }
+            }
+        }
+        #expect(try read(#"{"type":"a","id":"b","delta":"c"}"#) == ["a", "b", "c"])
+        #expect(try read(#"{"type":1,"id":null,"delta":true}"#) == ["number", "null", "bool"])
+        #expect(try read(#"{"type":"a","id":"b","delta":"c","x":1}"#) == nil)
+        #expect(try read(#"{"type":"a","delta":"c","id":"b"}"#) == nil)
+        #expect(try read(#"{"type":"a","id":"b"}"#) == nil)
+        #expect(try read(#"{"type":"a","id":"b","delta":{}}"#) == nil)
+        #expect(try read(#"{"type":"a","id":"b","delta":[]}"#) == nil)
+        // Seven tokens, but a key of the three inside an object: not the shape.
+        #expect(try read(#"{"type":{"id":"a"},"delta":"c"}"#) == nil)
+        #expect(try read(#"{"type":"a","id":{"delta":"c"}}"#) == nil)
+        #expect(try read(#"{"typf":"a","id":"b","delta":"c"}"#) == nil)
+        #expect(try read(#"["type","a","id","b","delta","c"]"#) == nil)
+        #expect(try read(#""type""#) == nil)
+    }
 }

@@ -168,4 +168,64 @@ private func textDeltaCount(_ events: [StreamEvent]) -> Int {
             #expect(result.events.count == 3, "\(chunking): the last line comes from finish")
         }
     }
+
+    /// Chunks near the shape the home dialect reads by position: each must give, lent, what the
+    /// event path gives (which never takes that shortcut), error or not.
+    static let nearTheUsualShape = [
+        #"{"type":"text-delta","id":"t1","delta":"usual"}"#,
+        #"{"type":"text-delta","id":5,"delta":"number ID"}"#,
+        #"{"type":"text-delta","id":null,"delta":"null ID"}"#,
+        #"{"type":"text-delta","id":true,"delta":"true ID"}"#,
+        #"{"type":"text-delta","id":"t1","delta":"x","delta":"repeated, the last wins"}"#,
+        #"{"type":"text-delta","delta":"reordered","id":"t2"}"#,
+        #"{"id":"t3","type":"text-delta","delta":"type second"}"#,
+        #"{"type":"text-delta","id":"t1","delta":"extra member","x":1}"#,
+        #"{"type":"text-delta","id":"t\u0031","delta":"escaped ID \u00e9"}"#,
+        #"{"type":"text-delta","id":"t1","delta":"ok","type":"reasoning-delta"}"#,
+        #"{"type":"reasoning-delta","id":"r1","delta":"same shape, other type"}"#,
+        #"{"type":"text-deltas","id":"t1","delta":"longer type"}"#,
+        #"{"type":"text-delta","ID":"t1","delta":"other key"}"#,
+        #"{"type":"text-delta","id":"t1","delta":""}"#,
+        "[DONE]",
+    ]
+
+    static let notAStringDelta = [
+        #"{"type":"text-delta","id":"t1","delta":5}"#, #"{"type":"text-delta","id":"t1","delta":{}}"#,
+        #"{"type":"text-delta","id":"t1","delta":[]}"#, #"{"type":"text-delta","id":"t1","delta":null}"#,
+        #"{"type":"text-delta","id":{},"delta":"x"}"#, #"{"typ":"text-delta","id":"t1","delta":"short key"}"#,
+    ]
+
+    /// The chunks with a member no dialect reads added to each object: the same events, but no
+    /// chunk has the three-member shape any more, so the general path decodes every one.
+    private static func padded(_ chunks: [String]) -> [String] {
+        chunks.map { $0.hasSuffix("}") ? String($0.dropLast()) + #","zz":0}"# : $0 }
+    }
+
+    @Test func chunksNearTheUsualShapeGiveWhatTheGeneralPathGives() {
+        let input = Self.sse(Self.nearTheUsualShape)
+        let general = owned(StreamDecoder<UIMessageStreamDialect>(), [Self.sse(Self.padded(Self.nearTheUsualShape))])
+        #expect(general.failure == nil)
+        #expect(textDeltaCount(general.events) == 11)
+        for chunking in Chunkings.all(of: input) {
+            let events = owned(StreamDecoder<UIMessageStreamDialect>(), chunking.pieces)
+            #expect(events.events == general.events, "owned, \(chunking)")
+            #expect(events.failure == nil, "owned, \(chunking)")
+            let result = lent(StreamDecoder<UIMessageStreamDialect>(), chunking.pieces)
+            #expect(result.events == general.events, "lent, \(chunking)")
+            #expect(result.failure == nil, "lent, \(chunking)")
+            #expect(result.lentDeltas == 11, "lent, \(chunking)")
+        }
+        for bad in Self.notAStringDelta {
+            let chunks = [#"{"type":"text-delta","id":"t1","delta":"before"}"#, bad, "[DONE]"]
+            let general = owned(StreamDecoder<UIMessageStreamDialect>(), [Self.sse(Self.padded(chunks))])
+            for result in [
+                owned(StreamDecoder<UIMessageStreamDialect>(), [Self.sse(chunks)]),
+                lent(StreamDecoder<UIMessageStreamDialect>(), [Self.sse(chunks)]),
+            ] {
+                #expect(result.events == general.events, "\(bad)")
+                #expect(result.failure?.kind == general.failure?.kind, "\(bad)")
+                #expect(result.failure?.field == general.failure?.field, "\(bad)")
+            }
+        }
+    }
 }

@@ -56,6 +56,21 @@ public struct UIMessageStreamDialect: StreamDialect {
         // The parser is this dialect's own and outlives the call: borrow it without a retain.
         try Unmanaged.passUnretained(parser)._withUnsafeGuaranteedRef { parser in
             try parser.parseUnit(unit, eventType: nil) { root in
+                // The usual chunk, `{"type":"text-delta","id":…,"delta":"…"}`, read by position;
+                // any other shape (or a delta that is not a string) goes the general way below.
+                if let (type, id, delta) = root.scalarMembersInOrder("type", "id", "delta"), type.isString("text-delta")
+                {
+                    if deltaBytes {
+                        // Handed over only when both are strings (nil, or nil inside, otherwise).
+                        if case .some(.some) = try delta.withUTF8({ text in try id.withUTF8({ try textDelta($0, text) })
+                        }) {
+                            return
+                        }
+                    } else if let text = delta.string, let partID = partIDs.string(id) {
+                        try emit(.textDelta(id: partID, delta: text))
+                        return
+                    }
+                }
                 // One pass finds the fields of the hot path (nils when the chunk is not an object).
                 let (typeElement, idElement, deltaElement) = root.members("type", "id", "delta")
                 guard let type = typeElement else {
