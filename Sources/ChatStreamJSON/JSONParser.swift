@@ -235,14 +235,21 @@ public final class JSONParser {
     /// The offset in the stream just past the token yajl has reported.
     private var tokenEnd: Int { streamOffset + Int(yajl_get_bytes_consumed(handle)) }
 
+    // The hot callbacks (strings, keys, containers) do their usual case without a call, so that
+    // they keep to scratch registers and save none; everything else leaves through a call in
+    // tail position to a static function of its own, which takes the parser as an ordinary
+    // argument (a method would take it in the callee-saved self register, to be saved first).
+
+    /// Ends a value: at the top level, counts it (the caller returns what this returns).
     @inline(__always)
-    private func valueDone() {
-        if depth == 0 { topLevelValueDone() }
+    private func valueDone() -> Int32 {
+        depth == 0 ? JSONParser.topLevelValueDone(self) : 1
     }
 
     @inline(never)
-    private func topLevelValueDone() {
-        countTopLevelValue()
+    private static func topLevelValueDone(_ parser: JSONParser) -> Int32 {
+        parser.countTopLevelValue()
+        return 1
     }
 
     /// Counts a completed top-level value and remembers where the first one ended.
@@ -257,32 +264,46 @@ public final class JSONParser {
     @inline(__always)
     fileprivate func onScalar(_ kind: JSONTapeToken.Kind) -> Int32 {
         tape.appendScalar(kind)
-        valueDone()
-        return 1
+        return valueDone()
     }
 
     @inline(__always)
     fileprivate func onNumber(_ pointer: UnsafePointer<CChar>?, _ length: Int) -> Int32 {
         tape.appendBytes(.number, UnsafeRawBufferPointer(start: pointer, count: length))
-        valueDone()
-        return 1
+        return valueDone()
     }
 
     @inline(__always)
     fileprivate func onString(_ kind: JSONTapeToken.Kind, _ pointer: UnsafePointer<UInt8>?, _ length: Int) -> Int32 {
-        // The common case stays small (no error or escape handling inline), so the callback
-        // needs few registers.
+        // The usual string: no escapes, so yajl points into our input, which `fill` has checked
+        // as UTF-8; the token points there too. (Not nil, not before the input, not past it.)
+        if let pointer, let base = input.baseAddress, UnsafeRawPointer(pointer) >= base,
+            UnsafeRawPointer(pointer) + length <= base + input.count, length <= configuration.maxStringBytes,
+            tape.appendInputStringIfRoom(kind, offset: base.distance(to: UnsafeRawPointer(pointer)), count: length)
+        {
+            return kind == .key ? 1 : valueDone()
+        }
+        return JSONParser.onOtherString(self, kind, pointer, length)
+    }
+
+    /// Every string but the usual one: over the length limit, unescaped by yajl into its own
+    /// buffer, or in the input when the token array must grow.
+    @inline(never)
+    private static func onOtherString(
+        _ parser: JSONParser, _ kind: JSONTapeToken.Kind, _ pointer: UnsafePointer<UInt8>?, _ length: Int
+    ) -> Int32 {
+        parser.otherString(kind, pointer, length)
+    }
+
+    private func otherString(_ kind: JSONTapeToken.Kind, _ pointer: UnsafePointer<UInt8>?, _ length: Int) -> Int32 {
         if length <= configuration.maxStringBytes, let pointer, let base = input.baseAddress,
             UnsafeRawPointer(pointer) >= base, UnsafeRawPointer(pointer) + length <= base + input.count
         {
-            // No escapes: yajl points into our input, which `fill` has checked as UTF-8. The
-            // token points there too.
             tape.appendInputString(kind, offset: base.distance(to: UnsafeRawPointer(pointer)), count: length)
         } else if let error = appendOtherString(kind, UnsafeRawBufferPointer(start: pointer, count: length)) {
             return fail(error)
         }
-        if kind != .key { valueDone() }
-        return 1
+        return kind == .key ? 1 : valueDone()
     }
 
     /// A string over the length limit, or one yajl has unescaped into its own buffer.
@@ -391,27 +412,37 @@ public final class JSONParser {
 
     @inline(__always)
     fileprivate func onOpen(_ kind: JSONTapeToken.Kind) -> Int32 {
-        depth &+= 1
-        guard depth <= configuration.maxDepth else { return tooDeep() }
-        tape.openContainer(kind)
-        return 1
+        let deeper = depth &+ 1
+        if deeper <= configuration.maxDepth, tape.openContainerIfRoom(kind) {
+            depth = deeper
+            return 1
+        }
+        return JSONParser.onOpenOther(self, kind)
     }
 
+    /// An open past the depth limit, or one for which the tape must grow.
     @inline(never)
-    private func tooDeep() -> Int32 {
-        fail(
-            JSONError(
-                .depthLimitExceeded, byteOffset: tokenEnd - 1, message: "nesting deeper than \(configuration.maxDepth)")
-        )
+    private static func onOpenOther(_ parser: JSONParser, _ kind: JSONTapeToken.Kind) -> Int32 {
+        parser.openOther(kind)
+    }
+
+    private func openOther(_ kind: JSONTapeToken.Kind) -> Int32 {
+        depth &+= 1
+        guard depth <= configuration.maxDepth else {
+            return fail(
+                JSONError(
+                    .depthLimitExceeded, byteOffset: tokenEnd - 1,
+                    message: "nesting deeper than \(configuration.maxDepth)"))
+        }
+        tape.openContainer(kind)
+        return 1
     }
 
     @inline(__always)
     fileprivate func onClose() -> Int32 {
         tape.closeContainer()
         depth &-= 1
-        // A close usually ends the payload's value: counted inline, without the call.
-        if depth == 0 { countTopLevelValue() }
-        return 1
+        return valueDone()
     }
 
     private func fail(_ error: JSONError) -> Int32 {

@@ -151,6 +151,34 @@ final class JSONTape {
         appendStringToken(kind, a: UInt32(truncatingIfNeeded: offset) | JSONTape.arenaFlag, count: arenaCount - offset)
     }
 
+    /// Appends a string or key token for bytes of the payload itself, when the token array has
+    /// room; returns false, appending nothing, when it must grow first (the caller's slow path
+    /// then appends with ``appendInputString(_:offset:count:)``). No call on the way, so a
+    /// callback whose fast path is only this keeps to scratch registers.
+    @inline(__always)
+    func appendInputStringIfRoom(_ kind: JSONTapeToken.Kind, offset: Int, count: Int) -> Bool {
+        let index = tokenCount
+        guard index != tokenCapacity else { return false }
+        (tokens + index).initialize(
+            to: JSONTapeToken(kind: kind, a: UInt32(truncatingIfNeeded: offset), b: UInt32(truncatingIfNeeded: count)))
+        tokenCount = index &+ 1
+        return true
+    }
+
+    /// Opens a container when both the token array and the open-container stack have room;
+    /// returns false, changing nothing, otherwise (then use ``openContainer(_:)``).
+    @inline(__always)
+    func openContainerIfRoom(_ kind: JSONTapeToken.Kind) -> Bool {
+        let index = tokenCount
+        let depth = openCount
+        guard index != tokenCapacity, depth != openCapacity else { return false }
+        open[depth] = index
+        openCount = depth &+ 1
+        (tokens + index).initialize(to: JSONTapeToken(kind: kind, a: 0, b: 0))
+        tokenCount = index &+ 1
+        return true
+    }
+
     /// Appends a string, key or number token.
     @inline(__always)
     private func appendStringToken(_ kind: JSONTapeToken.Kind, a: UInt32, count: Int) {
