@@ -10,6 +10,7 @@ enum UTF8Validation {
     static func firstInvalidIndex(_ bytes: UnsafeRawBufferPointer) -> Int? {
         let count = bytes.count
         guard let base = bytes.baseAddress else { return nil }
+        @inline(__always) func byte(_ k: Int) -> UInt8 { base.load(fromByteOffset: k, as: UInt8.self) }
         var i = 0
         while i < count {
             // ASCII fast path: eight bytes at a time, then straight to the word's first byte of
@@ -30,11 +31,41 @@ enum UTF8Validation {
                 if high == 0 { break }
                 i &+= high.trailingZeroBitCount >> 3
             }
-            let lead = base.load(fromByteOffset: i, as: UInt8.self)
+            let lead = byte(i)
             if lead < 0x80 {
-                i += 1
+                i &+= 1
                 continue
             }
+            // Three bytes after the lead are in bounds (all but the payload's last few bytes):
+            // each form is told by one range test on the lead and checked with plain loads.
+            if i &+ 3 < count {
+                let b1 = byte(i &+ 1)
+                if lead &- 0xC2 <= 0xDF - 0xC2 {
+                    guard b1 & 0xC0 == 0x80 else { return i }
+                    i &+= 2
+                    continue
+                }
+                if lead & 0xF0 == 0xE0 {
+                    // E0: A0-BF (no overlongs); ED: 80-9F (no surrogates); others 80-BF.
+                    let low: UInt8 = lead == 0xE0 ? 0xA0 : 0x80
+                    let high: UInt8 = lead == 0xED ? 0x9F : 0xBF
+                    guard b1 >= low, b1 <= high, byte(i &+ 2) & 0xC0 == 0x80 else { return i }
+                    i &+= 3
+                    continue
+                }
+                if lead &- 0xF0 <= 0xF4 - 0xF0 {
+                    // F0: 90-BF (no overlongs); F4: 80-8F (nothing past U+10FFFF); others 80-BF.
+                    let low: UInt8 = lead == 0xF0 ? 0x90 : 0x80
+                    let high: UInt8 = lead == 0xF4 ? 0x8F : 0xBF
+                    guard b1 >= low, b1 <= high, byte(i &+ 2) & 0xC0 == 0x80, byte(i &+ 3) & 0xC0 == 0x80 else {
+                        return i
+                    }
+                    i &+= 4
+                    continue
+                }
+                return i
+            }
+            // Near the end: every byte checked against the bounds.
             if let length = sequenceLength(base, i, count, lead) {
                 i += length
             } else {
