@@ -33,22 +33,25 @@ enum JSONPayloadScan {
             high |= word
             control |= (word &- 0x2020_2020_2020_2020) & ~word
         }
-        if count >= 8 {
-            var i = 0
-            if count >= 16 {
-                // Sixteen bytes a step: the same operations on two words at once (one vector).
-                var high2 = SIMD2<UInt64>()
-                var control2 = SIMD2<UInt64>()
-                while i &+ 16 <= count {
-                    let words = base.loadUnaligned(fromByteOffset: i, as: SIMD2<UInt64>.self)
-                    high2 |= words
-                    control2 |= (words &- SIMD2(repeating: 0x2020_2020_2020_2020)) & ~words
-                    i &+= 16
-                }
-                high = high2[0] | high2[1]
-                control = control2[0] | control2[1]
+        if count >= 16 {
+            // Sixteen bytes a step: the same operations on two words at once (one vector), the
+            // last step on the last sixteen bytes (overlapping bytes already seen; harmless).
+            var high2 = SIMD2<UInt64>()
+            var control2 = SIMD2<UInt64>()
+            @inline(__always) func take2(_ words: SIMD2<UInt64>) {
+                high2 |= words
+                control2 |= (words &- SIMD2(repeating: 0x2020_2020_2020_2020)) & ~words
             }
-            if i &+ 8 <= count { take(base.loadUnaligned(fromByteOffset: i, as: UInt64.self)) }
+            var i = 0
+            while i &+ 16 < count {
+                take2(base.loadUnaligned(fromByteOffset: i, as: SIMD2<UInt64>.self))
+                i &+= 16
+            }
+            take2(base.loadUnaligned(fromByteOffset: count &- 16, as: SIMD2<UInt64>.self))
+            high = high2[0] | high2[1]
+            control = control2[0] | control2[1]
+        } else if count >= 8 {
+            take(base.loadUnaligned(as: UInt64.self))
             take(base.loadUnaligned(fromByteOffset: count &- 8, as: UInt64.self))  // overlaps; harmless
         } else {
             var word: UInt64 = 0x2020_2020_2020_2020  // spaces: neither high nor control
