@@ -155,8 +155,9 @@ final class Suite {
         let assembled4k = ours.first { $0.name == "ours: bytes -> assembled message, 4 KiB chunks" }!
         let message4k = ours.first { $0.name == "ours: bytes -> message (MessageDecoder), 4 KiB chunks" }!
         // The time targets use paired runs (baseline and ours alternately, median of the pair
-        // ratios): on a shared machine that is what keeps one slow moment from deciding.
-        let pairs = max(runs, 9)
+        // ratios): on a shared machine that is what keeps one slow moment from deciding. Fifteen
+        // pairs at least: with nine, the medians of three invocations in a row spread by 0.05.
+        let pairs = max(runs, 15)
         progress("\(group): paired runs for the targets")
         let typedVsCopy = pairedRatio(
             runs: pairs, baseline: { Ceilings.yajlCopy(home) }, ours: { Pipelines.typedEvents(bytes, chunk: 4096) })
