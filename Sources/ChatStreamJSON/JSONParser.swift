@@ -295,6 +295,7 @@ public final class JSONParser {
         parser.otherString(kind, pointer, length)
     }
 
+    @inline(__always)
     private func otherString(_ kind: JSONTapeToken.Kind, _ pointer: UnsafePointer<UInt8>?, _ length: Int) -> Int32 {
         if length <= configuration.maxStringBytes, let pointer, let base = input.baseAddress,
             UnsafeRawPointer(pointer) >= base, UnsafeRawPointer(pointer) + length <= base + input.count
@@ -303,7 +304,9 @@ public final class JSONParser {
         } else if let error = appendOtherString(kind, UnsafeRawBufferPointer(start: pointer, count: length)) {
             return fail(error)
         }
-        return kind == .key ? 1 : valueDone()
+        // A top-level string (an AI SDK v4 part) ends its value: counted here, without a further call.
+        if kind != .key, depth == 0 { countTopLevelValue() }
+        return 1
     }
 
     /// A string over the length limit, or one yajl has unescaped into its own buffer.
