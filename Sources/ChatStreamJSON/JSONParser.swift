@@ -429,6 +429,7 @@ public final class JSONParser {
         parser.openOther(kind)
     }
 
+    @inline(__always)
     private func openOther(_ kind: JSONTapeToken.Kind) -> Int32 {
         depth &+= 1
         guard depth <= configuration.maxDepth else {

@@ -62,10 +62,8 @@ public struct UIMessageStreamDialect: StreamDialect {
                 {
                     if deltaBytes {
                         // Handed over only when both are strings (nil, or nil inside, otherwise).
-                        if case .some(.some) = try delta.withUTF8({ text in try id.withUTF8({ try textDelta($0, text) })
-                        }) {
-                            return
-                        }
+                        let handed: Void?? = try delta.withUTF8 { text in try id.withUTF8 { try textDelta($0, text) } }
+                        if case .some(.some) = handed { return }
                     } else if let text = delta.string, let partID = partIDs.string(id) {
                         try emit(.textDelta(id: partID, delta: text))
                         return
