@@ -246,9 +246,9 @@ public struct JSONElement {
     /// Whether two members of the object at `index` have the same key, compared as bytes in the
     /// tape (no `String` made). Objects are small as a rule, so every pair is compared, mostly
     /// by length alone; past 64 members the answer is simply yes (the caller then looks keys up).
-    private static func hasRepeatedKey(_ tape: JSONTape, _ index: Int) -> Bool {
+    private static func hasRepeatedKey(_ tape: JSONTape, _ index: Int, memberCount: Int) -> Bool {
         let token = tape.tokens[index]
-        guard tape.childCount(of: index) <= 64 else { return true }
+        guard memberCount <= 64 else { return true }
         var i = index + 1
         while i < Int(token.a) {
             let key = tape.bytes(of: tape.tokens[i])
@@ -284,7 +284,7 @@ public struct JSONElement {
             var object = JSONObject()
             let count = tape.childCount(of: index)
             object.reserveCapacity(count)
-            let repeats = count > 1 && hasRepeatedKey(tape, index)
+            let repeats = count > 1 && hasRepeatedKey(tape, index, memberCount: count)
             var positions: [JSONKey: Int] = [:]
             var i = index + 1
             while i < Int(token.a) {
