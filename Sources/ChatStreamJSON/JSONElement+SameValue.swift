@@ -11,7 +11,7 @@ extension JSONElement {
     /// list the same keys in the same order (trees also accept another order). Anything else
     /// answers false, and the caller compares trees, so the answer never differs from theirs
     /// when it is true. Allocates nothing for nulls, booleans, strings, integers, arrays and objects.
-    package func surelyEquals(_ value: JSONValue) -> Bool {
+    package func surelyEquals(_ value: JSONTree) -> Bool {
         switch (kind, value) {
         case (.null, .null): return true
         case (.bool, .bool(let other)): return bool == other

@@ -239,7 +239,7 @@ public struct JSONElement {
     }
 
     /// This value as a tree. A key that repeats keeps its last value.
-    public var jsonValue: JSONValue {
+    public var jsonValue: JSONTree {
         JSONElement.materialize(tape, index)
     }
 
@@ -262,17 +262,17 @@ public struct JSONElement {
         return false
     }
 
-    private static func materialize(_ tape: JSONTape, _ index: Int) -> JSONValue {
+    private static func materialize(_ tape: JSONTape, _ index: Int) -> JSONTree {
         let token = tape.tokens[index]
         func bytes() -> UnsafeRawBufferPointer { tape.bytes(of: token) }
         switch token.kind {
         case .null: return .null
         case .falseValue: return .bool(false)
         case .trueValue: return .bool(true)
-        case .number: return JSONNumber(validLiteral: bytes()).map(JSONValue.number) ?? .null
+        case .number: return JSONNumber(validLiteral: bytes()).map(JSONTree.number) ?? .null
         case .string, .key: return .string(String(tapeUTF8: bytes()))
         case .array:
-            var elements: [JSONValue] = []
+            var elements: [JSONTree] = []
             elements.reserveCapacity(tape.childCount(of: index))
             var i = index + 1
             while i < Int(token.a) {

@@ -8,12 +8,12 @@
 /// existing key replaces its value in place, and a parsed object with a repeated key keeps
 /// the last value at the position of the first.
 public struct JSONObject: Sendable, Hashable, Sequence {
-    public typealias Element = (key: String, value: JSONValue)
+    public typealias Element = (key: String, value: JSONTree)
 
     /// The keys, in order.
     public private(set) var keys: [String]
     /// The values, in the order of ``keys``.
-    public private(set) var values: [JSONValue]
+    public private(set) var values: [JSONTree]
 
     /// An empty object.
     public init() {
@@ -22,7 +22,7 @@ public struct JSONObject: Sendable, Hashable, Sequence {
     }
 
     /// An object with these members in this order; a repeated key keeps its last value.
-    public init(_ members: some Sequence<(String, JSONValue)>) {
+    public init(_ members: some Sequence<(String, JSONTree)>) {
         self.init()
         for (key, value) in members { self[key] = value }
     }
@@ -34,7 +34,7 @@ public struct JSONObject: Sendable, Hashable, Sequence {
     public var isEmpty: Bool { keys.isEmpty }
 
     /// The value for `key`; setting `nil` removes the member.
-    public subscript(key: String) -> JSONValue? {
+    public subscript(key: String) -> JSONTree? {
         get {
             guard let index = index(ofKey: key) else { return nil }
             return values[index]
@@ -69,14 +69,14 @@ public struct JSONObject: Sendable, Hashable, Sequence {
 
     /// Appends a member without looking for an existing key: the caller guarantees the key is new.
     @usableFromInline
-    mutating func appendUnchecked(key: String, value: JSONValue) {
+    mutating func appendUnchecked(key: String, value: JSONTree) {
         keys.append(key)
         values.append(value)
     }
 
     /// Replaces the value at a position.
     @usableFromInline
-    mutating func replaceValue(at index: Int, with value: JSONValue) {
+    mutating func replaceValue(at index: Int, with value: JSONTree) {
         values[index] = value
     }
 

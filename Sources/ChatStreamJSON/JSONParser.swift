@@ -94,17 +94,17 @@ public final class JSONParser {
     }
 
     /// Parses one JSON value into a tree.
-    public func parseValue(_ bytes: UnsafeRawBufferPointer, streamOffset: Int = 0) throws -> JSONValue {
+    public func parseValue(_ bytes: UnsafeRawBufferPointer, streamOffset: Int = 0) throws -> JSONTree {
         try parse(bytes, streamOffset: streamOffset) { $0.jsonValue }
     }
 
     /// Parses one JSON value from an array of bytes into a tree.
-    public func parseValue(_ bytes: [UInt8], streamOffset: Int = 0) throws -> JSONValue {
+    public func parseValue(_ bytes: [UInt8], streamOffset: Int = 0) throws -> JSONTree {
         try bytes.withUnsafeBytes { try parseValue($0, streamOffset: streamOffset) }
     }
 
     /// Parses one JSON value from a string into a tree.
-    public func parseValue(_ text: String) throws -> JSONValue {
+    public func parseValue(_ text: String) throws -> JSONTree {
         var text = text
         return try text.withUTF8 { try parseValue(UnsafeRawBufferPointer($0)) }
     }

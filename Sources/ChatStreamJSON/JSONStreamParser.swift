@@ -31,16 +31,16 @@ public struct JSONStreamParser {
     }
 
     /// Feeds the next piece and returns the values it completes.
-    public mutating func feed(_ bytes: [UInt8]) throws -> [JSONValue] {
-        var values: [JSONValue] = []
+    public mutating func feed(_ bytes: [UInt8]) throws -> [JSONTree] {
+        var values: [JSONTree] = []
         try bytes.withUnsafeBytes { buffer in try feed(buffer) { values.append($0.jsonValue) } }
         return values
     }
 
     /// Ends the input: returns a value still pending (a top-level number), or throws when the
     /// input ended inside a value.
-    public mutating func finish() throws -> [JSONValue] {
-        var values: [JSONValue] = []
+    public mutating func finish() throws -> [JSONTree] {
+        var values: [JSONTree] = []
         let parser = self.parser
         try framer.finish { value, offset in values.append(try parser.parseValue(value, streamOffset: offset)) }
         return values

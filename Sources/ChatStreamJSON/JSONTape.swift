@@ -7,7 +7,7 @@
 // so a reader skips a whole subtree in one step. Storage is raw memory the tape owns and reuses
 // from value to value: appending is a bounds check and a store (no reference counting, no
 // copy-on-write checks), so parsing a stream of small events allocates nothing in steady state. Readers
-// use `JSONElement`, a cursor into the tape; a `JSONValue` tree is built only on request.
+// use `JSONElement`, a cursor into the tape; a `JSONTree` tree is built only on request.
 
 @usableFromInline
 struct JSONTapeToken {

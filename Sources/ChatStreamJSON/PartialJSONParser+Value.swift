@@ -1,4 +1,4 @@
-// The partial value: the parser's stack seen as a JSONValue.
+// The partial value: the parser's stack seen as a JSONTree.
 //
 // Cost of one read: O(depth + members of the open containers + length of a number under way).
 // Completed members and the string under way are shared with the parser by copy-on-write, not
@@ -20,14 +20,14 @@ extension PartialJSONParser {
     /// The result shares storage with the parser: keeping it past the next `append` makes that
     /// append copy the string or member list under way once (copy-on-write); a UI that keeps only
     /// the latest value, released before the next delta, stays linear.
-    public var value: JSONValue? {
+    public var value: JSONTree? {
         var work = 0
         return value(countingWork: &work)
     }
 
     /// ``value``, adding to `work` the number of nodes and member slots it touched (tests check
     /// the total stays linear).
-    func value(countingWork work: inout Int) -> JSONValue? {
+    func value(countingWork work: inout Int) -> JSONTree? {
         if let root { return root }
         var current = partialToken(countingWork: &work)
         var index = stack.count - 1
@@ -39,7 +39,7 @@ extension PartialJSONParser {
     }
 
     /// The token under way as a value, when it is one so far.
-    private func partialToken(countingWork work: inout Int) -> JSONValue? {
+    private func partialToken(countingWork work: inout Int) -> JSONTree? {
         switch state {
         case .string, .escape, .unicode, .afterHighSurrogate, .afterHighSurrogateBackslash:
             work += 1
@@ -47,7 +47,7 @@ extension PartialJSONParser {
         case .number:
             guard numberState.isAccepting else { return nil }
             work += number.count
-            return number.withUnsafeBytes { JSONNumber(validLiteral: $0) }.map(JSONValue.number)
+            return number.withUnsafeBytes { JSONNumber(validLiteral: $0) }.map(JSONTree.number)
         default:
             return nil
         }
@@ -61,7 +61,7 @@ extension PartialJSONParser {
 
 extension PartialJSONParser.Frame {
     /// This container as a value, with `child` (the partial member under way) added last.
-    func snapshot(adding child: JSONValue?, countingWork work: inout Int) -> JSONValue {
+    func snapshot(adding child: JSONTree?, countingWork work: inout Int) -> JSONTree {
         work += 1
         if isObject {
             guard let child, let key else { return .object(object) }

@@ -8,7 +8,7 @@
 // Design
 // - A state machine over bytes: `state` says what is expected next (a value, a key, `:`, `,` or a
 //   closer) or which token is being lexed (string, escape, `\u` digits, number, literal).
-// - `stack` holds the open containers: completed members in a `[JSONValue]` or ``JSONObject`` that
+// - `stack` holds the open containers: completed members in a `[JSONTree]` or ``JSONObject`` that
 //   are only ever appended to (amortized O(1)), plus the key whose value is under way.
 // - A string under way is a Swift `String` appended to in runs: each chunk's plain bytes are
 //   validated as UTF-8 byte by byte (a sequence split across chunks is held in `utf8Scalar` until
@@ -94,7 +94,7 @@ public struct PartialJSONParser: Sendable {
         let isObject: Bool
         /// Where its `[` or `{` is, for messages.
         let openOffset: Int
-        var elements: [JSONValue] = []
+        var elements: [JSONTree] = []
         var object = JSONObject()
         /// The key whose value is under way (objects).
         var key: String?
@@ -114,7 +114,7 @@ public struct PartialJSONParser: Sendable {
         }
 
         /// Adds a completed member; a repeated key keeps its last value at its first position.
-        mutating func insert(_ value: JSONValue, forKey key: String) {
+        mutating func insert(_ value: JSONTree, forKey key: String) {
             if let index = index(of: key) {
                 object.replaceValue(at: index, with: value)
                 return
@@ -137,7 +137,7 @@ public struct PartialJSONParser: Sendable {
     private var raw: [UInt8] = []
     var state = State.value
     var stack: [Frame] = []
-    var root: JSONValue?
+    var root: JSONTree?
     private var failure: PartialJSONError?
 
     /// Where the token under way (string, number, literal) began.
@@ -160,7 +160,7 @@ public struct PartialJSONParser: Sendable {
     var number: [UInt8] = []
     var numberState = NumberState.sign
     private var literalText: StaticString = "null"
-    private var literalValue = JSONValue.null
+    private var literalValue = JSONTree.null
     private var literalIndex = 0
 
     /// Bytes run through the state machine (a test checks the total work stays linear).
@@ -206,7 +206,7 @@ public struct PartialJSONParser: Sendable {
     /// - Throws: the error that stopped the parser, or ``PartialJSONError/Kind/truncated`` naming
     ///   what is missing (`unterminated string that starts at byte 9; missing '}' to close the
     ///   object opened at byte 0`) with the input's length as the offset.
-    public mutating func finish() throws -> JSONValue {
+    public mutating func finish() throws -> JSONTree {
         if let failure { throw failure }
         if let root { return root }
         if state == .number, stack.isEmpty, numberState.isAccepting {
@@ -544,7 +544,7 @@ public struct PartialJSONParser: Sendable {
     }
 
     /// Places a completed value in its container, or makes it the result.
-    private mutating func complete(_ value: JSONValue) {
+    private mutating func complete(_ value: JSONTree) {
         guard !stack.isEmpty else {
             root = value
             state = .done

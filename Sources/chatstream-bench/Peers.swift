@@ -57,8 +57,8 @@ struct HistoryPage: Decodable {
             var text: String?
             var toolCallId: String?
             var toolName: String?
-            var input: JSONValue?
-            var output: JSONValue?
+            var input: JSONTree?
+            var output: JSONTree?
         }
         struct Metadata: Decodable { var score: Double? }
         var id: String

@@ -170,7 +170,7 @@ enum Pipelines {
     }
 
     /// The tool input as the assembler holds it at the end (for the correctness check).
-    static func toolInputValue(_ bytes: [UInt8]) -> JSONValue? {
+    static func toolInputValue(_ bytes: [UInt8]) -> JSONTree? {
         var decoder = StreamDecoder<UIMessageStreamDialect>()
         var assembler = MessageAssembler()
         bytes.withUnsafeBytes { raw in
@@ -180,7 +180,7 @@ enum Pipelines {
         return assembler.finish()[0].toolCalls.first?.input
     }
 
-    /// A history page parsed into a JSONValue tree; returns the number of messages.
+    /// A history page parsed into a JSONTree tree; returns the number of messages.
     static func historyPage(_ parser: JSONParser, _ bytes: [UInt8]) -> Int {
         let value = try! parser.parseValue(bytes)
         return value["data"]?.arrayValue?.count ?? 0

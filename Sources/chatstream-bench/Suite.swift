@@ -262,14 +262,14 @@ final class Suite {
         let parser = JSONParser()
         precondition(Pipelines.historyPage(parser, page) == 100 && Peers.historyPage(page) == 100)
         let historyGroup = "history page (100 messages, \(page.count / 1000) kB) x \(repeats)"
-        let ourPage = add(historyGroup, "ours: JSONParser -> JSONValue", bytes: page.count * repeats, events: repeats) {
+        let ourPage = add(historyGroup, "ours: JSONParser -> JSONTree", bytes: page.count * repeats, events: repeats) {
             (0..<repeats).reduce(0) { sum, _ in sum + Pipelines.historyPage(parser, page) }
         }
         let theirPage = add(historyGroup, "peers: JSONDecoder -> Codable", bytes: page.count * repeats, events: repeats)
         {
             (0..<repeats).reduce(0) { sum, _ in sum + Peers.historyPage(page) }
         }
-        ratios.append(("history page: JSONParser -> JSONValue / JSONDecoder", theirPage.seconds / ourPage.seconds))
+        ratios.append(("history page: JSONParser -> JSONTree / JSONDecoder", theirPage.seconds / ourPage.seconds))
 
         if let gigabyte {
             targets.append(

@@ -190,7 +190,7 @@ enum ReplayCommand {
         let type = value["type"]?.stringValue ?? "event"
         var rest = value.objectValue ?? JSONObject()
         rest["type"] = nil
-        return rest.isEmpty ? type : type + " " + JSONValue.object(rest).jsonText
+        return rest.isEmpty ? type : type + " " + JSONTree.object(rest).jsonText
     }
 
     /// A readable form of an assembled message.

@@ -93,10 +93,10 @@ struct CLITests {
         return server
     }
 
-    static func json(_ line: Substring) throws -> JSONValue { try JSONValue(parsing: Array(line.utf8)) }
+    static func json(_ line: Substring) throws -> JSONTree { try JSONTree(parsing: Array(line.utf8)) }
 
     /// The first line of `run`'s stdout as JSON.
-    static func firstJSON(_ run: Run) throws -> JSONValue {
+    static func firstJSON(_ run: Run) throws -> JSONTree {
         guard let line = run.lines.first else { throw CLIFailure(message: "no output: \(run)") }
         return try json(line)
     }
@@ -204,7 +204,7 @@ struct CLITests {
         defer { server.stop() }
         let home = try Home()
         let base = ["--base-url", "http://127.0.0.1:\(server.port)"]
-        func chat(_ text: String) async throws -> JSONValue {
+        func chat(_ text: String) async throws -> JSONTree {
             let run = try await home.run(["chat", "--json"] + base + [text])
             #expect(run.status == 0, "\(run)")
             return try Self.firstJSON(run)

@@ -20,7 +20,7 @@ indirect enum Node: Equatable, CustomStringConvertible {
     case array([Node])
     case object([[UInt8]: Node])
 
-    init(_ value: JSONValue) {
+    init(_ value: JSONTree) {
         switch value {
         case .null: self = .null
         case .bool(let b): self = .bool(b)

@@ -5,7 +5,7 @@ import Testing
 @Suite struct JSONParserTests {
     let parser = JSONParser()
 
-    func parse(_ text: String) throws -> JSONValue { try parser.parseValue(Array(text.utf8)) }
+    func parse(_ text: String) throws -> JSONTree { try parser.parseValue(Array(text.utf8)) }
 
     @Test func parsesAllKindsAndKeepsKeyOrder() throws {
         let value = try parse(#" {"b":1,"a":[true,false,null,"x",-2.5e3],"c":{}} "#)

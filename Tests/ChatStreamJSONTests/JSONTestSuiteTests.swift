@@ -56,9 +56,9 @@ import Testing
 
 /// The same suite fed one byte at a time through the push parser.
 @Suite struct JSONTestSuiteBytewiseTests {
-    static func parseBytewise(_ bytes: [UInt8]) throws -> [JSONValue] {
+    static func parseBytewise(_ bytes: [UInt8]) throws -> [JSONTree] {
         var stream = JSONStreamParser()
-        var values: [JSONValue] = []
+        var values: [JSONTree] = []
         for byte in bytes { values += try stream.feed([byte]) }
         values += try stream.finish()
         return values

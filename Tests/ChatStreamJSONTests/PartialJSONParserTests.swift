@@ -6,10 +6,10 @@ import Testing
 
 /// Feeds `pieces` and returns the value read after each piece and the finished value.
 private func run(_ pieces: [[UInt8]], parser: PartialJSONParser = PartialJSONParser()) throws -> (
-    partials: [JSONValue?], final: JSONValue
+    partials: [JSONTree?], final: JSONTree
 ) {
     var parser = parser
-    var partials: [JSONValue?] = []
+    var partials: [JSONTree?] = []
     for piece in pieces {
         try parser.append(piece)
         partials.append(parser.value)
@@ -18,7 +18,7 @@ private func run(_ pieces: [[UInt8]], parser: PartialJSONParser = PartialJSONPar
 }
 
 /// The value of `text` parsed whole, without finishing (the partial value of a prefix).
-private func partialValue(_ bytes: [UInt8]) throws -> JSONValue? {
+private func partialValue(_ bytes: [UInt8]) throws -> JSONTree? {
     var parser = PartialJSONParser()
     try parser.append(bytes)
     return parser.value
@@ -36,13 +36,13 @@ private func failure(_ pieces: [[UInt8]], parser: PartialJSONParser = PartialJSO
     }
 }
 
-// MARK: - Oracle: Foundation's JSONSerialization, converted to JSONValue
+// MARK: - Oracle: Foundation's JSONSerialization, converted to JSONTree
 
-private func oracle(_ bytes: [UInt8]) throws -> JSONValue {
+private func oracle(_ bytes: [UInt8]) throws -> JSONTree {
     convert(try JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed]))
 }
 
-private func convert(_ any: Any) -> JSONValue {
+private func convert(_ any: Any) -> JSONTree {
     switch any {
     case is NSNull:
         return .null
@@ -65,7 +65,7 @@ private func convert(_ any: Any) -> JSONValue {
 }
 
 /// Equality with numbers compared as doubles (Foundation does not keep integer/decimal kinds exactly).
-private func sameJSON(_ a: JSONValue, _ b: JSONValue) -> Bool {
+private func sameJSON(_ a: JSONTree, _ b: JSONTree) -> Bool {
     switch (a, b) {
     case (.number(let x), .number(let y)):
         let dx = x.doubleValue, dy = y.doubleValue
@@ -142,8 +142,8 @@ struct PartialJSONParserTests {
             ("-0", 0),
             (#"{"a":1,"a":2"#, ["a": 2]),
             (#"{"a":1,"b":2,"a":"x"#, ["a": "x", "b": 2]),
-        ] as [(String, JSONValue?)])
-    func partialValueOfPrefixIsWhatTheUserShouldSee(prefix: String, expected: JSONValue?) throws {
+        ] as [(String, JSONTree?)])
+    func partialValueOfPrefixIsWhatTheUserShouldSee(prefix: String, expected: JSONTree?) throws {
         for chunking in Chunkings.all(of: Array(prefix.utf8)) {
             var parser = PartialJSONParser()
             for piece in chunking.pieces { try parser.append(piece) }
@@ -206,7 +206,7 @@ struct PartialJSONParserTests {
         // Reads share storage with the parser; later appends must copy, not mutate, what was handed out.
         let document = #"{"a":[1,{"b":"xyz"}],"c":"long string under way"}"#
         var parser = PartialJSONParser()
-        var kept: [(JSONValue?, String)] = []
+        var kept: [(JSONTree?, String)] = []
         for byte in document.utf8 {
             try parser.append([byte])
             let value = parser.value
@@ -222,7 +222,7 @@ struct PartialJSONParserTests {
     @Test func escapesAndMultiByteCharactersSplitAtEveryPairOfPlacesDecodeTheSame() throws {
         let document = #"["\u00e9\uD83D\uDE00\ud800x\\\"\/\b\f\n\r\t", "é中😀𐍈", "\udc00\ud83d"]"#
         let bytes = Array(document.utf8)
-        let expected: JSONValue = ["é😀\u{FFFD}x\\\"/\u{08}\u{0C}\n\r\t", "é中😀𐍈", "\u{FFFD}\u{FFFD}"]
+        let expected: JSONTree = ["é😀\u{FFFD}x\\\"/\u{08}\u{0C}\n\r\t", "é中😀𐍈", "\u{FFFD}\u{FFFD}"]
         for first in 0...bytes.count {
             for second in first...bytes.count {
                 let pieces = [Array(bytes[..<first]), Array(bytes[first..<second]), Array(bytes[second...])]
@@ -238,7 +238,7 @@ struct PartialJSONParserTests {
     // MARK: Numbers
 
     @Test(arguments: [
-        ("-9223372036854775808", JSONValue.number(JSONNumber(Int64.min))),
+        ("-9223372036854775808", JSONTree.number(JSONNumber(Int64.min))),
         ("9223372036854775807", .number(JSONNumber(Int64.max))),
         ("123456789012345678901234567890", .number(JSONNumber(literal: "123456789012345678901234567890")!)),
         ("-0.5", -0.5),
@@ -246,7 +246,7 @@ struct PartialJSONParserTests {
         ("2E+3", 2000.0),
         ("0", 0),
     ])
-    func numbersKeepTheirExactValue(text: String, expected: JSONValue) throws {
+    func numbersKeepTheirExactValue(text: String, expected: JSONTree) throws {
         for chunking in Chunkings.all(of: Array("[\(text),\(text)]".utf8)) {
             #expect(try run(chunking.pieces).final == [expected, expected], "\(chunking)")
         }

@@ -17,18 +17,18 @@ struct APIResponse {
 
     func header(_ name: String) -> String? { headers.first { $0.0.lowercased() == name.lowercased() }?.1 }
     var text: String { String(decoding: body, as: UTF8.self) }
-    var json: JSONValue { (try? JSONValue(parsing: body)) ?? .null }
+    var json: JSONTree { (try? JSONTree(parsing: body)) ?? .null }
     var errorCode: String? { json["error"]?["code"]?.stringValue }
 
     /// The UI message stream chunks (`data:` JSON), and whether `[DONE]` ended it.
-    var streamChunks: (chunks: [JSONValue], done: Bool) {
-        var chunks: [JSONValue] = []
+    var streamChunks: (chunks: [JSONTree], done: Bool) {
+        var chunks: [JSONTree] = []
         var done = false
         for event in text.components(separatedBy: "\n\n") where event.hasPrefix("data: ") {
             let data = String(event.dropFirst(6))
             if data == "[DONE]" {
                 done = true
-            } else if let value = try? JSONValue(parsing: data) {
+            } else if let value = try? JSONTree(parsing: data) {
                 chunks.append(value)
             }
         }
@@ -86,7 +86,7 @@ final class APIFixture {
         if let conversation { body["conversationId"] = .string(conversation) }
         body["stream"] = .bool(stream)
         return try request(
-            "POST", api("chat"), device: device, token: token, headers: headers, body: JSONValue.object(body).jsonText)
+            "POST", api("chat"), device: device, token: token, headers: headers, body: JSONTree.object(body).jsonText)
     }
 
     /// Starts a conversation with `message` and returns its ID (from the finish metadata).
@@ -100,7 +100,7 @@ final class APIFixture {
 
     /// GET a page and return its items and pagination.
     func page(_ path: String, device: String? = "device-a", token: String? = nil) throws -> (
-        items: [JSONValue], cursor: String?, hasMore: Bool, total: Int?, status: Int
+        items: [JSONTree], cursor: String?, hasMore: Bool, total: Int?, status: Int
     ) {
         let response = try request("GET", path, device: device, token: token)
         let json = response.json
@@ -204,7 +204,7 @@ final class APIFixture {
 
 /// A development JWT (unsigned) whose payload's `sub` is `user`.
 func developmentToken(user: String) -> String {
-    func segment(_ value: JSONValue) -> String {
+    func segment(_ value: JSONTree) -> String {
         Data(value.jsonBytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
             .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
     }

@@ -126,7 +126,7 @@ struct ChatRouteTests {
         #expect(available["toolName"] == "get_weather")
         #expect(available["input"] == ["city": "Lisbon"])
         let deltas = chunks.filter { $0["type"] == "tool-input-delta" }.compactMap { $0["inputTextDelta"]?.stringValue }
-        #expect(try JSONValue(parsing: deltas.joined()) == ["city": "Lisbon"])
+        #expect(try JSONTree(parsing: deltas.joined()) == ["city": "Lisbon"])
         #expect(chunks.last?["finishReason"] == "tool-calls")
         #expect(chunks.last?["messageMetadata"]?["finishReason"] == "tool-calls")
         let callId = try #require(available["toolCallId"]?.stringValue)

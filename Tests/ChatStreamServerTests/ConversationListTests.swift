@@ -166,7 +166,7 @@ struct ConversationListTests {
         let id = try fixture.startConversation("x")
         let tooMany = try fixture.request(
             "PUT", fixture.api("conversations/\(id)/tags"),
-            body: JSONValue.object(JSONObject([("tags", .array((0..<26).map { .string("t\($0)") }))])).jsonText)
+            body: JSONTree.object(JSONObject([("tags", .array((0..<26).map { .string("t\($0)") }))])).jsonText)
         #expect(tooMany.errorCode == "VALIDATION_TOO_MANY_TAGS")
         let empty = try fixture.request("PUT", fixture.api("conversations/\(id)/tags"), body: #"{"tags":[""]}"#)
         #expect(empty.errorCode == "VALIDATION_INVALID_TAG")

@@ -33,7 +33,7 @@ struct ExtensionTests {
     @Test func unreadCountsFollowAgentMessagesAndReads() throws {
         let fixture = try APIFixture()
         let id = try fixture.startConversation("hello")
-        func conversation() throws -> JSONValue {
+        func conversation() throws -> JSONTree {
             try fixture.request("GET", fixture.api("conversations/\(id)")).json["data"] ?? .null
         }
         #expect(try conversation()["unreadCount"] == 1)  // the streamed reply

@@ -73,7 +73,7 @@ struct FaultAndPersistenceTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("state.json").path
         let id: String
-        let before: [JSONValue]
+        let before: [JSONTree]
         do {
             let fixture = try APIFixture(dataFile: file)
             id = try fixture.startConversation("remember me")

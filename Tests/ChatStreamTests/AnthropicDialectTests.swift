@@ -436,7 +436,8 @@ struct AnthropicOracle {
         let finishes = events.compactMap { if case .finish(let reason, let raw) = $0 { (reason, raw) } else { nil } }
         #expect(finishes.compactMap(\.1).suffix(stopReasons.count) == stopReasons[...], sourceLocation: sourceLocation)
         #expect(
-            finishes.allSatisfy { $0.0 == $0.1.map(FinishReason.init(normalizing:)) }, sourceLocation: sourceLocation)
+            finishes.allSatisfy { $0.0 == $0.1.map(StreamFinishReason.init(normalizing:)) },
+            sourceLocation: sourceLocation)
         let errors = events.compactMap { if case .error(let info) = $0 { info.code ?? "" } else { nil } }
         #expect(errors == errorTypes, sourceLocation: sourceLocation)
     }

@@ -121,7 +121,7 @@ import Testing
 
     func replayJSON(_ payload: [UInt8], _ pieces: [[UInt8]]) throws {
         let parser = JSONParser()
-        func parse() -> Result<JSONValue, JSONError> {
+        func parse() -> Result<JSONTree, JSONError> {
             do { return .success(try parser.parseValue(payload)) } catch { return .failure(error as! JSONError) }
         }
         let first = parse()
@@ -132,7 +132,7 @@ import Testing
         if case .success(let value) = first {
             #expect(try JSONParser().parseValue(value.jsonBytes) == value)
         }
-        func partial(_ pieces: [[UInt8]]) -> Result<JSONValue, PartialJSONError> {
+        func partial(_ pieces: [[UInt8]]) -> Result<JSONTree, PartialJSONError> {
             var parser = PartialJSONParser()
             do {
                 for piece in pieces {

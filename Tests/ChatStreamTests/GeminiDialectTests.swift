@@ -48,9 +48,9 @@ import Testing
     }
 
     @Test(arguments: [
-        ("MAX_TOKENS", FinishReason.length), ("SAFETY", .contentFilter), ("MALFORMED_FUNCTION_CALL", .other),
+        ("MAX_TOKENS", StreamFinishReason.length), ("SAFETY", .contentFilter), ("MALFORMED_FUNCTION_CALL", .other),
     ])
-    func finishReasonsNormalise(_ raw: String, _ reason: FinishReason) {
+    func finishReasonsNormalise(_ raw: String, _ reason: StreamFinishReason) {
         let result = Self.decode(#"[{"candidates":[{"content":{"parts":[{"text":"x"}]},"finishReason":"\#(raw)"}]}]"#)
         #expect(result.events.suffix(3) == [.textEnd(id: "text-0"), .finish(reason: reason, rawReason: raw), .done])
     }

@@ -41,7 +41,7 @@ import Testing
 
     static func textDelta(_ text: String) -> String {
         var json: [UInt8] = []
-        JSONValue.writeString(text, to: &json)
+        JSONTree.writeString(text, to: &json)
         return #"{"type":"text-delta","id":"t","delta":"# + String(decoding: json, as: UTF8.self) + "}"
     }
 

@@ -28,7 +28,7 @@ import Testing
     @Test func partialToolInputIsAvailableAfterEveryDelta() {
         var assembler = MessageAssembler()
         assembler.apply(.toolCallStart(id: "c", name: "weather", providerExecuted: false))
-        var seen: [JSONValue] = []
+        var seen: [JSONTree] = []
         for piece in [#"{"ci"#, #"ty":"Par"#, #"is","days":"#, "3", "}"] {
             assembler.apply(.toolInputDelta(id: "c", delta: piece))
             seen.append(assembler.message.toolCalls[0].input)
@@ -164,9 +164,9 @@ import Testing
         var random = SplitMix64(seed: seed)
         var assembler = MessageAssembler()
         var taking = MessageAssembler()
-        var modelParts: [MessagePart] = []
+        var modelParts: [AssembledPart] = []
         var modelOpen: (kind: Int, id: String)? = nil
-        var snapshots: [(AssembledMessage, [MessagePart])] = []
+        var snapshots: [(AssembledMessage, [AssembledPart])] = []
         for step in 0..<400 {
             let id = ["", "a", "b", "a long identifier beyond fifteen bytes"][Int.random(in: 0..<4, using: &random)]
             let delta = String(repeating: "\(step % 10)é", count: Int.random(in: 0...12, using: &random))
@@ -185,7 +185,7 @@ import Testing
             switch kind {
             case 0...4:
                 let textKind = kind <= 2 ? 0 : kind  // 0 text, 3 reasoning, 4 refusal
-                func part(_ text: String) -> MessagePart {
+                func part(_ text: String) -> AssembledPart {
                     textKind == 3 ? .reasoning(text) : textKind == 4 ? .refusal(text) : .text(text)
                 }
                 if let open = modelOpen, open.kind == textKind, open.id == id {

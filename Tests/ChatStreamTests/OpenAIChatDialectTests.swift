@@ -68,7 +68,7 @@ enum OpenAICaptures {
     }
 
     /// Compares two JSON values through Foundation, so number spellings do not matter.
-    static func sameJSON(_ value: JSONValue?, _ foundation: Any?) -> Bool {
+    static func sameJSON(_ value: JSONTree?, _ foundation: Any?) -> Bool {
         guard let value, let foundation else { return value == nil && foundation == nil }
         guard let mine = try? JSONSerialization.jsonObject(with: Data(value.jsonText.utf8), options: .fragmentsAllowed)
         else { return false }
@@ -92,9 +92,9 @@ struct Transcript {
         var name: String
         var providerExecuted: Bool
         var inputText = ""
-        var input: JSONValue?
+        var input: JSONTree?
         var inputError: String?
-        var result: JSONValue?
+        var result: JSONTree?
     }
     struct Choice {
         var text = ""
@@ -103,12 +103,12 @@ struct Transcript {
         var textParts: [String] = []
         var reasoningParts: [String] = []
         var toolCalls: [ToolCall] = []
-        var finishes: [(FinishReason?, String?)] = []
+        var finishes: [(StreamFinishReason?, String?)] = []
     }
     var choices: [Int: Choice] = [0: Choice()]
     var messageStarts: [String?] = []
     var errors: [StreamErrorInfo] = []
-    var usages: [JSONValue] = []
+    var usages: [JSONTree] = []
     var sources: [StreamSource] = []
     var doneCount = 0
     var choiceMarkers = 0
@@ -245,7 +245,8 @@ struct ChatOracle {
             #expect(choice.finishes.count == 1, "choice \(k) finishes once", sourceLocation: sourceLocation)
             #expect(choice.finishes.first?.1 == raw, sourceLocation: sourceLocation)
             #expect(
-                choice.finishes.first?.0 == raw.map(FinishReason.init(normalizing:)), sourceLocation: sourceLocation)
+                choice.finishes.first?.0 == raw.map(StreamFinishReason.init(normalizing:)),
+                sourceLocation: sourceLocation)
             let expected = (calls[k] ?? [:]).sorted { $0.key < $1.key }.map(\.value)
             #expect(choice.toolCalls.map(\.id) == expected.map(\.id), sourceLocation: sourceLocation)
             #expect(choice.toolCalls.map(\.name) == expected.map(\.name), sourceLocation: sourceLocation)

@@ -107,7 +107,7 @@ func checkAssembly(_ outcome: Outcome, inputBytes: Int) -> [AssembledMessage] {
     check(deltaBytes <= inputBytes, "\(deltaBytes) bytes of deltas from \(inputBytes) bytes of input")
     let messages = assembler.finish(error: outcome.error)
     for message in messages {
-        let joined = { (pick: (MessagePart) -> String?) in message.parts.compactMap(pick).joined() }
+        let joined = { (pick: (AssembledPart) -> String?) in message.parts.compactMap(pick).joined() }
         check(message.text == text[message.choice, default: ""], "assembled text differs from the text deltas")
         check(
             joined { if case .reasoning(let t) = $0 { t } else { nil } } == reasoning[message.choice, default: ""],

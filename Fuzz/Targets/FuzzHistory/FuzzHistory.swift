@@ -1,17 +1,17 @@
 // FuzzHistory: history pages, `{"data":[message...],"pagination":{...}}`, read as the client reads them.
 //
 // The page is parsed once with JSONParser; messages and parts are read through JSONElement into
-// JSONValue and MessagePart(json:). Options byte: bit 0 selects small JSON limits. Invariants:
+// JSONTree and AssembledPart(json:). Options byte: bit 0 selects small JSON limits. Invariants:
 // - reading a page never traps, whatever the shape (missing fields, wrong types, unknown parts);
 // - a part read from a message equals one read from the part's own JSON text (element and tree
-//   paths agree), and a part survives `jsonValue` -> MessagePart(json:) unchanged;
+//   paths agree), and a part survives `jsonValue` -> AssembledPart(json:) unchanged;
 // - the page value survives serialization; no more parts than the input has bytes.
 
 import ChatStream
 import FuzzSupport
 
 struct Page: Equatable {
-    var messages: [[MessagePart]] = []
+    var messages: [[AssembledPart]] = []
     var ids: [String?] = []
     var cursor: String?
     var hasMore: Bool?
@@ -26,13 +26,13 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let parser = JSONParser(configuration: configuration)
     let payload = input.payload
     var page = Page()
-    var tree: JSONValue?
+    var tree: JSONTree?
     do {
         try parser.parse(payload) { root in
             tree = root.jsonValue
             root["data"]?.forEachElement { message in
-                var parts: [MessagePart] = []
-                message["parts"]?.forEachElement { part in parts.append(MessagePart(json: part.jsonValue)) }
+                var parts: [AssembledPart] = []
+                message["parts"]?.forEachElement { part in parts.append(AssembledPart(json: part.jsonValue)) }
                 guard !parts.isEmpty else { return }  // a message with no parts is skipped
                 page.messages.append(parts)
                 page.ids.append(message["id"]?.string)
@@ -56,7 +56,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     // The same page read from the tree.
     var fromTree = Page()
     for message in tree["data"]?.arrayValue ?? [] {
-        let parts = (message["parts"]?.arrayValue ?? []).map(MessagePart.init(json:))
+        let parts = (message["parts"]?.arrayValue ?? []).map(AssembledPart.init(json:))
         guard !parts.isEmpty else { continue }
         fromTree.messages.append(parts)
         fromTree.ids.append(message["id"]?.stringValue)
@@ -72,7 +72,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     for parts in page.messages {
         for part in parts {
             partCount += 1
-            let again = MessagePart(json: part.jsonValue)
+            let again = AssembledPart(json: part.jsonValue)
             check(again == part, "part changed through its wire shape: \(part) -> \(again)")
         }
     }

@@ -17,7 +17,7 @@ import ChatStreamJSON
 import FuzzSupport
 
 /// Builds a tree through the public element readers only.
-func walk(_ element: JSONElement, depth: Int = 0) -> JSONValue {
+func walk(_ element: JSONElement, depth: Int = 0) -> JSONTree {
     switch element.kind {
     case .null:
         check(element.isNull, "null element is not isNull")
@@ -33,7 +33,7 @@ func walk(_ element: JSONElement, depth: Int = 0) -> JSONValue {
         check(count == string.utf8.count, "withUTF8 and string disagree in length")
         return .string(string)
     case .array:
-        var elements: [JSONValue] = []
+        var elements: [JSONTree] = []
         element.forEachElement { elements.append(walk($0, depth: depth + 1)) }
         check(element.count == elements.count, "array count \(element.count!) != \(elements.count)")
         if let last = elements.indices.last {
@@ -54,7 +54,7 @@ func walk(_ element: JSONElement, depth: Int = 0) -> JSONValue {
     }
 }
 
-func checkLookups(_ element: JSONElement, _ tree: JSONValue) {
+func checkLookups(_ element: JSONElement, _ tree: JSONTree) {
     guard element.kind == .object, case .object(let object) = tree else { return }
     // Keys compare by bytes in both: canonically equivalent keys ("é" as U+00E9 and as e + U+0301)
     // stay two keys in the tape and in the tree.
@@ -74,10 +74,10 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let parser = JSONParser(configuration: configuration)
 
     // Tape and element readers.
-    var tree: JSONValue?
+    var tree: JSONTree?
     var yajlError: JSONError?
     do {
-        tree = try parser.parse(payload) { root -> JSONValue in
+        tree = try parser.parse(payload) { root -> JSONTree in
             let walked = walk(root)
             let materialized = root.jsonValue
             check(walked == materialized, "walk and jsonValue disagree:\n\(walked)\n\(materialized)")
@@ -124,7 +124,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     }
 
     // PartialJSONParser, whole and chunked.
-    func partial(_ pieces: [ArraySlice<UInt8>]) -> Result<JSONValue, PartialJSONError> {
+    func partial(_ pieces: [ArraySlice<UInt8>]) -> Result<JSONTree, PartialJSONError> {
         var parser = PartialJSONParser(maxDepth: configuration.maxDepth, maxBytes: configuration.maxValueBytes)
         do {
             for piece in pieces {
@@ -162,10 +162,10 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 }
 
 /// The tree of the previous input, for `surelyEquals` (libFuzzer runs inputs one at a time).
-nonisolated(unsafe) var previousTree: JSONValue?
+nonisolated(unsafe) var previousTree: JSONTree?
 
 /// `value` with its first member or element dropped (nil for scalars and empty containers).
-func trimmed(_ value: JSONValue) -> JSONValue? {
+func trimmed(_ value: JSONTree) -> JSONTree? {
     switch value {
     case .array(let elements) where !elements.isEmpty: return .array(Array(elements.dropFirst()))
     case .object(let object) where !object.isEmpty:

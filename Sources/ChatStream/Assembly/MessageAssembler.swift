@@ -235,8 +235,8 @@ extension MessageAssembler {
         /// `message.parts`. It is not after ``materialize()``, until the next delta of the part.
         private(set) var openTextIsHeld = false
 
-        /// The held part as a ``MessagePart``.
-        private var openPart: MessagePart {
+        /// The held part as a ``AssembledPart``.
+        private var openPart: AssembledPart {
             switch openKind {
             case .reasoning: .reasoning(openText)
             case .refusal: .refusal(openText)
@@ -305,7 +305,7 @@ extension MessageAssembler {
             return ""
         }
 
-        private func merge(_ old: JSONValue?, _ new: JSONValue) -> JSONValue {
+        private func merge(_ old: JSONTree?, _ new: JSONTree) -> JSONTree {
             guard case .object(var merged)? = old, case .object(let additions) = new else { return new }
             for (key, value) in additions { merged[key] = value }
             return .object(merged)

@@ -65,9 +65,9 @@ public struct AnthropicDialect: StreamDialect {
     /// (a block's deltas come in a run).
     private var lastDeltaBlock: (index: Int, block: Block)?
     var toolInputs: [Int: [UInt8]] = [:]
-    var wholeInputs: [Int: JSONValue] = [:]
+    var wholeInputs: [Int: JSONTree] = [:]
     var serverToolNames: [String: String] = [:]
-    var startUsage: JSONValue?
+    var startUsage: JSONTree?
     var startStopReason: String?
     var finishEmitted = false
     var sawTerminator = false
@@ -131,7 +131,7 @@ public struct AnthropicDialect: StreamDialect {
                 } else if type.isString("message_stop") {
                     try closeOpenBlocks(emit: emit)
                     if !finishEmitted, let raw = startStopReason {
-                        try emit(.finish(reason: FinishReason(normalizing: raw), rawReason: raw))
+                        try emit(.finish(reason: StreamFinishReason(normalizing: raw), rawReason: raw))
                     }
                     finishEmitted = true
                     messageOpen = false
@@ -214,7 +214,7 @@ public struct AnthropicDialect: StreamDialect {
         }
         if let raw = root["delta"]?["stop_reason"]?.string {
             finishEmitted = true
-            try emit(.finish(reason: FinishReason(normalizing: raw), rawReason: raw))
+            try emit(.finish(reason: StreamFinishReason(normalizing: raw), rawReason: raw))
         }
     }
 

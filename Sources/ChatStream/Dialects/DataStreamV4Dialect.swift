@@ -160,7 +160,7 @@ public struct DataStreamV4Dialect: StreamDialect {
                     try parts.closeAll(emit: emit)
                     try emitUsage(root, emit: emit)
                     let raw = root["finishReason"]?.string
-                    try emit(.finish(reason: raw.map(FinishReason.init(normalizing:)), rawReason: raw))
+                    try emit(.finish(reason: raw.map(StreamFinishReason.init(normalizing:)), rawReason: raw))
                     sawFinish = true
                     try emit(.done)
                 case UInt8(ascii: "3"):

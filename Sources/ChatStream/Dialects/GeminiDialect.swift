@@ -43,7 +43,7 @@ public struct GeminiDialect: StreamDialect {
     private var finishEmitted = false
     private var sawError = false
     private var toolCallCount = 0
-    private var lastUsage: JSONValue?
+    private var lastUsage: JSONTree?
 
     /// A decoder using the configuration's JSON limits.
     public init(configuration: StreamDecoderConfiguration) {
@@ -120,7 +120,7 @@ public struct GeminiDialect: StreamDialect {
                     finishEmitted = true
                     let reason =
                         root["promptFeedback"]?["blockReason"] != nil && candidate == nil
-                        ? FinishReason.contentFilter : FinishReason(normalizing: raw)
+                        ? StreamFinishReason.contentFilter : StreamFinishReason(normalizing: raw)
                     try emit(.finish(reason: reason, rawReason: raw))
                 }
             }

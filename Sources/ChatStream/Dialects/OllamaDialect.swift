@@ -125,7 +125,7 @@ public struct OllamaDialect: StreamDialect {
                     }
                     if !usage.isEmpty { try emit(.metadata(StreamMetadata(usage: .object(usage)))) }
                     let raw = root["done_reason"]?.string
-                    try emit(.finish(reason: raw.map(FinishReason.init(normalizing:)), rawReason: raw))
+                    try emit(.finish(reason: raw.map(StreamFinishReason.init(normalizing:)), rawReason: raw))
                     sawDone = true
                     try emit(.done)
                 }

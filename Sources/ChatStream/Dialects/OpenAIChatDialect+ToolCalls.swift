@@ -59,7 +59,7 @@ struct OpenAIToolCall {
             try emit(.toolInputAvailable(id: id, name: name, input: .object(JSONObject())))
             return
         }
-        let input: JSONValue
+        let input: JSONTree
         do {
             input = try parser.parseValue(arguments)
         } catch let error as JSONError {

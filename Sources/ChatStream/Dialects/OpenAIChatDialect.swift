@@ -138,7 +138,7 @@ public struct OpenAIChatDialect: StreamDialect {
     private mutating func readChunk(
         _ root: JSONElement, offset: Int, bytes: Bool,
         textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void, emit: (StreamEvent) throws -> Void
-    ) throws -> JSONValue? {
+    ) throws -> JSONTree? {
         guard root.kind == .object else {
             throw StreamError(
                 .malformed, message: "a chunk must be a JSON object", byteOffset: offset, eventType: Self.eventType)
@@ -167,7 +167,7 @@ public struct OpenAIChatDialect: StreamDialect {
                 position += 1
             }
         }
-        var usage: JSONValue? = nil
+        var usage: JSONTree? = nil
         if let usageElement, usageElement.kind == .object {
             usage = usageElement.jsonValue
             understood = true
@@ -316,7 +316,7 @@ public struct OpenAIChatDialect: StreamDialect {
         try completeToolCalls(k, emit: emit)
         try closeParts(k, emit: emit)
         choices[k].finished = true
-        try emit(.finish(reason: raw.map(FinishReason.init(normalizing:)), rawReason: raw))
+        try emit(.finish(reason: raw.map(StreamFinishReason.init(normalizing:)), rawReason: raw))
     }
 
     private mutating func completeToolCalls(_ k: Int, emit: (StreamEvent) throws -> Void) throws {

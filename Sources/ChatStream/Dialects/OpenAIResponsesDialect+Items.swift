@@ -226,7 +226,7 @@ extension OpenAIResponsesDialect {
             try takeFinalArguments(element["arguments"] ?? element["input"], index: index, emit: emit)
             return .completeCall(outputIndex: index)
         case .providerTool(let name):
-            var input = JSONValue.object(JSONObject())
+            var input = JSONTree.object(JSONObject())
             if let action = element["action"], action.kind == .object { input = action.jsonValue }
             try emit(.toolInputAvailable(id: item.id, name: name, input: input))
             try emit(.toolResult(id: item.id, name: name, output: element.jsonValue, preliminary: false))

@@ -99,8 +99,8 @@ public struct OpenAIResponsesDialect: StreamDialect {
     }
 
     struct ResponseEnd {
-        var usage: JSONValue?
-        var reason: FinishReason
+        var usage: JSONTree?
+        var reason: StreamFinishReason
         var rawReason: String
         var error: StreamErrorInfo?
     }
@@ -216,7 +216,8 @@ public struct OpenAIResponsesDialect: StreamDialect {
         } else if type.isString("response.incomplete") {
             let raw = root["response"]?["incomplete_details"]?["reason"]?.string ?? "incomplete"
             return .endResponse(
-                ResponseEnd(usage: usage(root), reason: FinishReason(normalizing: raw), rawReason: raw, error: nil))
+                ResponseEnd(
+                    usage: usage(root), reason: StreamFinishReason(normalizing: raw), rawReason: raw, error: nil))
         } else if type.isString("response.failed") {
             var error: StreamErrorInfo? = nil
             if !errorSeen {
@@ -246,7 +247,7 @@ public struct OpenAIResponsesDialect: StreamDialect {
         return .none
     }
 
-    private func usage(_ root: JSONElement) -> JSONValue? {
+    private func usage(_ root: JSONElement) -> JSONTree? {
         guard let usage = root["response"]?["usage"], usage.kind == .object else { return nil }
         return usage.jsonValue
     }

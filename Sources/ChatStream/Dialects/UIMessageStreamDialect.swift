@@ -142,7 +142,7 @@ public struct UIMessageStreamDialect: StreamDialect {
                 extra = metadataEvents(metadata)
                 raw = raw ?? metadata["finishReason"]?.string
             }
-            extra.append(.finish(reason: raw.map(FinishReason.init(normalizing:)), rawReason: raw))
+            extra.append(.finish(reason: raw.map(StreamFinishReason.init(normalizing:)), rawReason: raw))
         } else if type.isString("tool-input-start") {
             let name = "tool-input-start"
             event = .toolCallStart(

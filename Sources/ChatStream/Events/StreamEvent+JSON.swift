@@ -3,14 +3,14 @@
 
 extension StreamEvent {
     /// The event as a JSON object with a `type` member.
-    public var jsonValue: JSONValue {
-        func object(_ type: String, _ members: [(String, JSONValue)]) -> JSONValue {
+    public var jsonValue: JSONTree {
+        func object(_ type: String, _ members: [(String, JSONTree)]) -> JSONTree {
             var object = JSONObject()
             object["type"] = .string(type)
             for (key, value) in members { object[key] = value }
             return .object(object)
         }
-        func optional(_ string: String?) -> JSONValue { string.map(JSONValue.string) ?? .null }
+        func optional(_ string: String?) -> JSONTree { string.map(JSONTree.string) ?? .null }
         switch self {
         case .messageStart(let id): return object("message-start", [("id", optional(id))])
         case .conversationAssigned(let id): return object("conversation-assigned", [("conversationId", .string(id))])

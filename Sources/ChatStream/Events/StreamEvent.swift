@@ -34,11 +34,11 @@ public enum StreamEvent: Sendable, Hashable {
     /// A piece of a tool call's input, as raw JSON text.
     case toolInputDelta(id: String, delta: String)
     /// A tool call's complete, parsed input.
-    case toolInputAvailable(id: String, name: String, input: JSONValue)
+    case toolInputAvailable(id: String, name: String, input: JSONTree)
     /// A tool call's input could not be used (the stream said so, or it was not valid JSON).
     case toolInputError(id: String, name: String?, errorText: String)
     /// A tool's result. `preliminary` results may be replaced by later ones.
-    case toolResult(id: String, name: String?, output: JSONValue, preliminary: Bool)
+    case toolResult(id: String, name: String?, output: JSONTree, preliminary: Bool)
     /// A tool failed, or its execution was denied.
     case toolOutputError(id: String, errorText: String)
     /// A source the reply cites.
@@ -46,7 +46,7 @@ public enum StreamEvent: Sendable, Hashable {
     /// A file the reply includes.
     case file(url: String, mediaType: String)
     /// An application data part (`data-<name>` in the UI message stream, `2:` in v4).
-    case data(name: String, id: String?, data: JSONValue, transient: Bool)
+    case data(name: String, id: String?, data: JSONTree, transient: Bool)
     /// A step (one model call within a multi-step reply) begins.
     case stepStart
     /// A step ends.
@@ -54,7 +54,7 @@ public enum StreamEvent: Sendable, Hashable {
     /// Metadata about the message: IDs, usage, and whatever else the server sent.
     case metadata(StreamMetadata)
     /// The reply finished: the normalised reason and the raw one from the wire.
-    case finish(reason: FinishReason?, rawReason: String?)
+    case finish(reason: StreamFinishReason?, rawReason: String?)
     /// The stream carried an error.
     case error(StreamErrorInfo)
     /// The events that follow, until the next `choice`, belong to choice `index` (OpenAI `n > 1`).
@@ -89,13 +89,13 @@ public struct StreamMetadata: Sendable, Hashable {
     public var conversationId: String?
     public var userId: String?
     /// Token or credit usage, as the wire gave it.
-    public var usage: JSONValue?
+    public var usage: JSONTree?
     /// The whole metadata object as it arrived, when it was one.
-    public var raw: JSONValue?
+    public var raw: JSONTree?
 
     public init(
         messageId: String? = nil, userMessageId: String? = nil, conversationId: String? = nil, userId: String? = nil,
-        usage: JSONValue? = nil, raw: JSONValue? = nil
+        usage: JSONTree? = nil, raw: JSONTree? = nil
     ) {
         self.messageId = messageId
         self.userMessageId = userMessageId

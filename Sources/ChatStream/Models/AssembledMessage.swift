@@ -11,15 +11,15 @@ public struct AssembledMessage: Sendable, Hashable {
     /// The ID the server gave the user's message, when it says.
     public var userMessageId: String?
     /// The parts, in stream order; adjacent deltas of one part are joined.
-    public var parts: [MessagePart]
+    public var parts: [AssembledPart]
     /// The normalised finish reason, once the stream finishes.
-    public var finishReason: FinishReason?
+    public var finishReason: StreamFinishReason?
     /// The finish reason as the wire gave it.
     public var rawFinishReason: String?
     /// Usage as the wire gave it (tokens, credits).
-    public var usage: JSONValue?
+    public var usage: JSONTree?
     /// Metadata the stream carried, merged.
-    public var metadata: JSONValue?
+    public var metadata: JSONTree?
     /// Set when the stream carried an error, was cut, or could not be decoded.
     public var error: StreamErrorInfo?
     /// Which choice this is (OpenAI `n > 1`); 0 otherwise.
@@ -28,9 +28,9 @@ public struct AssembledMessage: Sendable, Hashable {
     public var isFinished: Bool
 
     public init(
-        id: String? = nil, conversationId: String? = nil, userMessageId: String? = nil, parts: [MessagePart] = [],
-        finishReason: FinishReason? = nil, rawFinishReason: String? = nil, usage: JSONValue? = nil,
-        metadata: JSONValue? = nil, error: StreamErrorInfo? = nil, choice: Int = 0, isFinished: Bool = false
+        id: String? = nil, conversationId: String? = nil, userMessageId: String? = nil, parts: [AssembledPart] = [],
+        finishReason: StreamFinishReason? = nil, rawFinishReason: String? = nil, usage: JSONTree? = nil,
+        metadata: JSONTree? = nil, error: StreamErrorInfo? = nil, choice: Int = 0, isFinished: Bool = false
     ) {
         self.id = id
         self.conversationId = conversationId
@@ -68,16 +68,16 @@ public struct AssembledMessage: Sendable, Hashable {
 
     /// The shape `chatstream replay --output message --json` prints:
     /// `{"id","conversationId","parts","finishReason","rawFinishReason","usage","error"}`.
-    public var jsonValue: JSONValue {
+    public var jsonValue: JSONTree {
         var object = JSONObject()
-        object["id"] = id.map(JSONValue.string) ?? .null
-        object["conversationId"] = conversationId.map(JSONValue.string) ?? .null
+        object["id"] = id.map(JSONTree.string) ?? .null
+        object["conversationId"] = conversationId.map(JSONTree.string) ?? .null
         object["parts"] = .array(parts.map(\.jsonValue))
         object["finishReason"] = finishReason.map { .string($0.rawValue) } ?? .null
-        object["rawFinishReason"] = rawFinishReason.map(JSONValue.string) ?? .null
+        object["rawFinishReason"] = rawFinishReason.map(JSONTree.string) ?? .null
         object["usage"] = usage ?? .null
         if let error {
-            object["error"] = ["code": error.code.map(JSONValue.string) ?? .null, "message": .string(error.message)]
+            object["error"] = ["code": error.code.map(JSONTree.string) ?? .null, "message": .string(error.message)]
         } else {
             object["error"] = .null
         }

@@ -126,7 +126,7 @@ extension ChatClient {
         }
         return try WireDecoding.conversationEnvelope(
             await performForBytes(
-                "PUT", ["conversations", conversationId, "tags"], body: ["tags": .array(tags.map(JSONValue.string))],
+                "PUT", ["conversations", conversationId, "tags"], body: ["tags": .array(tags.map(JSONTree.string))],
                 extensionRoute: true))
     }
 

@@ -160,7 +160,7 @@ extension ChatClient {
     }
 
     /// Runs the registered handler; an unknown tool or a throwing handler gives `{"error": ...}`.
-    func runTool(_ call: ToolCallPart) async -> JSONValue {
+    func runTool(_ call: ToolCallPart) async -> JSONTree {
         guard let handler = withState({ $0.tools[call.toolName] }) else {
             return ["error": .string("unknown tool \(call.toolName)")]
         }
@@ -172,7 +172,7 @@ extension ChatClient {
     }
 
     /// Posts one tool result, retrying transient failures with exponential backoff.
-    func postToolResult(conversationId: String, toolCallId: String, output: JSONValue) async throws {
+    func postToolResult(conversationId: String, toolCallId: String, output: JSONTree) async throws {
         var delay = retryPolicy.baseDelay
         var attempt = 1
         while true {

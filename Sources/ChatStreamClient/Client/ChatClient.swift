@@ -23,7 +23,7 @@ public final class ChatClient: Sendable {
     public static let version = "0.1.0"
 
     /// A tool handler: the call's input in, the output to post back.
-    public typealias ToolHandler = @Sendable (_ input: JSONValue) async throws -> JSONValue
+    public typealias ToolHandler = @Sendable (_ input: JSONTree) async throws -> JSONTree
 
     /// How transient failures (network errors, 5xx, 429) of tool-result posts are retried.
     public struct RetryPolicy: Sendable {
@@ -158,7 +158,7 @@ public final class ChatClient: Sendable {
     }
 
     func request(
-        _ method: String, _ components: [String], query: [(String, String)] = [], body: JSONValue? = nil,
+        _ method: String, _ components: [String], query: [(String, String)] = [], body: JSONTree? = nil,
         accept: String = "application/json"
     ) throws -> HTTPRequest {
         var headers: HTTPHeaderFields = ["Accept": accept, "User-Agent": "ChatStream/\(Self.version)"]
@@ -204,7 +204,7 @@ public final class ChatClient: Sendable {
 
     /// Performs a JSON request and returns the whole 2xx body.
     func performForBytes(
-        _ method: String, _ components: [String], query: [(String, String)] = [], body: JSONValue? = nil,
+        _ method: String, _ components: [String], query: [(String, String)] = [], body: JSONTree? = nil,
         extensionRoute: Bool
     ) async throws -> [UInt8] {
         let request = try request(method, components, query: query, body: body)

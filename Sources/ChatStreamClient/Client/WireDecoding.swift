@@ -25,8 +25,8 @@ enum WireDecoding {
         }
     }
 
-    /// Decodes a JSONValue (from a Codable decoder) through the same cursor code.
-    static func decodeValue<R>(_ value: JSONValue, _ decode: (JSONElement) throws -> R) throws -> R {
+    /// Decodes a JSONTree (from a Codable decoder) through the same cursor code.
+    static func decodeValue<R>(_ value: JSONTree, _ decode: (JSONElement) throws -> R) throws -> R {
         try parse(value.jsonBytes, decode)
     }
 
@@ -57,8 +57,8 @@ enum WireDecoding {
     static func message(_ element: JSONElement) throws -> Message? {
         guard element.kind == .object else { throw failure("a message is not an object") }
         guard let id = element["id"]?.string else { throw failure("a message has no id") }
-        var parts: [MessagePart] = []
-        element["parts"]?.forEachElement { parts.append(MessagePart(json: $0.jsonValue)) }
+        var parts: [AssembledPart] = []
+        element["parts"]?.forEachElement { parts.append(AssembledPart(json: $0.jsonValue)) }
         guard !parts.isEmpty else { return nil }
         let role = element["role"]?.string ?? "assistant"
         return Message(
@@ -105,7 +105,7 @@ enum WireDecoding {
             guard let data = root["data"], data.kind == .object else { throw failure("the answer has no data") }
             var message = AssembledMessage(isFinished: true)
             message.id = data["id"]?.string
-            data["parts"]?.forEachElement { message.parts.append(MessagePart(json: $0.jsonValue)) }
+            data["parts"]?.forEachElement { message.parts.append(AssembledPart(json: $0.jsonValue)) }
             if let metadata = data["metadata"], metadata.kind == .object {
                 message.metadata = metadata.jsonValue
                 message.conversationId = metadata["conversationId"]?.string
@@ -113,7 +113,7 @@ enum WireDecoding {
                 if message.id == nil { message.id = metadata["messageId"]?.string }
                 if let raw = metadata["finishReason"]?.string {
                     message.rawFinishReason = raw
-                    message.finishReason = FinishReason(normalizing: raw)
+                    message.finishReason = StreamFinishReason(normalizing: raw)
                 }
                 if let usage = metadata["usage"], !usage.isNull { message.usage = usage.jsonValue }
             }

@@ -37,13 +37,13 @@ public struct ChatResponse: Sendable, Hashable {
     /// The ID the server gave the user's message, when it said.
     public var userMessageId: String?
     /// Why the reply finished.
-    public var finishReason: FinishReason?
+    public var finishReason: StreamFinishReason?
     /// Usage as the server reported it (credits).
-    public var usage: JSONValue?
+    public var usage: JSONTree?
 
     public init(
-        message: AssembledMessage, conversationId: String, userMessageId: String?, finishReason: FinishReason?,
-        usage: JSONValue?
+        message: AssembledMessage, conversationId: String, userMessageId: String?, finishReason: StreamFinishReason?,
+        usage: JSONTree?
     ) {
         self.message = message
         self.conversationId = conversationId
@@ -53,10 +53,10 @@ public struct ChatResponse: Sendable, Hashable {
     }
 
     /// `{"conversationId","userMessageId","finishReason","usage","message"}` (what `chatstream chat --json` prints).
-    public var jsonValue: JSONValue {
+    public var jsonValue: JSONTree {
         [
             "conversationId": .string(conversationId),
-            "userMessageId": userMessageId.map(JSONValue.string) ?? .null,
+            "userMessageId": userMessageId.map(JSONTree.string) ?? .null,
             "finishReason": finishReason.map { .string($0.rawValue) } ?? .null,
             "usage": usage ?? .null,
             "message": message.jsonValue,

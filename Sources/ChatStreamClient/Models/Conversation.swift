@@ -68,15 +68,15 @@ public struct Conversation: Identifiable, Hashable, Sendable {
     }
 
     /// The conversation in its wire shape (dates as epoch seconds).
-    public var jsonValue: JSONValue {
+    public var jsonValue: JSONTree {
         var object = JSONObject()
         object["id"] = .string(id)
-        object["title"] = title.map(JSONValue.string) ?? .null
+        object["title"] = title.map(JSONTree.string) ?? .null
         object["createdAt"] = WireDate.json(createdAt)
         object["updatedAt"] = WireDate.json(updatedAt)
-        object["userId"] = userId.map(JSONValue.string) ?? .null
+        object["userId"] = userId.map(JSONTree.string) ?? .null
         object["status"] = .string(status.rawValue)
-        if let tags { object["tags"] = .array(tags.map(JSONValue.string)) }
+        if let tags { object["tags"] = .array(tags.map(JSONTree.string)) }
         if let unreadCount { object["unreadCount"] = .number(JSONNumber(unreadCount)) }
         if tags != nil || unreadCount != nil || lastMessage != nil {
             object["lastMessage"] = lastMessage?.jsonValue ?? .null
@@ -87,7 +87,7 @@ public struct Conversation: Identifiable, Hashable, Sendable {
 
 extension Conversation: Codable {
     public init(from decoder: any Decoder) throws {
-        self = try WireDecoding.decodeValue(JSONValue(from: decoder), WireDecoding.conversation)
+        self = try WireDecoding.decodeValue(JSONTree(from: decoder), WireDecoding.conversation)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -97,7 +97,7 @@ extension Conversation: Codable {
 
 /// Dates on the wire: epoch seconds.
 enum WireDate {
-    static func json(_ date: Date) -> JSONValue {
+    static func json(_ date: Date) -> JSONTree {
         let seconds = date.timeIntervalSince1970
         if seconds.rounded() == seconds, abs(seconds) < 1e15 { return .number(JSONNumber(Int64(seconds))) }
         return .number(JSONNumber(seconds))

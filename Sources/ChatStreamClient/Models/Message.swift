@@ -32,13 +32,13 @@ public struct Message: Identifiable, Hashable, Sendable {
     public var feedback: MessageFeedback?
     /// The reply's score (`metadata.score`), when the server gives one.
     public var score: Double?
-    /// The parts, in order. A part of an unknown type is kept as ``MessagePart/unknown(type:raw:)``.
-    public var parts: [MessagePart]
+    /// The parts, in order. A part of an unknown type is kept as ``AssembledPart/unknown(type:raw:)``.
+    public var parts: [AssembledPart]
 
     /// A message.
     public init(
         id: String, sender: MessageSender, date: Date, feedback: MessageFeedback? = nil, score: Double? = nil,
-        parts: [MessagePart]
+        parts: [AssembledPart]
     ) {
         self.id = id
         self.sender = sender
@@ -52,7 +52,7 @@ public struct Message: Identifiable, Hashable, Sendable {
     public var text: String { parts.compactMap(\.text).joined() }
 
     /// The message in its wire shape (`role` is `user` or `assistant`).
-    public var jsonValue: JSONValue {
+    public var jsonValue: JSONTree {
         var object = JSONObject()
         object["id"] = .string(id)
         object["role"] = sender == .user ? "user" : "assistant"
@@ -66,7 +66,7 @@ public struct Message: Identifiable, Hashable, Sendable {
 
 extension Message: Codable {
     public init(from decoder: any Decoder) throws {
-        guard let message = try WireDecoding.decodeValue(JSONValue(from: decoder), WireDecoding.message) else {
+        guard let message = try WireDecoding.decodeValue(JSONTree(from: decoder), WireDecoding.message) else {
             throw DecodingError.dataCorrupted(
                 .init(codingPath: decoder.codingPath, debugDescription: "message has no parts"))
         }

@@ -11,7 +11,7 @@ struct APIError: Error, Sendable {
     var headers: [(String, String)] = []
 
     /// The error body in the wire shape.
-    var jsonValue: JSONValue {
+    var jsonValue: JSONTree {
         var error = JSONObject()
         error["code"] = .string(code)
         error["message"] = .string(message)

@@ -50,9 +50,9 @@ enum DevelopmentJWT {
         character.isASCII && (character.isLetter || character.isNumber || character == "-" || character == "_")
     }
 
-    private static func decode(_ segment: Substring) -> JSONValue? {
+    private static func decode(_ segment: Substring) -> JSONTree? {
         guard let bytes = Base64URL.decode(String(segment)) else { return nil }
-        return try? JSONValue(parsing: bytes)
+        return try? JSONTree(parsing: bytes)
     }
 }
 

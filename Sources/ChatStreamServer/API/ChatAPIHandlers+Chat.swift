@@ -37,7 +37,7 @@ extension ChatAPIHandlers {
             }
             if let message {
                 let userMessage = MessageRecord(
-                    id: Self.newID(), role: "user", parts: [MessagePart.text(message).jsonValue], createdAt: now,
+                    id: Self.newID(), role: "user", parts: [AssembledPart.text(message).jsonValue], createdAt: now,
                     sequence: state.nextSequence())
                 state.conversations[id]!.messages.append(userMessage)
                 if state.conversations[id]!.title == nil { state.conversations[id]!.title = Self.title(for: message) }
@@ -96,7 +96,7 @@ extension ChatAPIHandlers {
                             $0["type"]?.stringValue == "tool-call" && $0["toolCallId"]?.stringValue == toolCallId
                         })
                     else { continue }
-                    let result = MessagePart.toolResult(
+                    let result = AssembledPart.toolResult(
                         ToolResultPart(
                             toolCallId: toolCallId, toolName: call["toolName"]?.stringValue ?? "", output: output))
                     conversation.messages[index].parts.removeAll {
@@ -156,7 +156,7 @@ extension ChatAPIHandlers {
             let events = UIMessageStreamEncoder.events(UIMessageStreamEncoder.chunks(for: plan, metadata: metadata))
             try ReplyStreamer(pacing: configuration.replyDelay, fault: fault).stream(events, to: writer)
         } else {
-            let message: JSONValue = [
+            let message: JSONTree = [
                 "id": .string(metadata.messageId), "role": "assistant", "parts": .array(plan.parts.map(\.jsonValue)),
                 "metadata": metadata.finishMetadata(reason: plan.finishReason),
             ]

@@ -18,7 +18,7 @@ extension ChatAPIHandlers {
             try PageCursor.decode(text, kind: "conversations", scope: "", filters: filterKey).anchor
         }
         let extensions = extensions
-        let page: JSONValue = try store.read { state in
+        let page: JSONTree = try store.read { state in
             var matches = state.conversations.values.filter { caller.owns($0) && query.matches($0, caller: caller) }
             matches.sort {
                 query.ascending ? $0.updateSequence < $1.updateSequence : $0.updateSequence > $1.updateSequence
@@ -48,7 +48,7 @@ extension ChatAPIHandlers {
         let anchor = try query.cursor.map { text throws(APIError) in
             try PageCursor.decode(text, kind: "messages", scope: conversationId, filters: "").anchor
         }
-        let page: JSONValue = try store.read { state in
+        let page: JSONTree = try store.read { state in
             let all = try state.conversation(conversationId, for: caller).visibleMessages
             let older = anchor.map { anchor in all.filter { $0.sequence < anchor } } ?? all
             let items = Array(older.suffix(query.limit))
@@ -67,7 +67,7 @@ extension ChatAPIHandlers {
     func conversation(_ conversationId: String, _ request: HTTPServerRequest, _ writer: HTTPServerResponseWriter) throws
     {
         let caller = try Caller(request: request)
-        let value: JSONValue = try store.read { state in
+        let value: JSONTree = try store.read { state in
             WireShapes.conversation(
                 try state.conversation(conversationId, for: caller), caller: caller, extensions: true)
         }
@@ -78,7 +78,7 @@ extension ChatAPIHandlers {
     func close(_ conversationId: String, _ request: HTTPServerRequest, _ writer: HTTPServerResponseWriter) throws {
         let caller = try Caller(request: request)
         let now = Self.now
-        let value: JSONValue = try store.update { state in
+        let value: JSONTree = try store.update { state in
             if try state.conversation(conversationId, for: caller).status != "ended" {
                 state.conversations[conversationId]!.status = "ended"
                 state.touch(conversationId, now: now)
@@ -103,7 +103,7 @@ extension ChatAPIHandlers {
             if !tags.contains(tag) { tags.append(tag) }
         }
         try ListQuery.validate(tags: tags)
-        let value: JSONValue = try store.update { state in
+        let value: JSONTree = try store.update { state in
             try state.withConversation(conversationId, for: caller) { $0.tags[caller.deviceId] = tags }
             return WireShapes.conversation(state.conversations[conversationId]!, caller: caller, extensions: true)
         }
@@ -115,7 +115,7 @@ extension ChatAPIHandlers {
         let caller = try Caller(request: request)
         let body = try jsonObject(request)
         let messageId = try requiredString(body, "messageId")
-        let value: JSONValue = try store.update { state in
+        let value: JSONTree = try store.update { state in
             try state.withConversation(conversationId, for: caller) { conversation in
                 guard let message = conversation.messages.first(where: { $0.id == messageId }) else {
                     throw APIError.messageNotFound

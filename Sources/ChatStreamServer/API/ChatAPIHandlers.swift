@@ -85,9 +85,9 @@ final class ChatAPIHandlers: Sendable {
     /// `VALIDATION_INVALID_BODY` when it is JSON but not an object.
     func jsonObject(_ request: HTTPServerRequest) throws(APIError) -> JSONObject {
         guard !request.body.isEmpty else { throw APIError.invalidJSON("the request body must be a JSON object") }
-        let value: JSONValue
+        let value: JSONTree
         do {
-            value = try JSONValue(parsing: request.body)
+            value = try JSONTree(parsing: request.body)
         } catch {
             throw APIError.invalidJSON("the request body is not valid JSON: \(error)")
         }
@@ -120,7 +120,7 @@ final class ChatAPIHandlers: Sendable {
     }
 
     /// Sends `value` as JSON.
-    func respond(_ value: JSONValue, status: Int = 200, _ writer: HTTPServerResponseWriter) throws {
+    func respond(_ value: JSONTree, status: Int = 200, _ writer: HTTPServerResponseWriter) throws {
         try writer.respond(
             status: status, headers: [("Content-Type", "application/json; charset=utf-8")], body: value.jsonBytes)
     }

@@ -86,7 +86,7 @@ public final class ChatAPIServer: Sendable {
         return try? handlers.store.update { state -> String? in
             guard state.conversations[conversationId] != nil else { return nil }
             let message = MessageRecord(
-                id: ChatAPIHandlers.newID(), role: "assistant", parts: [MessagePart.text(text).jsonValue],
+                id: ChatAPIHandlers.newID(), role: "assistant", parts: [AssembledPart.text(text).jsonValue],
                 createdAt: now, sequence: state.nextSequence())
             state.conversations[conversationId]!.messages.append(message)
             state.touch(conversationId, now: now)

@@ -66,7 +66,7 @@ struct ListQuery: Sendable {
 
     /// The filters as canonical text, for cursors.
     var filterKey: String {
-        let value: JSONValue = [
+        let value: JSONTree = [
             "status": .array(statuses.sorted().map { .string($0) }),
             "tag": .array(tags.sorted().map { .string($0) }),
             "unread": .bool(unreadOnly),

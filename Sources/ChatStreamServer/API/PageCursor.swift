@@ -17,7 +17,7 @@ struct PageCursor: Sendable, Equatable {
 
     /// The opaque text sent to clients.
     var encoded: String {
-        let value: JSONValue = [
+        let value: JSONTree = [
             "k": .string(kind), "s": .string(scope), "a": .number(JSONNumber(anchor)), "f": .string(filters),
         ]
         return Base64URL.encode(value.jsonBytes)
@@ -25,7 +25,7 @@ struct PageCursor: Sendable, Equatable {
 
     /// Decodes `text` and checks it belongs to this list with these filters.
     static func decode(_ text: String, kind: String, scope: String, filters: String) throws(APIError) -> PageCursor {
-        guard let bytes = Base64URL.decode(text), let value = try? JSONValue(parsing: bytes),
+        guard let bytes = Base64URL.decode(text), let value = try? JSONTree(parsing: bytes),
             let decodedKind = value["k"]?.stringValue, let decodedScope = value["s"]?.stringValue,
             let anchor = value["a"]?.intValue, let decodedFilters = value["f"]?.stringValue
         else {

@@ -11,14 +11,14 @@ import ChatStream
 /// One part of a reply about to be streamed and stored.
 enum ReplyPart: Sendable {
     case text(String)
-    case toolCall(id: String, name: String, input: JSONValue)
+    case toolCall(id: String, name: String, input: JSONTree)
 
     /// The part in the history wire shape.
-    var jsonValue: JSONValue {
+    var jsonValue: JSONTree {
         switch self {
-        case .text(let text): MessagePart.text(text).jsonValue
+        case .text(let text): AssembledPart.text(text).jsonValue
         case .toolCall(let id, let name, let input):
-            MessagePart.toolCall(ToolCallPart(toolCallId: id, toolName: name, input: input)).jsonValue
+            AssembledPart.toolCall(ToolCallPart(toolCallId: id, toolName: name, input: input)).jsonValue
         }
     }
 }
@@ -34,7 +34,7 @@ enum ReplyGenerator {
     /// The reply to a user message; `messageId` (the reply's ID) seeds the tool call ID.
     static func reply(to message: String, messageId: String) -> ReplyPlan {
         if message.lowercased().contains("weather") {
-            let input: JSONValue = ["city": .string(city(in: message))]
+            let input: JSONTree = ["city": .string(city(in: message))]
             let callId = "call_" + messageId.replacingOccurrences(of: "-", with: "").prefix(16)
             return ReplyPlan(
                 parts: [.toolCall(id: callId, name: "get_weather", input: input)], finishReason: "tool-calls")

@@ -11,7 +11,7 @@ struct MessageRecord: Codable, Sendable {
     var id: String
     /// `user`, or `assistant` for everything the agent says.
     var role: String
-    var parts: [JSONValue]
+    var parts: [JSONTree]
     var createdAt: Int
     var sequence: Int
 

@@ -18,7 +18,7 @@ struct ReplyMetadata: Sendable {
     var credits = 1
 
     /// The `finish` metadata (and the non-stream answer's `metadata`).
-    func finishMetadata(reason: String) -> JSONValue {
+    func finishMetadata(reason: String) -> JSONTree {
         [
             "conversationId": .string(conversationId), "messageId": .string(messageId),
             "userMessageId": userMessageId.map { .string($0) } ?? .null, "userId": userId.map { .string($0) } ?? .null,
@@ -30,8 +30,8 @@ struct ReplyMetadata: Sendable {
 /// Turns a reply into UI message stream chunks.
 enum UIMessageStreamEncoder {
     /// The chunks of `plan`, in order (without the final `[DONE]`).
-    static func chunks(for plan: ReplyPlan, metadata: ReplyMetadata) -> [JSONValue] {
-        var chunks: [JSONValue] = [
+    static func chunks(for plan: ReplyPlan, metadata: ReplyMetadata) -> [JSONTree] {
+        var chunks: [JSONTree] = [
             [
                 "type": "start", "messageId": .string(metadata.messageId),
                 "messageMetadata": [
@@ -44,7 +44,7 @@ enum UIMessageStreamEncoder {
         for (index, part) in plan.parts.enumerated() {
             switch part {
             case .text(let text):
-                let id: JSONValue = .string("text-\(index)")
+                let id: JSONTree = .string("text-\(index)")
                 chunks.append(["type": "text-start", "id": id])
                 for word in ReplyGenerator.words(text) {
                     chunks.append(["type": "text-delta", "id": id, "delta": .string(word)])
@@ -72,7 +72,7 @@ enum UIMessageStreamEncoder {
     }
 
     /// The SSE events of `chunks` followed by `data: [DONE]`, one byte array per event.
-    static func events(_ chunks: [JSONValue]) -> [[UInt8]] {
+    static func events(_ chunks: [JSONTree]) -> [[UInt8]] {
         chunks.map { Array("data: \($0.jsonText)\n\n".utf8) } + [Array("data: [DONE]\n\n".utf8)]
     }
 

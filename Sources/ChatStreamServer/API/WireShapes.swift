@@ -5,7 +5,7 @@ import ChatStream
 /// Builds the JSON the API answers with from store records.
 enum WireShapes {
     /// A history message: `{"id","role","parts","createdAt","feedback":null,"metadata":{"score"}}`.
-    static func message(_ message: MessageRecord) -> JSONValue {
+    static func message(_ message: MessageRecord) -> JSONTree {
         [
             "id": .string(message.id), "role": .string(message.role), "parts": .array(message.parts),
             "createdAt": .number(JSONNumber(message.createdAt)), "feedback": nil,
@@ -14,7 +14,7 @@ enum WireShapes {
     }
 
     /// A conversation; with the extensions, also the caller's `tags`, `unreadCount` and the `lastMessage`.
-    static func conversation(_ conversation: ConversationRecord, caller: Caller, extensions: Bool) -> JSONValue {
+    static func conversation(_ conversation: ConversationRecord, caller: Caller, extensions: Bool) -> JSONTree {
         var object = JSONObject()
         object["id"] = .string(conversation.id)
         object["title"] = conversation.title.map { .string($0) } ?? .null
@@ -31,7 +31,7 @@ enum WireShapes {
     }
 
     /// A page: `{"data":[...],"pagination":{"cursor","hasMore","total"}}`.
-    static func page(_ items: [JSONValue], cursor: String?, hasMore: Bool, total: Int) -> JSONValue {
+    static func page(_ items: [JSONTree], cursor: String?, hasMore: Bool, total: Int) -> JSONTree {
         [
             "data": .array(items),
             "pagination": [

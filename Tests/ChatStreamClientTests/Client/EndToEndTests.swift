@@ -177,7 +177,7 @@ struct EndToEndTests {
     @Test func toolLoopRunsTheHandlerAndContinues() async throws {
         try await Self.withServer { _, makeClient in
             let client = makeClient(nil)
-            let inputs = Mutex<[JSONValue]>([])
+            let inputs = Mutex<[JSONTree]>([])
             client.registerTool("get_weather") { input in
                 inputs.withLock { $0.append(input) }
                 return ["city": input["city"] ?? .null, "forecast": "sunny, 24C"]

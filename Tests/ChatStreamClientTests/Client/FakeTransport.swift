@@ -21,7 +21,7 @@ final class FakeTransport: HTTPTransport {
 
 extension HTTPRequest {
     /// The body parsed as JSON (`.null` when absent).
-    var json: JSONValue { body.flatMap { try? JSONValue(parsing: $0) } ?? .null }
+    var json: JSONTree { body.flatMap { try? JSONTree(parsing: $0) } ?? .null }
     /// The path after `/agents/{agent}/`.
     var route: String {
         let parts = url.path.split(separator: "/").map(String.init)
@@ -45,7 +45,7 @@ enum Wire {
             retryPolicy: .init(maxAttempts: 3, baseDelay: .milliseconds(1), maxDelay: .milliseconds(20)))
     }
 
-    static func json(_ value: JSONValue, status: Int = 200, headers: HTTPHeaderFields = [:]) -> HTTPResponse {
+    static func json(_ value: JSONTree, status: Int = 200, headers: HTTPHeaderFields = [:]) -> HTTPResponse {
         var headers = headers
         headers["Content-Type"] = "application/json"
         return HTTPResponse(status: status, headers: headers, body: HTTPBody(bytes: value.jsonBytes))
@@ -58,20 +58,20 @@ enum Wire {
     }
 
     /// SSE bytes of `events`, then `data: [DONE]` unless `done` is false.
-    static func sse(_ events: [JSONValue], done: Bool = true) -> [UInt8] {
+    static func sse(_ events: [JSONTree], done: Bool = true) -> [UInt8] {
         var text = events.map { "data: \($0.jsonText)\n\n" }.joined()
         if done { text += "data: [DONE]\n\n" }
         return Array(text.utf8)
     }
 
-    static func stream(_ events: [JSONValue], done: Bool = true) -> HTTPResponse {
+    static func stream(_ events: [JSONTree], done: Bool = true) -> HTTPResponse {
         HTTPResponse(
             status: 200, headers: ["Content-Type": "text/event-stream"], body: HTTPBody(bytes: sse(events, done: done)))
     }
 
     /// A plain text reply in conversation `conversationId`.
     static func reply(_ text: String, conversationId: String, messageId: String = "m-reply", finish: String = "stop")
-        -> [JSONValue]
+        -> [JSONTree]
     {
         [
             ["type": "start", "messageId": .string(messageId)],
@@ -89,7 +89,7 @@ enum Wire {
         ]
     }
 
-    static func conversationJSON(_ id: String, updated: Int, status: String = "ongoing") -> JSONValue {
+    static func conversationJSON(_ id: String, updated: Int, status: String = "ongoing") -> JSONTree {
         [
             "id": .string(id), "title": .string("title \(id)"), "createdAt": 1_700_000_000,
             "updatedAt": .number(JSONNumber(updated)), "userId": nil, "status": .string(status),
@@ -97,7 +97,7 @@ enum Wire {
     }
 
     static func messageJSON(_ id: String, text: String, role: String = "assistant", at: Int = 1_700_000_000)
-        -> JSONValue
+        -> JSONTree
     {
         [
             "id": .string(id), "role": .string(role), "parts": [["type": "text", "text": .string(text)]],
@@ -106,7 +106,7 @@ enum Wire {
     }
 
     /// Serves `items` newest-first in pages, with an index cursor.
-    static func page(_ items: [JSONValue], request: HTTPRequest) -> HTTPResponse {
+    static func page(_ items: [JSONTree], request: HTTPRequest) -> HTTPResponse {
         let limit = Int(request.query("limit").first ?? "20") ?? 20
         let start = Int(request.query("cursor").first ?? "0") ?? 0
         let end = min(items.count, start + limit)

@@ -6,8 +6,8 @@ import Testing
 
 @Suite("History and conversation management (scripted transport)")
 struct HistoryTests {
-    static let conversations: [JSONValue] = (0..<7).map { Wire.conversationJSON("c\($0)", updated: 1_700_000_100 - $0) }
-    static let messages: [JSONValue] = (0..<8).map { Wire.messageJSON("m\($0)", text: "text \($0)") }
+    static let conversations: [JSONTree] = (0..<7).map { Wire.conversationJSON("c\($0)", updated: 1_700_000_100 - $0) }
+    static let messages: [JSONTree] = (0..<8).map { Wire.messageJSON("m\($0)", text: "text \($0)") }
 
     static func server() -> FakeTransport {
         FakeTransport { request in
@@ -110,7 +110,7 @@ struct HistoryTests {
             updatedAt: Date(timeIntervalSince1970: 20),
             status: .takenOver, tags: ["vip"], unreadCount: 2)
         let data = try JSONEncoder().encode(conversation)
-        let wire = try JSONValue(parsing: Array(data))
+        let wire = try JSONTree(parsing: Array(data))
         #expect(wire["status"] == "taken_over")
         #expect(wire["createdAt"] == 10)
         #expect(try JSONDecoder().decode(Conversation.self, from: data) == conversation)
@@ -142,7 +142,7 @@ struct HistoryTests {
 
     @Test func queryBuildsItsFiltersIntoTheRequest() async throws {
         // Conversations with the extension fields: a server that understands the filters.
-        let extended: [JSONValue] = Self.conversations.map {
+        let extended: [JSONTree] = Self.conversations.map {
             var object = $0.objectValue!
             object["tags"] = []
             object["unreadCount"] = 0
@@ -166,7 +166,7 @@ struct HistoryTests {
 
     @Test func pagedSequenceFetchesLazilyAndNeverRepeatsAnItem() async throws {
         // Pages overlap by one item, as a list that shifted between requests would.
-        let items: [JSONValue] = ["c0", "c1", "c2", "c2", "c3", "c4", "c4"].map {
+        let items: [JSONTree] = ["c0", "c1", "c2", "c2", "c3", "c4", "c4"].map {
             Wire.conversationJSON($0, updated: 1)
         }
         let transport = FakeTransport { Wire.page(items, request: $0) }

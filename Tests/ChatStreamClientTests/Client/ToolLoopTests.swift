@@ -7,8 +7,8 @@ import Testing
 
 @Suite("Tool loop (scripted transport)")
 struct ToolLoopTests {
-    static func toolCallReply(_ calls: [(id: String, name: String)], conversationId: String) -> [JSONValue] {
-        var events: [JSONValue] = [["type": "start", "messageId": "m-tools"]]
+    static func toolCallReply(_ calls: [(id: String, name: String)], conversationId: String) -> [JSONTree] {
+        var events: [JSONTree] = [["type": "start", "messageId": "m-tools"]]
         for call in calls {
             events.append(["type": "tool-input-start", "toolCallId": .string(call.id), "toolName": .string(call.name)])
             events.append([

@@ -1,4 +1,4 @@
-// Codable in the plain JSON shape: a JSONValue encodes as the JSON it holds.
+// Codable in the plain JSON shape: a JSONTree encodes as the JSON it holds.
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -6,7 +6,7 @@
     import Foundation
 #endif
 
-extension JSONValue: Codable {
+extension JSONTree: Codable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
@@ -19,7 +19,7 @@ extension JSONValue: Codable {
             self = .number(JSONNumber(value))
         } else if let value = try? container.decode(String.self) {
             self = .string(value)
-        } else if let value = try? container.decode([JSONValue].self) {
+        } else if let value = try? container.decode([JSONTree].self) {
             self = .array(value)
         } else if let value = try? container.decode(JSONObjectCoding.self) {
             self = .object(value.object)
@@ -68,7 +68,7 @@ private struct JSONObjectCoding: Codable {
         let container = try decoder.container(keyedBy: Key.self)
         var object = JSONObject()
         for key in container.allKeys {
-            object[key.stringValue] = try container.decode(JSONValue.self, forKey: key)
+            object[key.stringValue] = try container.decode(JSONTree.self, forKey: key)
         }
         self.object = object
     }

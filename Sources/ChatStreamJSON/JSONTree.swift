@@ -1,4 +1,4 @@
-// JSONValue: a JSON tree for when a tree is wanted (tool inputs, outputs, metadata).
+// JSONTree: a JSON tree for when a tree is wanted (tool inputs, outputs, metadata).
 //
 // The hot paths of ChatStream never build trees: dialect decoders read the few fields they
 // need from a `JSONElement` over the parser's reusable tape. A tree is made only for values
@@ -10,20 +10,20 @@
 /// integers beyond 64 bits exactly (see ``JSONNumber``).
 ///
 /// ```swift
-/// let input: JSONValue = ["city": "Paris", "days": 3, "units": nil]
+/// let input: JSONTree = ["city": "Paris", "days": 3, "units": nil]
 /// input["city"]?.stringValue   // "Paris"
 /// input.jsonText               // {"city":"Paris","days":3,"units":null}
 /// ```
-public enum JSONValue: Sendable, Hashable {
+public enum JSONTree: Sendable, Hashable {
     case null
     case bool(Bool)
     case number(JSONNumber)
     case string(String)
-    case array([JSONValue])
+    case array([JSONTree])
     case object(JSONObject)
 }
 
-extension JSONValue {
+extension JSONTree {
     /// The string, when this is a string.
     public var stringValue: String? {
         if case .string(let value) = self { return value }
@@ -52,7 +52,7 @@ extension JSONValue {
     public var doubleValue: Double? { numberValue?.doubleValue }
 
     /// The elements, when this is an array.
-    public var arrayValue: [JSONValue]? {
+    public var arrayValue: [JSONTree]? {
         if case .array(let value) = self { return value }
         return nil
     }
@@ -70,44 +70,44 @@ extension JSONValue {
     }
 
     /// The member named `key`, when this is an object that has it.
-    public subscript(key: String) -> JSONValue? {
+    public subscript(key: String) -> JSONTree? {
         objectValue?[key]
     }
 
     /// The element at `index`, when this is an array long enough.
-    public subscript(index: Int) -> JSONValue? {
+    public subscript(index: Int) -> JSONTree? {
         guard case .array(let elements) = self, elements.indices.contains(index) else { return nil }
         return elements[index]
     }
 }
 
-extension JSONValue: ExpressibleByNilLiteral {
+extension JSONTree: ExpressibleByNilLiteral {
     public init(nilLiteral: ()) { self = .null }
 }
 
-extension JSONValue: ExpressibleByBooleanLiteral {
+extension JSONTree: ExpressibleByBooleanLiteral {
     public init(booleanLiteral value: Bool) { self = .bool(value) }
 }
 
-extension JSONValue: ExpressibleByIntegerLiteral {
+extension JSONTree: ExpressibleByIntegerLiteral {
     public init(integerLiteral value: Int64) { self = .number(JSONNumber(value)) }
 }
 
-extension JSONValue: ExpressibleByFloatLiteral {
+extension JSONTree: ExpressibleByFloatLiteral {
     public init(floatLiteral value: Double) { self = .number(JSONNumber(value)) }
 }
 
-extension JSONValue: ExpressibleByStringLiteral {
+extension JSONTree: ExpressibleByStringLiteral {
     public init(stringLiteral value: String) { self = .string(value) }
 }
 
-extension JSONValue: ExpressibleByArrayLiteral {
-    public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+extension JSONTree: ExpressibleByArrayLiteral {
+    public init(arrayLiteral elements: JSONTree...) { self = .array(elements) }
 }
 
-extension JSONValue: ExpressibleByDictionaryLiteral {
+extension JSONTree: ExpressibleByDictionaryLiteral {
     /// Members keep the literal's order; a repeated key keeps its last value.
-    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+    public init(dictionaryLiteral elements: (String, JSONTree)...) {
         var object = JSONObject()
         for (key, value) in elements { object[key] = value }
         self = .object(object)

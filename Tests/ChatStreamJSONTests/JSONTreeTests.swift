@@ -5,8 +5,8 @@ import Testing
 
 @Suite struct JSONValueTests {
     @Test func objectEqualityIgnoresOrderButIterationKeepsIt() {
-        let a: JSONValue = ["x": 1, "y": 2]
-        let b: JSONValue = ["y": 2, "x": 1]
+        let a: JSONTree = ["x": 1, "y": 2]
+        let b: JSONTree = ["y": 2, "x": 1]
         #expect(a == b)
         #expect(a.hashValue == b.hashValue)
         #expect(a.objectValue?.keys == ["x", "y"])
@@ -14,33 +14,33 @@ import Testing
     }
 
     @Test func numbersCompareByValue() {
-        #expect(JSONValue.number(JSONNumber(1)) == .number(JSONNumber(1.0)))
-        #expect(Set([JSONValue.number(JSONNumber(1)), .number(JSONNumber(1.0))]).count == 1)
-        #expect(JSONValue.number(JSONNumber(1)) != .number(JSONNumber(1.5)))
+        #expect(JSONTree.number(JSONNumber(1)) == .number(JSONNumber(1.0)))
+        #expect(Set([JSONTree.number(JSONNumber(1)), .number(JSONNumber(1.0))]).count == 1)
+        #expect(JSONTree.number(JSONNumber(1)) != .number(JSONNumber(1.5)))
     }
 
     @Test func serializationEscapesAndRoundTrips() throws {
-        let value: JSONValue = ["t": "a\"b\\c\n\u{01}é😀", "n": [1, 2.5, nil, true]]
+        let value: JSONTree = ["t": "a\"b\\c\n\u{01}é😀", "n": [1, 2.5, nil, true]]
         let text = value.jsonText
         #expect(text == #"{"t":"a\"b\\c\n\u0001é😀","n":[1,2.5,null,true]}"#)
-        #expect(try JSONValue(parsing: text) == value)
+        #expect(try JSONTree(parsing: text) == value)
     }
 
     @Test func codableRoundTripsThroughFoundation() throws {
-        let value: JSONValue = ["a": [1, -2.5, "s", nil, false], "b": ["c": 9_007_199_254_740_993]]
+        let value: JSONTree = ["a": [1, -2.5, "s", nil, false], "b": ["c": 9_007_199_254_740_993]]
         let data = try JSONEncoder().encode(value)
-        #expect(try JSONDecoder().decode(JSONValue.self, from: data) == value)
-        #expect(try JSONValue(parsing: Array(data)) == value)
+        #expect(try JSONDecoder().decode(JSONTree.self, from: data) == value)
+        #expect(try JSONTree(parsing: Array(data)) == value)
     }
 
     @Test func bigIntegersEncodeExactly() throws {
-        let value = try JSONValue(parsing: "[123456789012345678901234567890]")
+        let value = try JSONTree(parsing: "[123456789012345678901234567890]")
         let data = try JSONEncoder().encode(value)
         #expect(String(decoding: data, as: UTF8.self) == "[123456789012345678901234567890]")
     }
 
     @Test func literalInitializersBuildTheExpectedCases() {
-        let value: JSONValue = ["s": "x", "i": 1, "d": 1.5, "b": true, "n": nil, "a": [1]]
+        let value: JSONTree = ["s": "x", "i": 1, "d": 1.5, "b": true, "n": nil, "a": [1]]
         #expect(value["s"]?.stringValue == "x")
         #expect(value["i"]?.intValue == 1)
         #expect(value["d"]?.doubleValue == 1.5)
@@ -56,13 +56,13 @@ import Testing
         let composed = "\u{00E9}"
         let decomposed = "e\u{0301}"
         let text = "{\"\(composed)\":1,\"\(decomposed)\":2}"
-        let value = try JSONValue(parsing: text)
+        let value = try JSONTree(parsing: text)
         #expect(value.objectValue?.count == 2)
         #expect(value[composed] == 1)
         #expect(value[decomposed] == 2)
         let many =
             "{" + (0..<20).map { "\"k\($0)\":\($0)" }.joined(separator: ",") + ",\"\(composed)\":1,\"\(decomposed)\":2}"
-        #expect(try JSONValue(parsing: many).objectValue?.count == 22)
+        #expect(try JSONTree(parsing: many).objectValue?.count == 22)
         var partial = PartialJSONParser()
         try partial.append(many)
         #expect(partial.value?.objectValue?.count == 22)

@@ -1,11 +1,11 @@
 // Writing JSON text: compact, members in order, UTF-8 passed through, control characters,
 // quotes and backslashes escaped.
 
-extension JSONValue {
+extension JSONTree {
     /// The value as compact JSON text.
     ///
     /// ```swift
-    /// let value: JSONValue = ["a": [1, "two", nil]]
+    /// let value: JSONTree = ["a": [1, "two", nil]]
     /// value.jsonText  // {"a":[1,"two",null]}
     /// ```
     public var jsonText: String {
@@ -27,7 +27,7 @@ extension JSONValue {
         case .null: output.append(contentsOf: "null".utf8)
         case .bool(let value): output.append(contentsOf: (value ? "true" : "false").utf8)
         case .number(let number): output.append(contentsOf: number.text.utf8)
-        case .string(let string): JSONValue.writeString(string, to: &output)
+        case .string(let string): JSONTree.writeString(string, to: &output)
         case .array(let elements):
             output.append(UInt8(ascii: "["))
             for (index, element) in elements.enumerated() {
@@ -39,7 +39,7 @@ extension JSONValue {
             output.append(UInt8(ascii: "{"))
             for (index, (key, value)) in zip(object.keys, object.values).enumerated() {
                 if index > 0 { output.append(UInt8(ascii: ",")) }
-                JSONValue.writeString(key, to: &output)
+                JSONTree.writeString(key, to: &output)
                 output.append(UInt8(ascii: ":"))
                 value.write(to: &output)
             }
@@ -78,12 +78,12 @@ extension JSONValue {
     }
 }
 
-extension JSONValue: CustomStringConvertible {
+extension JSONTree: CustomStringConvertible {
     /// The compact JSON text.
     public var description: String { jsonText }
 }
 
-extension JSONValue {
+extension JSONTree {
     /// Parses JSON text into a value with a fresh parser and the default limits.
     ///
     /// For many values, keep one ``JSONParser`` and call its `parseValue` instead.

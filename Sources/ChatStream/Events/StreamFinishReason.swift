@@ -8,7 +8,7 @@
 /// | `content_filter`, `content-filter`, `refusal`, `SAFETY`, `RECITATION` | ``contentFilter`` |
 /// | `error` | ``error`` |
 /// | anything else | ``other`` |
-public enum FinishReason: String, Sendable, Hashable, Codable, CaseIterable {
+public enum StreamFinishReason: String, Sendable, Hashable, Codable, CaseIterable {
     case stop
     case length
     case toolCalls = "tool-calls"

@@ -4,7 +4,7 @@
 /// `{"type":"tool-call","toolCallId":...,"toolName":...,"input":...}`,
 /// `{"type":"tool-result","toolCallId":...,"toolName":...,"output":...}`, and so on. A part
 /// of a type this version does not know is kept as ``unknown(type:raw:)``, never dropped.
-public enum MessagePart: Sendable, Hashable {
+public enum AssembledPart: Sendable, Hashable {
     case text(String)
     case reasoning(String)
     case refusal(String)
@@ -12,9 +12,9 @@ public enum MessagePart: Sendable, Hashable {
     case toolResult(ToolResultPart)
     case source(StreamSource)
     case file(url: String, mediaType: String)
-    case data(name: String, id: String?, data: JSONValue)
+    case data(name: String, id: String?, data: JSONTree)
     /// A part whose type this version does not know, kept whole.
-    case unknown(type: String, raw: JSONValue)
+    case unknown(type: String, raw: JSONTree)
 
     /// The text of a text part; nil for other parts.
     public var text: String? {
@@ -38,7 +38,7 @@ public struct ToolCallPart: Sendable, Hashable {
     public var toolCallId: String
     public var toolName: String
     /// The input: the partial value while streaming, then the complete one.
-    public var input: JSONValue
+    public var input: JSONTree
     public var state: InputState
     /// Whether the provider ran the tool itself (server tools).
     public var providerExecuted: Bool
@@ -46,7 +46,7 @@ public struct ToolCallPart: Sendable, Hashable {
     public var errorText: String?
 
     public init(
-        toolCallId: String, toolName: String, input: JSONValue, state: InputState = .available,
+        toolCallId: String, toolName: String, input: JSONTree, state: InputState = .available,
         providerExecuted: Bool = false, errorText: String? = nil
     ) {
         self.toolCallId = toolCallId
@@ -62,11 +62,11 @@ public struct ToolCallPart: Sendable, Hashable {
 public struct ToolResultPart: Sendable, Hashable {
     public var toolCallId: String
     public var toolName: String
-    public var output: JSONValue
+    public var output: JSONTree
     /// Set when the tool failed: the output is then `{"error": errorText}`.
     public var errorText: String?
 
-    public init(toolCallId: String, toolName: String, output: JSONValue, errorText: String? = nil) {
+    public init(toolCallId: String, toolName: String, output: JSONTree, errorText: String? = nil) {
         self.toolCallId = toolCallId
         self.toolName = toolName
         self.output = output
@@ -74,9 +74,9 @@ public struct ToolResultPart: Sendable, Hashable {
     }
 }
 
-extension MessagePart {
+extension AssembledPart {
     /// The part in its wire shape.
-    public var jsonValue: JSONValue {
+    public var jsonValue: JSONTree {
         switch self {
         case .text(let text): return ["type": "text", "text": .string(text)]
         case .reasoning(let text): return ["type": "reasoning", "text": .string(text)]
@@ -114,7 +114,7 @@ extension MessagePart {
     }
 
     /// Reads a part from its wire shape. Unknown or incomplete parts become ``unknown(type:raw:)``.
-    public init(json: JSONValue) {
+    public init(json: JSONTree) {
         let type = json["type"]?.stringValue ?? ""
         func string(_ key: String) -> String? { json[key]?.stringValue }
         switch type {
@@ -146,9 +146,9 @@ extension MessagePart {
     }
 }
 
-extension MessagePart: Codable {
+extension AssembledPart: Codable {
     public init(from decoder: any Decoder) throws {
-        self.init(json: try JSONValue(from: decoder))
+        self.init(json: try JSONTree(from: decoder))
     }
 
     public func encode(to encoder: any Encoder) throws {
