@@ -1,0 +1,172 @@
+// ConversationEventDecoder: SSE framing, then one dialect per event, then the skip-and-count
+// policy. The framer is the project's ServerSentEventDecoder; each event's data is parsed with
+// the yajl layer straight from the framer's view (no copy of the data). A dialect turns one
+// parsed event into a ConversationEvent.Kind, says it does not know the type (counted, never
+// fatal), or throws a ConversationEventError naming the field; the decoder then skips that event
+// and keeps the error, so nothing already received is lost and the stream goes on.
+
+/// Decodes a live conversation stream (home or Salesforce) incrementally into ``ConversationEvent``s.
+///
+/// Feed bytes as they arrive, in pieces of any size; the output does not depend on the cutting.
+///
+/// ```swift
+/// var decoder = ConversationEventDecoder(format: .salesforceMessaging)
+/// for piece in pieces {
+///     for event in try decoder.feed(piece) { print(event.kind) }
+/// }
+/// try decoder.finish()
+/// print(decoder.unknownEventCount, decoder.malformedEvents)
+/// ```
+public struct ConversationEventDecoder {
+    /// Limits and policy.
+    public struct Configuration: Sendable, Hashable {
+        /// The SSE limits (line and event sizes): an endless line or event fails within them.
+        public var framing: ServerSentEventDecoder.Configuration
+        /// Throw on a malformed event instead of skipping it. Default `false` (skip and count).
+        public var isStrict: Bool
+        /// How many of the latest malformed events' errors are kept. Default 64.
+        public var keptErrorLimit: Int
+
+        /// The defaults: the SSE defaults, skipping malformed events, keeping 64 errors.
+        public static let `default` = Configuration()
+
+        /// Makes a configuration.
+        public init(
+            framing: ServerSentEventDecoder.Configuration = .default, isStrict: Bool = false, keptErrorLimit: Int = 64
+        ) {
+            self.framing = framing
+            self.isStrict = isStrict
+            self.keptErrorLimit = keptErrorLimit
+        }
+    }
+
+    /// The wire format read.
+    public let format: ConversationEventFormat
+    /// The limits and policy in force.
+    public let configuration: Configuration
+    private var framer: ServerSentEventDecoder
+    private let parsers = LiveEventParsers()
+
+    /// The latest malformed events' errors (at most ``Configuration/keptErrorLimit``), oldest first.
+    public private(set) var malformedEvents: [ConversationEventError] = []
+    /// How many malformed events were skipped in all.
+    public private(set) var malformedEventCount = 0
+    /// How many events of a type the dialect does not know were skipped.
+    public private(set) var unknownEventCount = 0
+    /// How many events were handed over.
+    public private(set) var eventCount = 0
+
+    /// Makes a decoder for one stream (or one reconnecting series of streams).
+    public init(format: ConversationEventFormat, configuration: Configuration = .default) {
+        self.format = format
+        self.configuration = configuration
+        framer = ServerSentEventDecoder(configuration: configuration.framing)
+    }
+
+    /// The last event ID seen: send it as `Last-Event-ID` when reconnecting.
+    public var lastEventID: String? { framer.lastEventID }
+
+    /// The last `retry` the server asked for, in milliseconds.
+    public var reconnectionTime: Int? { framer.reconnectionTime }
+
+    /// Feeds the next piece of input and calls `onEvent` with each event it completes.
+    ///
+    /// - Throws: ``FramingError`` when the SSE limits are passed; in strict mode a
+    ///   ``ConversationEventError``; or what `onEvent` throws.
+    public mutating func feed(_ bytes: UnsafeRawBufferPointer, _ onEvent: (ConversationEvent) throws -> Void) throws {
+        let format = format
+        let parsers = parsers
+        let strict = configuration.isStrict
+        var unknown = 0
+        var handed = 0
+        var malformed: [ConversationEventError] = []
+        defer { record(unknown: unknown, handed: handed, malformed: malformed) }
+        try framer.feed(bytes) { view in
+            let outcome: LiveEventOutcome
+            do {
+                outcome = try Self.decode(view, format: format, parsers: parsers)
+            } catch let error as ConversationEventError {
+                if strict { throw error }
+                malformed.append(error)
+                return
+            }
+            switch outcome {
+            case .event(let kind):
+                let id = view.lastEventID.isEmpty ? nil : String(decoding: view.lastEventID, as: UTF8.self)
+                handed += 1
+                try onEvent(ConversationEvent(id: id, kind: kind))
+            case .unknown: unknown += 1
+            case .keepAlive: break
+            }
+        }
+    }
+
+    /// Feeds the next piece of input and returns the events it completes.
+    public mutating func feed(_ bytes: some Collection<UInt8>) throws -> [ConversationEvent] {
+        var events: [ConversationEvent] = []
+        try withContiguousBytes(bytes) { raw in try feed(raw) { events.append($0) } }
+        return events
+    }
+
+    /// Ends one connection's stream: a block cut off by the end is dropped and reported.
+    /// The decoder keeps ``lastEventID`` and may be fed the next connection's stream.
+    @discardableResult
+    public mutating func finish() throws -> StreamEnd {
+        try framer.finish()
+    }
+
+    private mutating func record(unknown: Int, handed: Int, malformed: [ConversationEventError]) {
+        unknownEventCount += unknown
+        eventCount += handed
+        guard !malformed.isEmpty else { return }
+        malformedEventCount += malformed.count
+        malformedEvents.append(contentsOf: malformed)
+        let excess = malformedEvents.count - max(0, configuration.keptErrorLimit)
+        if excess > 0 { malformedEvents.removeFirst(excess) }
+    }
+
+    private static func decode(
+        _ view: ServerSentEventView, format: ConversationEventFormat, parsers: LiveEventParsers
+    ) throws -> LiveEventOutcome {
+        switch format {
+        case .home: try HomeLiveEventDialect.decode(view, parsers: parsers)
+        case .salesforceMessaging: try SalesforceMessagingDialect.decode(view, parsers: parsers)
+        }
+    }
+}
+
+/// What a dialect made of one SSE event.
+enum LiveEventOutcome {
+    case event(ConversationEvent.Kind)
+    /// A type the dialect does not know: skipped and counted.
+    case unknown
+    /// A keep-alive with no conversation data: skipped, not counted.
+    case keepAlive
+}
+
+/// The parsers one decoder reuses: one for an event's data, one for a document nested in it.
+final class LiveEventParsers {
+    let outer = JSONParser()
+    let inner = JSONParser()
+}
+
+extension ServerSentEventView {
+    /// The event type as a `String` (error path and rare types only).
+    var typeName: String { String(decoding: type, as: UTF8.self) }
+
+    /// Parses the event's data as one JSON value and reads it with `body`; a syntax error becomes
+    /// a ``ConversationEventError`` naming the event and its offset.
+    func parseData<R>(with parser: JSONParser, _ body: (JSONElement) throws -> R) throws -> R {
+        do {
+            return try parser.parse(data, streamOffset: dataOffset, body)
+        } catch let error as JSONError {
+            throw ConversationEventError(
+                .invalidJSON, eventType: typeName, byteOffset: byteOffset, field: "data", message: error.description)
+        }
+    }
+
+    /// The error for a required field that is absent or of the wrong type.
+    func missing(_ field: String, _ what: String) -> ConversationEventError {
+        ConversationEventError(.missingField, eventType: typeName, byteOffset: byteOffset, field: field, message: what)
+    }
+}

@@ -1,0 +1,178 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import ChatStream
+
+/// Decodes `pieces` with a fresh decoder; returns the events and the decoder (for its counts).
+func decodeLive(
+    _ pieces: [[UInt8]], format: ConversationEventFormat,
+    configuration: ConversationEventDecoder.Configuration = .default
+) throws -> (events: [ConversationEvent], decoder: ConversationEventDecoder) {
+    var decoder = ConversationEventDecoder(format: format, configuration: configuration)
+    var events: [ConversationEvent] = []
+    for piece in pieces { events += try decoder.feed(piece) }
+    try decoder.finish()
+    return (events, decoder)
+}
+
+/// The live-event fixtures (home and Salesforce), each beside its expected `{"id","type",...}` lines.
+@Suite struct ConversationEventDecoderTests {
+    static let directory = ProjectPaths.fixtures + "/live-events"
+
+    static func bytes(_ name: String) throws -> [UInt8] {
+        Array(try Data(contentsOf: URL(fileURLWithPath: directory + "/" + name)))
+    }
+
+    static func expected(_ name: String) throws -> [JSONTree] {
+        try String(contentsOfFile: directory + "/" + name, encoding: .utf8)
+            .split(separator: "\n").map { try JSONTree(parsing: String($0)) }
+    }
+
+    @Test(arguments: [
+        ("home-all-types", ConversationEventFormat.home, 1),
+        ("salesforce-all-types", ConversationEventFormat.salesforceMessaging, 2),
+    ])
+    func fixtureMatchesItsExpectedEventsAtEveryChunking(
+        _ name: String, _ format: ConversationEventFormat, _ unknown: Int
+    )
+        throws
+    {
+        let input = try Self.bytes(name + ".sse")
+        let expected = try Self.expected(name + ".expected.jsonl")
+        #expect(expected.count >= 9)
+        for chunking in Chunkings.all(of: input) {
+            let (events, decoder) = try decodeLive(chunking.pieces, format: format)
+            #expect(events.map(\.jsonValue) == expected, "\(name) \(chunking)")
+            #expect(decoder.unknownEventCount == unknown, "\(name) \(chunking)")
+            #expect(decoder.malformedEventCount == 0, "\(name) \(chunking)")
+            #expect(decoder.eventCount == expected.count)
+        }
+    }
+
+    @Test func homeFixtureReadsTypedFields() throws {
+        let (events, decoder) = try decodeLive([try Self.bytes("home-all-types.sse")], format: .home)
+        #expect(decoder.reconnectionTime == 2000)
+        #expect(decoder.lastEventID == "16")
+        guard case .messageCreated(let reply) = events[4].kind else {
+            Issue.record("the fifth event is \(events[4].kind)")
+            return
+        }
+        #expect(reply.text == "Let me check. \u{e9}\u{1F600}")
+        #expect(reply.sender == .agent)
+        #expect(reply.createdAt == 1_733_050_002)
+        guard case .messageCreated(let human) = events[6].kind, case .conversationUpdated(let updated) = events[7].kind
+        else {
+            Issue.record("events 7 and 8 are \(events[6].kind), \(events[7].kind)")
+            return
+        }
+        #expect(human.sender == .humanAgent)
+        #expect(updated.status == "taken_over" && updated.unreadCount == 2 && updated.updatedAt == 1_733_050_010)
+        #expect(events.last?.kind == .reset)
+        #expect(events.map(\.conversationId).compactMap { $0 }.allSatisfy { $0 == "c-1" })
+    }
+
+    @Test func salesforceFixtureReadsTypedFields() throws {
+        let (events, _) = try decodeLive([try Self.bytes("salesforce-all-types.sse")], format: .salesforceMessaging)
+        let messages = events.compactMap { event -> LiveMessage? in
+            if case .messageCreated(let message) = event.kind { return message }
+            return nil
+        }
+        #expect(
+            messages.map(\.text) == [
+                "Hello! How can I help you today? \u{e9}\u{4e2d}\u{1F600} \"quoted\"\n", "My order has not arrived.",
+            ])
+        #expect(messages.map(\.sender) == [.agent, .user])
+        #expect(messages.map(\.createdAt) == [1_733_050_003, 1_733_050_004.5])
+        #expect(
+            events.first?.kind
+                == .routingResult(
+                    conversationId: "3f1c2b4e-8a6d-4c1f-9e2a-5b7d8c9e0f1a",
+                    result: RoutingResult(routingType: "Initial", estimatedWaitSeconds: 45, queuePosition: 2)))
+        #expect(events.map(\.id) == ["1001", "1002", "1003", "1004", "1005", "1006", "1007", "1008", "1010", "1011"])
+    }
+
+    @Test func malformedEventsAreSkippedAndCountedWithTheirOffsets() throws {
+        let input = try Self.bytes("home-malformed.sse")
+        let text = String(decoding: input, as: UTF8.self)
+        let second = text.utf8.distance(from: text.startIndex, to: text.range(of: "id: 2")!.lowerBound)
+        let third = text.utf8.distance(from: text.startIndex, to: text.range(of: "id: 3")!.lowerBound)
+        for chunking in Chunkings.all(of: input) {
+            let (events, decoder) = try decodeLive(chunking.pieces, format: .home)
+            #expect(events.map(\.id) == ["1", "4"], "\(chunking)")
+            #expect(decoder.malformedEventCount == 2)
+            #expect(decoder.malformedEvents.map(\.byteOffset) == [second, third], "\(chunking)")
+            #expect(decoder.malformedEvents.map(\.kind) == [.invalidJSON, .missingField])
+            #expect(decoder.malformedEvents.map(\.field) == ["data", "active"])
+            #expect(decoder.malformedEvents[0].description.contains("message.created at byte \(second)"))
+        }
+    }
+
+    @Test func strictModeThrowsTheFirstMalformedEvent() throws {
+        let input = try Self.bytes("home-malformed.sse")
+        #expect(throws: ConversationEventError.self) {
+            _ = try decodeLive([input], format: .home, configuration: .init(isStrict: true))
+        }
+    }
+
+    static let payloadNotJSON = Array(
+        """
+        id: 1
+        event: CONVERSATION_MESSAGE
+        data: {"conversationId":"c","conversationEntry":{"identifier":"e","entryPayload":"{not json"}}
+
+        id: 2
+        event: CONVERSATION_CLOSE_CONVERSATION
+        data: {"conversationId":"c","conversationEntry":{"identifier":"f"}}
+
+
+        """.utf8)
+
+    @Test func entryPayloadThatIsNotJSONIsRejectedNamingTheField() throws {
+        for chunking in Chunkings.all(of: Self.payloadNotJSON) {
+            let (events, decoder) = try decodeLive(chunking.pieces, format: .salesforceMessaging)
+            #expect(events.map(\.kind) == [.conversationClosed(conversationId: "c")], "\(chunking)")
+            #expect(decoder.malformedEvents.map(\.kind) == [.payloadNotJSON])
+            #expect(decoder.malformedEvents.first?.field == "conversationEntry.entryPayload")
+            #expect(decoder.malformedEvents.first?.byteOffset == 0)
+            #expect(decoder.malformedEvents.first?.description.contains("CONVERSATION_MESSAGE") == true)
+        }
+    }
+
+    @Test func anEntryPayloadWithEscapesIsParsedFromTheUnescapedBytes() throws {
+        // The outer string holds \" and \\u escapes, so yajl unescapes it before the inner parse.
+        let input = Array(
+            #"""
+            event: CONVERSATION_SESSION_STATUS_CHANGED
+            data: {"conversationId":"c","conversationEntry":{"entryPayload":"{\"sessionStatus\":\"\u0045nded \\\"x\\\"\"}"}}
+
+
+            """#.utf8)
+        let (events, _) = try decodeLive([input], format: .salesforceMessaging)
+        #expect(events.map(\.kind) == [.sessionStatusChanged(conversationId: "c", status: "Ended \"x\"")])
+    }
+
+    @Test func anEndlessLineFailsWithinTheLineLimit() throws {
+        let limits = ConversationEventDecoder.Configuration(framing: .init(maxLineBytes: 4096, maxEventBytes: 4096))
+        var decoder = ConversationEventDecoder(format: .home, configuration: limits)
+        let piece = [UInt8](repeating: UInt8(ascii: "a"), count: 1024)
+        var failure: FramingError?
+        do {
+            _ = try decoder.feed(Array("data: ".utf8))
+            for _ in 0..<64 { _ = try decoder.feed(piece) }
+        } catch let error as FramingError {
+            failure = error
+        }
+        #expect(failure?.kind == .lineTooLong)
+    }
+
+    @Test func anEndlessCommentStreamHoldsNoMemoryAndDispatchesNothing() throws {
+        var decoder = ConversationEventDecoder(format: .home)
+        let comments = Array(String(repeating: ": ping\n", count: 4096).utf8)
+        var events: [ConversationEvent] = []
+        for _ in 0..<64 { events += try decoder.feed(comments) }
+        events += try decoder.feed(Array("event: reset\ndata: {}\n\n".utf8))
+        #expect(events.map(\.kind) == [.reset])
+        #expect(decoder.unknownEventCount == 0 && decoder.malformedEventCount == 0)
+    }
+}
