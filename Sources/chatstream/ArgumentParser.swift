@@ -1,5 +1,7 @@
-/// A small parser for `--flag value`, `--flag=value`, `--switch` and positional arguments.
-struct ArgumentParser {
+/// A small parser for `--flag value`, `--flag=value`, `--switch` and positional arguments,
+/// driven by a command's ``Flag`` list.
+struct ArgumentParser: Sendable {
+    /// A malformed command line: printed with the command's usage, exit status 2.
     struct UsageError: Error {
         var message: String
     }
@@ -8,8 +10,9 @@ struct ArgumentParser {
     private(set) var switches: Set<String> = []
     private(set) var positional: [String] = []
 
-    /// Parses `arguments`, knowing which flags take a value and which are switches.
-    init(_ arguments: [String], valued: Set<String>, switches known: Set<String>) throws {
+    /// Parses `arguments` against `flags`; `command` names the command in errors.
+    init(_ arguments: [String], flags: [Flag], command: String) throws {
+        let known = Dictionary(flags.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         var index = 0
         var onlyPositional = false
         while index < arguments.count {
@@ -29,17 +32,19 @@ struct ArgumentParser {
                 value = String(name[name.index(after: equals)...])
                 name = String(name[..<equals])
             }
-            if valued.contains(name) {
+            guard let flag = known[name] else {
+                throw UsageError(message: "\(command) does not take --\(name)")
+            }
+            if flag.placeholder != nil {
                 if value == nil {
                     guard index < arguments.count else { throw UsageError(message: "--\(name) needs a value") }
                     value = arguments[index]
                     index += 1
                 }
                 options[name, default: []].append(value!)
-            } else if known.contains(name), value == nil {
-                switches.insert(name)
             } else {
-                throw UsageError(message: "unknown option --\(name)")
+                guard value == nil else { throw UsageError(message: "--\(name) takes no value") }
+                switches.insert(name)
             }
         }
     }
@@ -50,5 +55,13 @@ struct ArgumentParser {
     /// Every value of a repeatable `--name`.
     func values(_ name: String) -> [String] { options[name] ?? [] }
 
+    /// Whether the switch `--name` was given.
     func has(_ name: String) -> Bool { switches.contains(name) }
+
+    /// A usage error unless there are exactly `count` non-empty positional arguments.
+    func expectPositional(_ count: Int, _ what: String, command: String) throws {
+        guard positional.count == count, positional.allSatisfy({ !$0.isEmpty }) else {
+            throw UsageError(message: "\(command) needs \(what)")
+        }
+    }
 }

@@ -1,13 +1,10 @@
 // Shared by the client commands (chat, conversations, messages, conversation, close, tag, read):
-// the --base-url/--agent options, the embedded local server when no --base-url is given, running
-// async work from the synchronous entry point, and the error contract
-// (`error: <STATUS> <CODE>: <message>` on stderr, exit 1).
+// the --base-url/--agent options, the embedded local server when no --base-url is given, and the
+// error contract (`error: <STATUS> <CODE>: <message>` on stderr, exit 1).
 
 import ChatStreamClient
 import ChatStreamServer
-import Dispatch
 import Foundation
-import Synchronization
 
 enum ClientSupport {
     static let defaultAgent = "demo-agent"
@@ -40,19 +37,6 @@ enum ClientSupport {
         return (ChatClient(agentId: agent, baseURL: url), { server.stop() })
     }
 
-    /// Runs `body` to completion from synchronous code.
-    static func wait(_ body: @escaping @Sendable () async -> Int32) -> Int32 {
-        let result = Mutex<Int32>(1)
-        let done = DispatchSemaphore(value: 0)
-        Task {
-            let status = await body()
-            result.withLock { $0 = status }
-            done.signal()
-        }
-        done.wait()
-        return result.withLock { $0 }
-    }
-
     /// Prints `error` as the contract says and returns exit status 1.
     static func report(_ error: any Error) -> Int32 {
         Output.flush()
@@ -62,12 +46,6 @@ enum ClientSupport {
             Output.standardError("error: \(error)\n")
         }
         return 1
-    }
-
-    /// Prints usage and returns exit status 2.
-    static func usage(_ message: String, _ text: String) -> Int32 {
-        Output.standardError("error: \(message)\n" + text)
-        return 2
     }
 
     /// `--limit N` checked for 1...100.

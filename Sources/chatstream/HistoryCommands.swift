@@ -1,10 +1,5 @@
-// History and conversation-management commands (issues 4 and 7):
-//
-//   chatstream conversations [--base-url URL] [--agent ID] [--limit N] [--all] [--json]
-//                            [--status S]... [--tag T]... [--unread] [--search TEXT] [--order asc|desc]
-//   chatstream messages CONVERSATION_ID [--base-url URL] [--agent ID] [--limit N] [--all] [--json]
-//   chatstream conversation ID [--json]      chatstream close ID [--json]
-//   chatstream tag ID TAG... [--json]        chatstream read ID MESSAGE_ID [--json]
+// History and conversation-management commands (issues 4 and 7): conversations, messages,
+// conversation, close, tag and read; their flags are in the `Command` values below.
 //
 // `--json` prints one JSON object per line in the wire shape. `--all` follows the pages to the
 // end; messages are then printed oldest to newest overall. API errors: `error: <STATUS> <CODE>:
@@ -15,19 +10,64 @@ import ChatStreamClient
 import Foundation
 
 enum HistoryCommands {
-    static let usage = """
-        usage: chatstream conversations [--base-url URL] [--agent ID] [--limit N] [--all] [--json]
-                                        [--status ongoing|ended|taken_over]... [--tag T]... [--unread]
-                                        [--search TEXT] [--order asc|desc]
-               chatstream messages CONVERSATION_ID [--base-url URL] [--agent ID] [--limit N] [--all] [--json]
-               chatstream conversation ID [--base-url URL] [--agent ID] [--json]
-               chatstream close ID [--base-url URL] [--agent ID] [--json]
-               chatstream tag ID TAG... [--base-url URL] [--agent ID] [--json]
-               chatstream read ID MESSAGE_ID [--base-url URL] [--agent ID] [--json]
+    /// The flags every history command takes.
+    static let common: [Flag] = [.baseURL, .agent, .json]
+    static let limit = Flag.value("limit", "N")
+    static let all = Flag.switch("all")
 
-        """
+    static let conversations = Command(
+        "conversations",
+        flags: common + [
+            limit, all, .value("status", "ongoing|ended|taken_over", repeatable: true),
+            .value("tag", "T", repeatable: true), .switch("unread"), .value("search", "TEXT"),
+            .value("order", "asc|desc"),
+        ],
+        summary: "list conversations (filters combine with AND)",
+        run: { try await execute(conversationsPlan($0), $0) })
 
-    /// What a command needs, checked before any server is started.
+    static let messages = Command(
+        "messages", operands: "CONVERSATION_ID", flags: common + [limit, all],
+        summary: "list a conversation's messages (--all: oldest to newest)",
+        run: { parsed in
+            try parsed.expectPositional(1, "exactly one CONVERSATION_ID", command: "messages")
+            let plan = Plan.messages(
+                parsed.positional[0], limit: try ClientSupport.limit(parsed), all: parsed.has("all"))
+            return try await execute(plan, parsed)
+        })
+
+    static let conversation = Command(
+        "conversation", operands: "ID", flags: common, summary: "show one conversation",
+        run: { parsed in
+            try parsed.expectPositional(1, "exactly one ID", command: "conversation")
+            return try await execute(.conversation(parsed.positional[0]), parsed)
+        })
+
+    static let close = Command(
+        "close", operands: "ID", flags: common,
+        summary: "end a conversation (later chats answer 403 CHAT_CONVERSATION_NOT_ONGOING)",
+        run: { parsed in
+            try parsed.expectPositional(1, "exactly one ID", command: "close")
+            return try await execute(.close(parsed.positional[0]), parsed)
+        })
+
+    static let tag = Command(
+        "tag", operands: "ID TAG...", flags: common,
+        summary: "replace your tags on a conversation (no TAG clears them)",
+        run: { parsed in
+            guard let id = parsed.positional.first, !id.isEmpty else {
+                throw ArgumentParser.UsageError(message: "tag needs an ID and TAGs")
+            }
+            return try await execute(.tag(id, Array(parsed.positional.dropFirst())), parsed)
+        })
+
+    static let read = Command(
+        "read", operands: "ID MESSAGE_ID", flags: common, summary: "mark a conversation read up to a message",
+        run: { parsed in
+            try parsed.expectPositional(2, "an ID and a MESSAGE_ID", command: "read")
+            return try await execute(.read(parsed.positional[0], parsed.positional[1]), parsed)
+        })
+
+    /// What a command does, checked before any server is started.
     enum Plan: Sendable {
         case conversations(ConversationQuery, all: Bool)
         case messages(String, limit: Int?, all: Bool)
@@ -37,99 +77,34 @@ enum HistoryCommands {
         case read(String, String)
     }
 
-    static func run(_ command: String, _ arguments: [String]) -> Int32 {
-        let parsed: ArgumentParser
-        let plan: Plan
-        do {
-            parsed = try ArgumentParser(
-                arguments, valued: ["base-url", "agent", "limit", "status", "tag", "search", "order"],
-                switches: ["all", "json", "unread"])
-            plan = try makePlan(command, parsed)
-        } catch let error as ArgumentParser.UsageError {
-            return ClientSupport.usage(error.message, usage)
-        } catch {
-            return ClientSupport.usage("\(error)", usage)
-        }
-        let made: (client: ChatClient, finish: @Sendable () -> Void)
-        do {
-            made = try ClientSupport.makeClient(parsed)
-        } catch let error as ArgumentParser.UsageError {
-            return ClientSupport.usage(error.message, usage)
-        } catch {
-            return ClientSupport.report(error)
-        }
-        defer { made.finish() }
-        let client = made.client
-        let json = parsed.has("json")
-        return ClientSupport.wait {
-            do {
-                try await execute(plan, client: client, json: json)
-                Output.flush()
-                return 0
-            } catch {
-                return ClientSupport.report(error)
+    static func conversationsPlan(_ parsed: ArgumentParser) throws -> Plan {
+        try parsed.expectPositional(0, "no positional arguments", command: "conversations")
+        var query = ConversationQuery(limit: try ClientSupport.limit(parsed))
+        for status in parsed.values("status") {
+            guard let known = ConversationStatus(rawValue: status) else {
+                throw ArgumentParser.UsageError(message: "--status must be ongoing, ended or taken_over")
             }
+            query.statuses.append(known)
         }
+        query.tags = parsed.values("tag")
+        query.unreadOnly = parsed.has("unread")
+        query.search = parsed.value("search")
+        if let order = parsed.value("order") {
+            guard let known = ConversationQuery.Order(rawValue: order) else {
+                throw ArgumentParser.UsageError(message: "--order must be asc or desc")
+            }
+            query.order = known
+        }
+        return .conversations(query, all: parsed.has("all"))
     }
 
-    static func makePlan(_ command: String, _ parsed: ArgumentParser) throws -> Plan {
-        let positional = parsed.positional
-        func expect(_ count: Int, _ what: String) throws {
-            guard positional.count == count, positional.allSatisfy({ !$0.isEmpty }) else {
-                throw ArgumentParser.UsageError(message: "\(command) needs \(what)")
-            }
-        }
-        func only(_ allowed: Set<String>) throws {
-            let used = Set(parsed.options.keys).union(parsed.switches).subtracting(["base-url", "agent", "json"])
-            if let extra = used.subtracting(allowed).sorted().first {
-                throw ArgumentParser.UsageError(message: "\(command) does not take --\(extra)")
-            }
-        }
-        switch command {
-        case "conversations":
-            try expect(0, "no positional arguments")
-            var query = ConversationQuery(limit: try ClientSupport.limit(parsed))
-            for status in parsed.values("status") {
-                guard let known = ConversationStatus(rawValue: status) else {
-                    throw ArgumentParser.UsageError(message: "--status must be ongoing, ended or taken_over")
-                }
-                query.statuses.append(known)
-            }
-            query.tags = parsed.values("tag")
-            query.unreadOnly = parsed.has("unread")
-            query.search = parsed.value("search")
-            if let order = parsed.value("order") {
-                guard let known = ConversationQuery.Order(rawValue: order) else {
-                    throw ArgumentParser.UsageError(message: "--order must be asc or desc")
-                }
-                query.order = known
-            }
-            return .conversations(query, all: parsed.has("all"))
-        case "messages":
-            try expect(1, "exactly one CONVERSATION_ID")
-            try only(["limit", "all"])
-            return .messages(positional[0], limit: try ClientSupport.limit(parsed), all: parsed.has("all"))
-        case "conversation":
-            try expect(1, "exactly one ID")
-            try only([])
-            return .conversation(positional[0])
-        case "close":
-            try expect(1, "exactly one ID")
-            try only([])
-            return .close(positional[0])
-        case "tag":
-            guard positional.count >= 1, !positional[0].isEmpty else {
-                throw ArgumentParser.UsageError(message: "tag needs an ID and TAGs")
-            }
-            try only([])
-            return .tag(positional[0], Array(positional.dropFirst()))
-        case "read":
-            try expect(2, "an ID and a MESSAGE_ID")
-            try only([])
-            return .read(positional[0], positional[1])
-        default:
-            throw ArgumentParser.UsageError(message: "unknown command \"\(command)\"")
-        }
+    /// Starts the client (an embedded server without `--base-url`) and carries `plan` out.
+    static func execute(_ plan: Plan, _ parsed: ArgumentParser) async throws -> Int32 {
+        let made = try ClientSupport.makeClient(parsed)
+        defer { made.finish() }
+        try await execute(plan, client: made.client, json: parsed.has("json"))
+        Output.flush()
+        return 0
     }
 
     static func execute(_ plan: Plan, client: ChatClient, json: Bool) async throws {

@@ -23,28 +23,30 @@ import ChatStream
 enum ReplayCommand {
     enum OutputMode: String { case message, events, text, none }
 
-    static func run(_ arguments: [String]) -> Int32 {
-        let parsed: ArgumentParser
-        do {
-            parsed = try ArgumentParser(
-                arguments, valued: ["format", "chunk-size", "output"], switches: ["json", "lenient"])
-        } catch let error as ArgumentParser.UsageError {
-            return usage(error.message)
-        } catch {
-            return usage("\(error)")
-        }
+    static let command = Command(
+        "replay", operands: "FILE|-",
+        flags: [
+            .value("format", "auto|" + StreamFormat.allCases.map(\.rawValue).joined(separator: "|")),
+            .value("chunk-size", "N"), .value("output", "message|events|text|none"), .json, .switch("lenient"),
+        ],
+        summary: "decode a recorded stream and print what it holds",
+        run: run)
+
+    @Sendable static func run(_ parsed: ArgumentParser) throws -> Int32 {
         guard parsed.positional.count == 1 else {
-            return usage("replay needs exactly one FILE (or - for standard input)")
+            throw ArgumentParser.UsageError(message: "replay needs exactly one FILE (or - for standard input)")
         }
         var format: StreamFormat? = nil
         if let name = parsed.value("format"), name != "auto" {
-            guard let known = StreamFormat(rawValue: name) else { return usage("unknown format \"\(name)\"") }
+            guard let known = StreamFormat(rawValue: name) else {
+                throw ArgumentParser.UsageError(message: "unknown format \"\(name)\"")
+            }
             format = known
         }
         let chunkSize = parsed.value("chunk-size").map { Int($0) ?? 0 } ?? 65536
-        guard chunkSize > 0 else { return usage("--chunk-size needs a positive integer") }
+        guard chunkSize > 0 else { throw ArgumentParser.UsageError(message: "--chunk-size needs a positive integer") }
         guard let mode = OutputMode(rawValue: parsed.value("output") ?? "message") else {
-            return usage("--output must be message, events, text or none")
+            throw ArgumentParser.UsageError(message: "--output must be message, events, text or none")
         }
         let json = parsed.has("json")
         guard let input = readAll(parsed.positional[0]) else {
@@ -160,11 +162,6 @@ enum ReplayCommand {
         let messages = assembler.finish(error: failure)
         if mode == .text { Output.standardOutput("\n") }
         return Decoded(messages: messages, skippedErrors: decoder.skippedErrors, failure: failure)
-    }
-
-    static func usage(_ message: String) -> Int32 {
-        Output.standardError("error: \(message)\n" + Usage.text)
-        return 2
     }
 
     static func readAll(_ path: String) -> [UInt8]? {

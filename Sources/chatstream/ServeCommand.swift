@@ -1,41 +1,24 @@
 // `chatstream serve`: runs the local Chatbase-compatible ChatAPIServer until SIGINT or SIGTERM.
 //
-// The signals are blocked before the server starts (its threads inherit the mask) and the main
-// thread waits for them with sigwait, so shutdown runs in ordinary code, not in a signal handler.
+// The command awaits SIGINT or SIGTERM (TerminationSignal), then stops the server in ordinary
+// code, not in a signal handler.
 
 import ChatStreamServer
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
-/// `chatstream serve [--host H] [--port P] [--agent ID] [--data FILE] [--delay-ms N] [--chunk-size N]
-/// [--drop-after N] [--fail-status CODE] [--no-extensions]`.
 enum ServeCommand {
-    static let usage = """
-        usage: chatstream serve [--host 127.0.0.1] [--port 8787] [--agent ID] [--data FILE] [--delay-ms N]
-                                [--chunk-size N] [--drop-after N] [--fail-status CODE] [--no-extensions]
+    static let command = Command(
+        "serve",
+        flags: [
+            .value("host", "127.0.0.1"), .value("port", "8787"), .value("agent", "ID"), .value("data", "FILE"),
+            .value("delay-ms", "N"), .value("chunk-size", "N"), .value("drop-after", "N"),
+            .value("fail-status", "CODE"), .switch("no-extensions"),
+        ],
+        summary: "run the local Chatbase-compatible server until SIGINT/SIGTERM (fault flags for testing clients)",
+        run: run)
 
-        """
-
-    static func run(_ arguments: [String]) -> Int32 {
-        let configuration: ChatAPIServer.Configuration
-        do {
-            configuration = try parse(arguments)
-        } catch let error as ArgumentParser.UsageError {
-            Output.standardError("error: \(error.message)\n" + usage)
-            return 2
-        } catch {
-            Output.standardError("error: \(error)\n" + usage)
-            return 2
-        }
-        var signals = sigset_t()
-        sigemptyset(&signals)
-        sigaddset(&signals, SIGINT)
-        sigaddset(&signals, SIGTERM)
-        pthread_sigmask(SIG_BLOCK, &signals, nil)
+    @Sendable static func run(_ parsed: ArgumentParser) async throws -> Int32 {
+        let configuration = try configuration(parsed)
+        let termination = TerminationSignal()
         let server = ChatAPIServer(configuration: configuration)
         do {
             try server.start()
@@ -45,44 +28,39 @@ enum ServeCommand {
         }
         Output.standardError(
             "listening on http://\(configuration.host):\(server.port) (agent \(configuration.agentId))\n")
-        var received: Int32 = 0
-        sigwait(&signals, &received)
+        await termination.wait()
         server.stop()
         return 0
     }
 
-    /// The server configuration the flags ask for; throws a usage error for unknown or malformed flags.
-    static func parse(_ arguments: [String]) throws -> ChatAPIServer.Configuration {
-        let parser = try ArgumentParser(
-            arguments,
-            valued: ["host", "port", "agent", "data", "delay-ms", "chunk-size", "drop-after", "fail-status"],
-            switches: ["no-extensions"])
-        guard parser.positional.isEmpty else {
-            throw ArgumentParser.UsageError(message: "unexpected argument \"\(parser.positional[0])\"")
+    /// The server configuration the flags ask for; throws a usage error for malformed values.
+    static func configuration(_ parsed: ArgumentParser) throws -> ChatAPIServer.Configuration {
+        guard parsed.positional.isEmpty else {
+            throw ArgumentParser.UsageError(message: "unexpected argument \"\(parsed.positional[0])\"")
         }
         func number(_ name: String, _ range: ClosedRange<Int>) throws -> Int? {
-            guard let text = parser.value(name) else { return nil }
+            guard let text = parsed.value(name) else { return nil }
             guard let value = Int(text), range.contains(value) else {
                 throw ArgumentParser.UsageError(message: "--\(name) needs a number in \(range), got \"\(text)\"")
             }
             return value
         }
         var configuration = ChatAPIServer.Configuration()
-        if let host = parser.value("host") {
+        if let host = parsed.value("host") {
             guard !host.isEmpty else { throw ArgumentParser.UsageError(message: "--host needs a value") }
             configuration.host = host
         }
         if let port = try number("port", 0...65535) { configuration.port = UInt16(port) }
-        if let agent = parser.value("agent") {
+        if let agent = parsed.value("agent") {
             guard !agent.isEmpty else { throw ArgumentParser.UsageError(message: "--agent needs a value") }
             configuration.agentId = agent
         }
-        configuration.dataFile = parser.value("data")
+        configuration.dataFile = parsed.value("data")
         if let delay = try number("delay-ms", 0...60_000) { configuration.replyDelay = .milliseconds(delay) }
         configuration.fault.chunkSize = try number("chunk-size", 1...1 << 20)
         configuration.fault.dropAfterBytes = try number("drop-after", 0...Int(Int32.max))
         configuration.fault.status = try number("fail-status", 400...599)
-        configuration.extensionsEnabled = !parser.has("no-extensions")
+        configuration.extensionsEnabled = !parsed.has("no-extensions")
         return configuration
     }
 }

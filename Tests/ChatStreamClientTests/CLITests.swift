@@ -4,29 +4,13 @@
 
 import ChatStream
 import ChatStreamServer
-import Dispatch
 import Foundation
-import Synchronization
 import TestSupport
 import Testing
 
 @Suite("chatstream client commands (the built binary)")
 struct CLITests {
-    static var executable: String {
-        let candidates = [
-            ProjectPaths.root + "/.build/debug/chatstream",
-            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().path + "/chatstream",
-        ]
-        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) } ?? candidates[0]
-    }
-
-    struct Run: CustomStringConvertible {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-        var lines: [Substring] { stdout.split(separator: "\n") }
-        var description: String { "exit \(status)\nstdout: \(stdout)\nstderr: \(stderr)" }
-    }
+    typealias Run = ChildProcess.Result
 
     /// A fresh data directory for one test's child processes.
     final class Home: Sendable {
@@ -40,43 +24,7 @@ struct CLITests {
 
         /// Runs `chatstream arguments...` to completion (killed after `timeout`), off the test's threads.
         func run(_ arguments: [String], timeout: Duration = .seconds(60)) async throws -> Run {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: CLITests.executable)
-            process.arguments = arguments
-            var environment = ProcessInfo.processInfo.environment
-            environment["XDG_DATA_HOME"] = url.path
-            process.environment = environment
-            let out = Pipe()
-            let err = Pipe()
-            process.standardOutput = out
-            process.standardError = err
-            process.standardInput = FileHandle.nullDevice
-            try process.run()
-            // Process is Sendable in some Foundations and not in others; the box reads the same in both.
-            let child = UncheckedSendable(process)
-            let seconds = Double(timeout.components.seconds)
-            DispatchQueue.global().asyncAfter(deadline: .now() + seconds) {
-                if child.value.isRunning { child.value.terminate() }
-            }
-            return await withCheckedContinuation { continuation in
-                DispatchQueue.global().async {
-                    let errData = Mutex(Data())
-                    let group = DispatchGroup()
-                    group.enter()
-                    DispatchQueue.global().async {
-                        let data = err.fileHandleForReading.readDataToEndOfFile()
-                        errData.withLock { $0 = data }
-                        group.leave()
-                    }
-                    let outData = out.fileHandleForReading.readDataToEndOfFile()
-                    group.wait()
-                    child.value.waitUntilExit()
-                    continuation.resume(
-                        returning: Run(
-                            status: child.value.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                            stderr: String(decoding: errData.withLock { $0 }, as: UTF8.self)))
-                }
-            }
+            try await ChildProcess.run(arguments, environment: ["XDG_DATA_HOME": url.path], timeout: timeout)
         }
     }
 
@@ -297,10 +245,4 @@ struct CLITests {
         #expect(try Self.json(listed.lines[0])["tags"] == nil)
         #expect(try await home.run(["messages", id] + base).lines.count == 2)
     }
-}
-
-/// Carries a value the compiler cannot prove `Sendable` into a concurrent closure.
-private struct UncheckedSendable<Value>: @unchecked Sendable {
-    let value: Value
-    init(_ value: Value) { self.value = value }
 }

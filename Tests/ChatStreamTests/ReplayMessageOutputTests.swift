@@ -23,17 +23,7 @@ private func expectedReplay(_ bytes: [UInt8], format: StreamFormat?, lenient: Bo
         stderr += "error: the stream carried an error: \(error.code.map { "\($0): " } ?? "")\(error.message)\n"
         status = 1
     }
-    return ReplayCLITests.Run(status: status, stdout: stdout, stderr: stderr)
-}
-
-/// Runs the command as `ReplayCLITests.run` does, on a thread of its own, so that waiting for it
-/// does not hold one of the few threads that async tests share (tests on timers would starve).
-private func runOnItsOwnThread(_ arguments: [String], stdin: Data) async throws -> ReplayCLITests.Run {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread.detachNewThread {
-            continuation.resume(with: Result { try ReplayCLITests.run(arguments, stdin: stdin) })
-        }
-    }
+    return ReplayCLITests.Run(status: status, output: Array(stdout.utf8), stderr: stderr)
 }
 
 @Suite struct ReplayMessageOutputTests {
@@ -49,16 +39,16 @@ private func runOnItsOwnThread(_ arguments: [String], stdin: Data) async throws 
         }
         for run in runs {
             let expected = expectedReplay(stream.bytes, format: run.format, lenient: run.lenient)
-            let result = try await runOnItsOwnThread(
-                ["replay", "--output", "message", "--json"] + run.arguments + ["-"], stdin: Data(stream.bytes))
+            let result = try await ChildProcess.run(
+                ["replay", "--output", "message", "--json"] + run.arguments + ["-"], stdin: stream.bytes)
             #expect(result.stdout == expected.stdout, "\(run.arguments)")
             #expect(result.stderr == expected.stderr, "\(run.arguments)")
             #expect(result.status == expected.status, "\(run.arguments)")
             // `--output none` takes the same path and prints nothing but the warnings and errors
             // (once per stream: each run is a process, and the cases already make many).
             guard run.arguments == runs[0].arguments else { continue }
-            let silent = try await runOnItsOwnThread(
-                ["replay", "--output", "none"] + run.arguments + ["-"], stdin: Data(stream.bytes))
+            let silent = try await ChildProcess.run(
+                ["replay", "--output", "none"] + run.arguments + ["-"], stdin: stream.bytes)
             #expect(silent.stdout == "", "none \(run.arguments)")
             #expect(silent.stderr == expected.stderr, "none \(run.arguments)")
             #expect(silent.status == expected.status, "none \(run.arguments)")
