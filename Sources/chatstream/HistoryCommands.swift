@@ -158,7 +158,8 @@ enum HistoryCommands {
         }
         var text = message.text
         if text.isEmpty {
-            text = message.parts.map { "[\($0.jsonValue["type"]?.stringValue ?? "part")]" }.joined(separator: " ")
+            text = message.assembledParts.map { "[\($0.jsonValue["type"]?.stringValue ?? "part")]" }.joined(
+                separator: " ")
         }
         Output.standardOutput("\(message.id)\t\(timestamp(message.date))\t\(message.sender.rawValue): \(text)\n")
     }

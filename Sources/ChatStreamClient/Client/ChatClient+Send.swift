@@ -112,6 +112,8 @@ extension ChatClient {
         var index = 0
         var userMessageId: String? = nil
         var conversationId = first.conversationId
+        // Every round's parts, in order: the response's text joins every round's text.
+        var merged: AssembledMessage? = nil
         while true {
             var message =
                 streaming
@@ -130,8 +132,8 @@ extension ChatClient {
                     throw ChatError(.decoding, "the reply did not say which conversation it belongs to")
                 }
                 return ChatResponse(
-                    message: message, conversationId: conversationId, userMessageId: userMessageId,
-                    finishReason: message.finishReason, usage: message.usage)
+                    assembled: Self.merge(merged, message), conversationId: conversationId,
+                    userMessageId: userMessageId)
             }
             guard let conversationId else {
                 throw ChatError(.decoding, "the reply asked for tools but did not name its conversation")
@@ -154,9 +156,27 @@ extension ChatClient {
                         message: message, round: index))
                 try await postToolResult(conversationId: conversationId, toolCallId: call.toolCallId, output: output)
             }
+            merged = Self.merge(merged, message)
             index += 1
             round = .chat(message: nil, conversationId: conversationId)
         }
+    }
+
+    /// `round` appended to the rounds before it: their parts then its parts, its ID (when it has
+    /// one), finish, usage and metadata.
+    static func merge(_ earlier: AssembledMessage?, _ round: AssembledMessage) -> AssembledMessage {
+        guard var merged = earlier else { return round }
+        merged.parts += round.parts
+        merged.id = round.id ?? merged.id
+        merged.conversationId = round.conversationId ?? merged.conversationId
+        merged.userMessageId = merged.userMessageId ?? round.userMessageId
+        merged.finishReason = round.finishReason
+        merged.rawFinishReason = round.rawFinishReason
+        merged.usage = round.usage
+        merged.metadata = round.metadata ?? merged.metadata
+        merged.error = round.error
+        merged.isFinished = round.isFinished
+        return merged
     }
 
     /// Runs the registered handler; an unknown tool or a throwing handler gives `{"error": ...}`.

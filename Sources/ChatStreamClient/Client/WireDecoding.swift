@@ -53,7 +53,8 @@ enum WireDecoding {
             tags: tags, unreadCount: element["unreadCount"]?.int, lastMessage: last)
     }
 
-    /// A history message; nil when it has no parts (such messages are skipped).
+    /// A history message; nil when it has no parts (such messages are skipped). A missing or
+    /// non-numeric `createdAt` reads as the current time.
     static func message(_ element: JSONElement) throws -> Message? {
         guard element.kind == .object else { throw failure("a message is not an object") }
         guard let id = element["id"]?.string else { throw failure("a message has no id") }
@@ -61,10 +62,12 @@ enum WireDecoding {
         element["parts"]?.forEachElement { parts.append(AssembledPart(json: $0.jsonValue)) }
         guard !parts.isEmpty else { return nil }
         let role = element["role"]?.string ?? "assistant"
+        // A message without a usable date is dated now rather than failing its page.
+        let date = element["createdAt"]?.double.map(Date.init(timeIntervalSince1970:)) ?? Date()
         return Message(
-            id: id, sender: role == "user" ? .user : .agent, date: try date(element["createdAt"], "createdAt"),
+            id: id, sender: role == "user" ? .user : .agent, date: date,
             feedback: element["feedback"]?.string.flatMap(MessageFeedback.init(rawValue:)),
-            score: element["metadata"]?["score"]?.double, parts: parts)
+            score: element["metadata"]?["score"]?.double, assembledParts: parts)
     }
 
     static func page<Item>(_ bytes: [UInt8], item: (JSONElement) throws -> Item?) throws -> WirePage<Item> {

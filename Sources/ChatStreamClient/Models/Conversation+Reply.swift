@@ -12,7 +12,8 @@ extension Message {
     /// local one starting with `local-`.
     public init(reply: AssembledMessage, date: Date = Date()) {
         self.init(
-            id: reply.id ?? "local-" + ChatStreamPaths.newDeviceId(), sender: .agent, date: date, parts: reply.parts)
+            id: reply.id ?? "local-" + ChatStreamPaths.newDeviceId(), sender: .agent, date: date,
+            assembledParts: reply.parts)
     }
 }
 
@@ -32,7 +33,8 @@ extension Conversation {
     /// let updated = Conversation(reply: response, previous: shown)   // no refetch
     /// ```
     public init(reply: ChatResponse, previous: Conversation? = nil, date: Date = Date()) {
-        self.init(conversationId: reply.conversationId, message: reply.message, previous: previous, date: date)
+        self.init(
+            conversationId: reply.conversationId, message: reply.assembledMessage, previous: previous, date: date)
     }
 
     /// The conversation a streamed reply (or a snapshot of one) belongs to; nil until the stream

@@ -1,21 +1,26 @@
-// A history message, in the wire shape of PROTOCOLS.md section 1.
+// A message, in the shape the Chatbase SDK documents, keeping the core's full parts beside the
+// documented ones; its wire shape is PROTOCOLS.md section 1.
 
 import ChatStream
 import Foundation
 
 /// Who wrote a message: role `user` is the user, every other role the agent.
 public enum MessageSender: String, Sendable, Hashable, Codable {
+    /// The user.
     case user
+    /// The agent.
     case agent
 }
 
 /// The user's feedback on a reply.
 public enum MessageFeedback: String, Sendable, Hashable, Codable {
+    /// Thumbs up.
     case positive
+    /// Thumbs down.
     case negative
 }
 
-/// A message of a conversation's history.
+/// A message: the reply inside a ``ChatResponse``, or one item of a conversation's history.
 ///
 /// ```swift
 /// let page = try await client.listMessages(conversationId: id, limit: 50)
@@ -24,39 +29,60 @@ public enum MessageFeedback: String, Sendable, Hashable, Codable {
 public struct Message: Identifiable, Hashable, Sendable {
     /// The server's ID.
     public var id: String
+    /// All the text joined together.
+    public var text: String
     /// Who wrote it.
     public var sender: MessageSender
-    /// When it was written.
+    /// When it was written; the time it was read when the server gave none.
     public var date: Date
     /// The user's feedback, if any.
     public var feedback: MessageFeedback?
     /// The reply's score (`metadata.score`), when the server gives one.
     public var score: Double?
-    /// The parts, in order. A part of an unknown type is kept as ``AssembledPart/unknown(type:raw:)``.
-    public var parts: [AssembledPart]
+    /// The text, tool calls and tool results, in order.
+    public var parts: [MessagePart]
+    /// Every part as it arrived, with the kinds ``parts`` has no case for (reasoning, refusal,
+    /// sources, files, data, and parts of types this version does not know). ChatStream's own.
+    public var assembledParts: [AssembledPart]
 
-    /// A message.
+    /// A message from documented parts (``assembledParts`` holds the same parts).
     public init(
-        id: String, sender: MessageSender, date: Date, feedback: MessageFeedback? = nil, score: Double? = nil,
-        parts: [AssembledPart]
+        id: String, text: String, sender: MessageSender, date: Date, feedback: MessageFeedback? = nil,
+        score: Double? = nil, parts: [MessagePart] = []
     ) {
         self.id = id
+        self.text = text
         self.sender = sender
         self.date = date
         self.feedback = feedback
         self.score = score
         self.parts = parts
+        self.assembledParts = parts.map(AssembledPart.init)
     }
 
-    /// The text parts joined.
-    public var text: String { parts.compactMap(\.text).joined() }
+    /// A message from the core's parts: ``text`` joins their text, ``parts`` holds the ones it has
+    /// a case for (see ``MessagePart/init(_:)`` for what that drops).
+    public init(
+        id: String, sender: MessageSender, date: Date, feedback: MessageFeedback? = nil, score: Double? = nil,
+        assembledParts: [AssembledPart]
+    ) {
+        self.id = id
+        self.text = assembledParts.compactMap(\.text).joined()
+        self.sender = sender
+        self.date = date
+        self.feedback = feedback
+        self.score = score
+        self.parts = assembledParts.compactMap(MessagePart.init)
+        self.assembledParts = assembledParts
+    }
 
-    /// The message in its wire shape (`role` is `user` or `assistant`).
+    /// The message in its wire shape (`role` is `user` or `assistant`; parts from
+    /// ``assembledParts``).
     public var jsonValue: JSONTree {
         var object = JSONObject()
         object["id"] = .string(id)
         object["role"] = sender == .user ? "user" : "assistant"
-        object["parts"] = .array(parts.map(\.jsonValue))
+        object["parts"] = .array(assembledParts.map(\.jsonValue))
         object["createdAt"] = WireDate.json(date)
         object["feedback"] = feedback.map { .string($0.rawValue) } ?? .null
         if let score { object["metadata"] = ["score": .number(JSONNumber(score))] }

@@ -59,7 +59,7 @@ public final class ConversationState {
             streamingMessage = nil
         }
         let pendingUserId = "local-" + ChatStreamPaths.newDeviceId()
-        messages.append(Message(id: pendingUserId, sender: .user, date: Date(), parts: [.text(text)]))
+        messages.append(Message(id: pendingUserId, sender: .user, date: Date(), assembledParts: [.text(text)]))
         do {
             var last: AssembledMessage? = nil
             var userMessageId: String? = nil
@@ -76,9 +76,7 @@ public final class ConversationState {
                 append(last)
                 if let conversationId = last.conversationId ?? conversationId {
                     onReply?(
-                        ChatResponse(
-                            message: last, conversationId: conversationId, userMessageId: userMessageId,
-                            finishReason: last.finishReason, usage: last.usage))
+                        ChatResponse(assembled: last, conversationId: conversationId, userMessageId: userMessageId))
                 }
             }
         } catch let failure as ChatError {
@@ -93,7 +91,7 @@ public final class ConversationState {
         guard !reply.parts.isEmpty else { return }
         let id = reply.id ?? "local-" + ChatStreamPaths.newDeviceId()
         guard !messages.contains(where: { $0.id == id }) else { return }
-        messages.append(Message(id: id, sender: .agent, date: Date(), parts: reply.parts))
+        messages.append(Message(id: id, sender: .agent, date: Date(), assembledParts: reply.parts))
     }
 
     /// Loads the newest page of history (replacing nothing: messages already shown are kept).

@@ -30,7 +30,8 @@ struct ChatClientSendTests {
         #expect(second.conversationId == "conv-new")
         #expect(second.userMessageId == "u-1")
         #expect(second.finishReason == .stop)
-        #expect(second.usage == ["credits": 1])
+        #expect(second.usage == Usage(credits: 1))
+        #expect(second.rawUsage == ["credits": 1])
         // nil never falls back to the remembered conversation.
         _ = try await client.sendMessage("fresh")
         let bodies = transport.requests.map(\.json)

@@ -89,8 +89,9 @@ struct HistoryTests {
         #expect(page.data.map(\.id) == ["b"])
         #expect(page.hasMore)
         let message = try #require(page.data.first)
-        #expect(message.parts.count == 2)
-        #expect(message.parts[1] == .unknown(type: "hologram", raw: ["type": "hologram", "beam": 3]))
+        #expect(message.assembledParts.count == 2)
+        #expect(message.assembledParts[1] == .unknown(type: "hologram", raw: ["type": "hologram", "beam": 3]))
+        #expect(message.parts == [.text("hi")])
         #expect(message.feedback == .positive)
         #expect(message.score == 0.5)
         #expect(message.text == "hi")
@@ -115,7 +116,7 @@ struct HistoryTests {
         #expect(wire["createdAt"] == 10)
         #expect(try JSONDecoder().decode(Conversation.self, from: data) == conversation)
         let message = Message(
-            id: "m", sender: .user, date: Date(timeIntervalSince1970: 3), parts: [.text("a"), .text("b")])
+            id: "m", sender: .user, date: Date(timeIntervalSince1970: 3), assembledParts: [.text("a"), .text("b")])
         #expect(try JSONDecoder().decode(Message.self, from: JSONEncoder().encode(message)) == message)
         #expect(message.text == "ab")
     }

@@ -63,6 +63,35 @@ struct ToolLoopTests {
         #expect(continuation.json["conversationId"] == "c1")
     }
 
+    @Test func theResponseTextJoinsTheTextOfEveryRoundAndTakesTheFinalRoundsId() async throws {
+        let transport = FakeTransport { request in
+            switch request.route {
+            case "chat" where request.json["message"] != nil:
+                var events: [JSONTree] = [
+                    ["type": "start", "messageId": "m-first"], ["type": "text-start", "id": "t0"],
+                    ["type": "text-delta", "id": "t0", "delta": "Let me check. "], ["type": "text-end", "id": "t0"],
+                ]
+                events += Self.toolCallReply([("call-1", "weather")], conversationId: "c1").dropFirst()
+                return Wire.stream(events)
+            case "chat":
+                return Wire.stream(Wire.reply("It is sunny", conversationId: "c1", messageId: "m-final"))
+            default:
+                return Wire.json(["data": ["success": true]])
+            }
+        }
+        let client = Wire.client(transport)
+        client.registerTool("weather") { _ in ["sky": "sunny"] }
+        let response = try await client.sendMessage("weather?")
+        #expect(response.message.text == "Let me check. It is sunny")
+        #expect(response.message.id == "m-final")
+        #expect(response.finishReason == .stop)
+        #expect(
+            response.message.parts == [
+                .text("Let me check. "), .toolCall(toolCallId: "call-1", toolName: "weather", input: ["city": "Paris"]),
+                .toolResult(toolCallId: "call-1", toolName: "weather", output: ["sky": "sunny"]), .text("It is sunny"),
+            ])
+    }
+
     @Test func theLoopStopsAfterMaxToolLoopSteps() async throws {
         let transport = FakeTransport { request in
             request.route == "chat"
