@@ -263,6 +263,7 @@ extension ChatClient {
                 .stream, streamError.description, code: info.code, streamError: streamError, partialMessage: message)
         }
         if let id = message.conversationId { noteConversation(id) }
+        if let userId = message.metadata?["userId"]?.stringValue { rememberUserId(userId) }
         return message
     }
 
@@ -277,6 +278,7 @@ extension ChatClient {
         }
         var message = try WireDecoding.chatMessage(bytes)
         if message.conversationId == nil { message.conversationId = round.conversationId }
+        if let userId = message.metadata?["userId"]?.stringValue { rememberUserId(userId) }
         if let id = message.conversationId {
             noteConversation(id)
             emit(ChatUpdate(event: .conversationAssigned(id: id), message: message, round: index))

@@ -56,12 +56,16 @@ public final class ChatClient: Sendable {
     /// The longest silence allowed on a request (waiting for the head, between body chunks).
     public let idleTimeout: Duration
 
-    private let deviceIdStore: any DeviceIdStore
-    private let state = Mutex(State())
+    private let identityStore: any IdentityStore
+    private let state: Mutex<State>
 
     struct State {
         var conversationId: String?
         var userToken: String?
+        var userId: String?
+        /// Why the stored signed-in user could not be read; requests fail with it until
+        /// ``identify(token:)`` or ``logout()`` replaces the stored user.
+        var identityError: IdentityStoreError?
         var deviceId: String?
         var tools: [String: ToolHandler] = [:]
     }
@@ -70,17 +74,29 @@ public final class ChatClient: Sendable {
     ///
     /// - Parameters:
     ///   - transport: how requests are sent (default `URLSessionTransport()`).
-    ///   - deviceIdStore: where the device ID lives (default: a file in ``ChatStreamPaths/dataDirectory``).
+    ///   - identityStore: where the device ID and the signed-in user live across launches (default
+    ///     ``ChatStreamPaths/defaultIdentityStore``: the Keychain on Apple platforms, private files in
+    ///     ``ChatStreamPaths/dataDirectory`` elsewhere). A user signed in at the last launch is
+    ///     signed in again.
     ///   - maxToolLoopSteps: the most tool-loop rounds per send (default 10).
     public init(
         agentId: String, baseURL: URL, transport: any HTTPTransport = URLSessionTransport(),
-        deviceIdStore: any DeviceIdStore = FileDeviceIdStore(), maxToolLoopSteps: Int = 10,
+        identityStore: any IdentityStore = ChatStreamPaths.defaultIdentityStore, maxToolLoopSteps: Int = 10,
         retryPolicy: RetryPolicy = RetryPolicy(), idleTimeout: Duration = .seconds(60)
     ) {
         self.agentId = agentId
         self.baseURL = baseURL
         self.transport = transport
-        self.deviceIdStore = deviceIdStore
+        self.identityStore = identityStore
+        var initial = State()
+        do {
+            let user = try identityStore.signedInUser()
+            initial.userToken = user?.token
+            initial.userId = user?.userId
+        } catch {
+            initial.identityError = Self.identityError(error)
+        }
+        self.state = Mutex(initial)
         self.maxToolLoopSteps = maxToolLoopSteps
         self.retryPolicy = retryPolicy
         self.idleTimeout = idleTimeout
@@ -98,7 +114,7 @@ public final class ChatClient: Sendable {
     /// The device ID sent as `X-Device-Id` (read from the store once).
     public func deviceId() throws -> String {
         if let id = state.withLock({ $0.deviceId }) { return id }
-        let id = try deviceIdStore.deviceId()
+        let id = try identityStore.deviceId()
         state.withLock { $0.deviceId = id }
         return id
     }
@@ -106,24 +122,59 @@ public final class ChatClient: Sendable {
     /// Whether a user token is set (``identify(token:)``).
     public var isIdentified: Bool { state.withLock { $0.userToken != nil } }
 
-    /// Verifies `token` with the server, then sends it as `X-User-Token` on every request. The
+    /// Verifies `token` with the server, then sends it as `X-User-Token` on every request and
+    /// saves it in the identity store, so the user stays signed in after the app restarts. The
     /// device's anonymous conversations now belong to the user.
     ///
     /// ```swift
     /// try await client.identify(token: jwt)
     /// ```
+    /// - Throws: ``ChatError`` when the server rejects the token (the client stays as it was); an
+    ///   ``IdentityStoreError`` when the token was accepted but could not be saved (the user is
+    ///   signed in until the process ends).
     public func identify(token: String) async throws {
         _ = try await performForBytes(
-            "POST", ["verify"], body: ["token": .string(token)], extensionRoute: false)
-        state.withLock { $0.userToken = token }
+            "POST", ["verify"], body: ["token": .string(token)], extensionRoute: false, checkIdentity: false)
+        state.withLock {
+            $0.userToken = token
+            $0.userId = nil
+            $0.identityError = nil
+        }
+        try identityStore.setSignedInUser(SignedInUser(token: token))
     }
 
-    /// Stops sending the user token and forgets the current conversation.
+    /// Stops sending the user token, removes it from the identity store (a stored user that could
+    /// not be read included) and forgets the current conversation.
     public func logout() {
         state.withLock {
             $0.userToken = nil
+            $0.userId = nil
+            $0.identityError = nil
             $0.conversationId = nil
         }
+        do {
+            try identityStore.setSignedInUser(nil)
+        } catch {
+            // Still signed out in memory; the next launch must not sign the user back in silently.
+            state.withLock { $0.identityError = Self.identityError(error) }
+        }
+    }
+
+    /// The signed-in user's ID as last told by the server (kept across launches); nil when anonymous.
+    var storedUserId: String? { state.withLock { $0.userId } }
+
+    /// Records the signed-in user's ID (from a reply's metadata) in memory and in the identity store.
+    func rememberUserId(_ userId: String) {
+        let user: SignedInUser? = state.withLock {
+            guard let token = $0.userToken, $0.userId != userId else { return nil }
+            $0.userId = userId
+            return SignedInUser(token: token, userId: userId)
+        }
+        if let user { try? identityStore.setSignedInUser(user) }
+    }
+
+    static func identityError(_ error: any Error) -> IdentityStoreError {
+        (error as? IdentityStoreError) ?? IdentityStoreError(.io, "identity store", "\(error)")
     }
 
     func noteConversation(_ id: String) { state.withLock { $0.conversationId = id } }
@@ -159,7 +210,7 @@ public final class ChatClient: Sendable {
 
     func request(
         _ method: String, _ components: [String], query: [(String, String)] = [], body: JSONTree? = nil,
-        accept: String = "application/json"
+        accept: String = "application/json", checkIdentity: Bool = true
     ) throws -> HTTPRequest {
         var headers: HTTPHeaderFields = ["Accept": accept, "User-Agent": "ChatStream/\(Self.version)"]
         do {
@@ -167,7 +218,11 @@ public final class ChatClient: Sendable {
         } catch {
             throw ChatError(.invalidArgument, "cannot read or store the device ID: \(error)")
         }
-        if let token = state.withLock({ $0.userToken }) { headers["X-User-Token"] = token }
+        let (token, identityError) = state.withLock { ($0.userToken, $0.identityError) }
+        if checkIdentity, let identityError {
+            throw ChatError(.invalidArgument, "cannot read the signed-in user: \(identityError)")
+        }
+        if let token { headers["X-User-Token"] = token }
         if body != nil { headers["Content-Type"] = "application/json" }
         return HTTPRequest(
             method: method, url: try url(components, query: query), headers: headers, body: body?.jsonBytes,
@@ -205,9 +260,9 @@ public final class ChatClient: Sendable {
     /// Performs a JSON request and returns the whole 2xx body.
     func performForBytes(
         _ method: String, _ components: [String], query: [(String, String)] = [], body: JSONTree? = nil,
-        extensionRoute: Bool
+        extensionRoute: Bool, checkIdentity: Bool = true
     ) async throws -> [UInt8] {
-        let request = try request(method, components, query: query, body: body)
+        let request = try request(method, components, query: query, body: body, checkIdentity: checkIdentity)
         let response = try await perform(request, extensionRoute: extensionRoute)
         do {
             return try await response.body.collect(upTo: 64 << 20)

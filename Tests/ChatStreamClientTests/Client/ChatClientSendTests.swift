@@ -168,16 +168,4 @@ struct ChatClientSendTests {
         await #expect(throws: ChatError.self) { try await client.identify(token: "nope") }
         #expect(!client.isIdentified)
     }
-
-    @Test func fileDeviceIdIsAUUIDv4PersistedAcrossStores() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("chatstream-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let file = directory.appendingPathComponent("nested/device-id")
-        let first = try FileDeviceIdStore(fileURL: file).deviceId()
-        let second = try FileDeviceIdStore(fileURL: file).deviceId()
-        #expect(first == second)
-        #expect(first == first.lowercased())
-        #expect(UUID(uuidString: first) != nil)
-        #expect(Array(first)[14] == "4")
-    }
 }

@@ -178,7 +178,7 @@ struct ConversationManagementTests {
             let counting = CountingTransport(base: URLSessionTransport())
             let client = ChatClient(
                 agentId: EndToEndTests.agent, baseURL: URL(string: "http://127.0.0.1:\(server.port)")!,
-                transport: counting, deviceIdStore: InMemoryDeviceIdStore())
+                transport: counting, identityStore: InMemoryIdentityStore())
             for index in 0..<8 { _ = try await client.sendMessage("c\(index)") }
             let (reached, reachedContinuation) = AsyncStream<Void>.makeStream()
             let (gate, gateContinuation) = AsyncStream<Void>.makeStream()

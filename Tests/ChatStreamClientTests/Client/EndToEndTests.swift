@@ -30,7 +30,7 @@ struct EndToEndTests {
             try await body(server) { device in
                 ChatClient(
                     agentId: agent, baseURL: url,
-                    deviceIdStore: InMemoryDeviceIdStore(id: device ?? ChatStreamPaths.newDeviceId()),
+                    identityStore: InMemoryIdentityStore(deviceId: device ?? ChatStreamPaths.newDeviceId()),
                     retryPolicy: .init(maxAttempts: 3, baseDelay: .milliseconds(5)))
             }
         }
@@ -155,7 +155,7 @@ struct EndToEndTests {
             let observing = ObservingTransport(base: URLSessionTransport())
             let client = ChatClient(
                 agentId: Self.agent, baseURL: URL(string: "http://127.0.0.1:\(server.port)")!, transport: observing,
-                deviceIdStore: InMemoryDeviceIdStore())
+                identityStore: InMemoryIdentityStore())
             let start = ContinuousClock.now
             var sawDelta = false
             for try await update in client.send(long) {

@@ -40,7 +40,7 @@ enum Wire {
     static func client(_ transport: any HTTPTransport, maxToolLoopSteps: Int = 10) -> ChatClient {
         ChatClient(
             agentId: "agent-1", baseURL: base, transport: transport,
-            deviceIdStore: InMemoryDeviceIdStore(id: "0f0e0d0c-0b0a-4908-8706-050403020100"),
+            identityStore: InMemoryIdentityStore(deviceId: "0f0e0d0c-0b0a-4908-8706-050403020100"),
             maxToolLoopSteps: maxToolLoopSteps,
             retryPolicy: .init(maxAttempts: 3, baseDelay: .milliseconds(1), maxDelay: .milliseconds(20)))
     }

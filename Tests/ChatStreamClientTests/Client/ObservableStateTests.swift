@@ -20,7 +20,7 @@ struct ObservableStateTests {
         return (
             server,
             { _ in
-                ChatClient(agentId: EndToEndTests.agent, baseURL: url, deviceIdStore: InMemoryDeviceIdStore())
+                ChatClient(agentId: EndToEndTests.agent, baseURL: url, identityStore: InMemoryIdentityStore())
             }
         )
     }
