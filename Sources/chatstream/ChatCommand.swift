@@ -29,10 +29,11 @@ enum ChatCommand {
         let made = try ClientSupport.makeClient(parsed)
         defer { made.finish() }
         let client = made.client
-        let onTextDelta: (@Sendable (String) -> Void)? = json ? nil : printDelta
+        let printing = !json
         do {
-            let response = try await client.sendMessage(
-                message, conversationId: conversationId, onTextDelta: onTextDelta)
+            let response = try await client.send(message, conversationId: conversationId) { callbacks in
+                if printing { callbacks.onTextDelta = { printDelta($0) } }
+            }
             if json {
                 Output.standardOutput(response.jsonValue.jsonText + "\n")
             } else {
@@ -41,8 +42,9 @@ enum ChatCommand {
             }
             return 0
         } catch {
-            if !json, (error as? ChatError)?.partialMessage?.text.isEmpty == false { Output.standardOutput("\n") }
-            if let id = (error as? ChatError)?.partialMessage?.conversationId ?? client.currentConversationId {
+            let partial = (error as? APIError)?.replyStreamError?.partialMessage
+            if !json, partial?.text.isEmpty == false { Output.standardOutput("\n") }
+            if let id = partial?.conversationId ?? client.currentConversationId {
                 Output.standardError(id + "\n")
             }
             return ClientSupport.report(error)

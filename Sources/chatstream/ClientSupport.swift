@@ -10,14 +10,14 @@ enum ClientSupport {
     static let defaultAgent = "demo-agent"
 
     /// A client for the options' server; with no `--base-url`, an embedded server (stopped by `finish`).
-    static func makeClient(_ parsed: ArgumentParser) throws -> (client: ChatClient, finish: @Sendable () -> Void) {
+    static func makeClient(_ parsed: ArgumentParser) throws -> (client: ChatbaseClient, finish: @Sendable () -> Void) {
         let agent = parsed.value("agent") ?? defaultAgent
         guard !agent.isEmpty else { throw ArgumentParser.UsageError(message: "--agent needs a value") }
         if let base = parsed.value("base-url") {
             guard let url = URL(string: base), url.scheme == "http" || url.scheme == "https", url.host != nil else {
                 throw ArgumentParser.UsageError(message: "--base-url needs an http(s) URL, got \"\(base)\"")
             }
-            return (ChatClient(agentId: agent, baseURL: url), {})
+            return (ChatbaseClient(agentId: agent, baseURL: url), {})
         }
         let directory = ChatStreamPaths.dataDirectory
         try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -31,29 +31,32 @@ enum ClientSupport {
         do {
             try server.start()
         } catch {
-            throw ChatError(.network, "cannot start the embedded server: \(error)")
+            throw EmbeddedServerError(message: "cannot start the embedded server: \(error)")
         }
         let url = URL(string: "http://127.0.0.1:\(server.port)")!
-        return (ChatClient(agentId: agent, baseURL: url), { server.stop() })
+        return (ChatbaseClient(agentId: agent, baseURL: url), { server.stop() })
     }
 
     /// Prints `error` as the contract says and returns exit status 1.
     static func report(_ error: any Error) -> Int32 {
         Output.flush()
-        if let error = error as? ChatError {
-            Output.standardError("error: \(error.description)\n")
-        } else {
-            Output.standardError("error: \(error)\n")
-        }
+        // APIError (`<STATUS> <CODE>: <message>`), ChatError, ClientError and the rest describe themselves.
+        Output.standardError("error: \(error)\n")
         return 1
     }
 
     /// `--limit N` checked for 1...100.
     static func limit(_ parsed: ArgumentParser) throws -> Int? {
         guard let text = parsed.value("limit") else { return nil }
-        guard let value = Int(text), ChatClient.limitRange.contains(value) else {
+        guard let value = Int(text), ChatbaseClient.limitRange.contains(value) else {
             throw ArgumentParser.UsageError(message: "--limit needs a number in 1...100, got \"\(text)\"")
         }
         return value
     }
+}
+
+/// The embedded server could not start.
+struct EmbeddedServerError: Error, CustomStringConvertible {
+    var message: String
+    var description: String { "network: \(message)" }
 }

@@ -107,7 +107,7 @@ enum HistoryCommands {
         return 0
     }
 
-    static func execute(_ plan: Plan, client: ChatClient, json: Bool) async throws {
+    static func execute(_ plan: Plan, client: ChatbaseClient, json: Bool) async throws {
         switch plan {
         case .conversations(let query, let all):
             var page: PaginatedResponse<Conversation>? = try await client.listConversations(query)

@@ -14,14 +14,14 @@ struct WirePage<Item> {
 }
 
 enum WireDecoding {
-    static func failure(_ message: String) -> ChatError { ChatError(.decoding, message) }
+    static func failure(_ message: String) -> ChatError { ErrorMapping.decoding(message) }
 
-    /// Parses `bytes` and hands the root to `body`; JSON errors become ``ChatError/Kind/decoding``.
+    /// Parses `bytes` and hands the root to `body`; JSON errors become ``ChatError/decodingFailed(_:)`` naming the byte offset.
     static func parse<R>(_ bytes: [UInt8], _ body: (JSONElement) throws -> R) throws -> R {
         do {
             return try JSONParser().parse(bytes, body)
         } catch let error as JSONError {
-            throw ChatError(.decoding, error.message, byteOffset: error.byteOffset)
+            throw ErrorMapping.decoding(error.message, byteOffset: error.byteOffset)
         }
     }
 

@@ -25,7 +25,7 @@ extension Conversation {
     /// - Title, creation date, user, tags are kept from `previous` (the conversation as a list
     ///   last showed it); without one (a new conversation) they are unknown: nil, `date`, nil, nil.
     /// - ``unreadCount``: as the server counts it, the reply is unread until
-    ///   ``ChatClient/markRead(conversationId:messageId:)``: `previous`'s count plus one (nil
+    ///   ``ChatbaseClient/markRead(conversationId:messageId:)``: `previous`'s count plus one (nil
     ///   without `previous`). Agent replies of tool-loop rounds before the last are not counted.
     ///
     /// ```swift

@@ -25,7 +25,7 @@ import Observation
 @MainActor @Observable
 public final class ConversationListState {
     /// The client doing the work.
-    public let client: ChatClient
+    public let client: ChatbaseClient
     /// What to list: set it, then ``load()`` to list again with it.
     public var query: ConversationQuery
     /// The conversations loaded so far, in the query's order, each once.
@@ -34,16 +34,26 @@ public final class ConversationListState {
     public private(set) var hasMore = false
     /// Whether a page is loading.
     public private(set) var isLoading = false
-    /// The last failure, cleared by the next action.
-    public var error: ChatError?
+    /// The last failure, cleared by the next action or ``clearError()``.
+    public private(set) var error: (any Error)?
 
     private var page: PaginatedResponse<Conversation>?
 
     /// A list of `client`'s conversations matching `query` (nothing is loaded until ``load()``).
-    public init(client: ChatClient, query: ConversationQuery = ConversationQuery()) {
+    public init(client: ChatbaseClient, query: ConversationQuery = ConversationQuery()) {
         self.client = client
         self.query = query
     }
+
+    /// Loads the first page of `limit` conversations (the documented default 20), replacing
+    /// what was loaded; ``query`` keeps the limit for the pages after it.
+    public func load(limit: Int) async {
+        query.limit = limit
+        await load()
+    }
+
+    /// Forgets ``error``.
+    public func clearError() { error = nil }
 
     /// Loads the first page with ``query``, replacing what was loaded.
     public func load() async {
@@ -64,7 +74,7 @@ public final class ConversationListState {
     /// (a new one) is added when it passes the query's filters as far as the client can tell.
     ///
     /// ```swift
-    /// let response = try await client.sendMessage("Hi", conversationId: id)
+    /// let response = try await client.send("Hi", conversationId: id)
     /// list.apply(response)
     /// ```
     public func apply(_ reply: ChatResponse) {
@@ -72,9 +82,9 @@ public final class ConversationListState {
         place(Conversation(reply: reply, previous: previous), moved: true)
     }
 
-    /// Shows a conversation as the server now answers it (from ``ChatClient/closeConversation(id:)``,
-    /// ``ChatClient/setTags(_:conversationId:)``, ``ChatClient/markRead(conversationId:messageId:)``
-    /// or ``ChatClient/conversation(id:)``): the listed one is replaced, and moves (as the server
+    /// Shows a conversation as the server now answers it (from ``ChatbaseClient/closeConversation(id:)``,
+    /// ``ChatbaseClient/setTags(_:conversationId:)``, ``ChatbaseClient/markRead(conversationId:messageId:)``
+    /// or ``ChatbaseClient/conversation(id:)``): the listed one is replaced, and moves (as the server
     /// reorders it) only when its `updatedAt` advanced or its status changed; one that no longer
     /// passes the query's filters leaves the list.
     public func apply(_ conversation: Conversation) {
@@ -93,7 +103,7 @@ public final class ConversationListState {
         do {
             apply(try await client.closeConversation(id: id))
         } catch {
-            self.error = Self.chatError(error)
+            self.error = error
         }
     }
 
@@ -138,11 +148,7 @@ public final class ConversationListState {
                 conversations.append(conversation)
             }
         } catch {
-            self.error = Self.chatError(error)
+            self.error = error
         }
-    }
-
-    static func chatError(_ error: any Error) -> ChatError {
-        (error as? ChatError) ?? ChatError(.network, "\(error)")
     }
 }

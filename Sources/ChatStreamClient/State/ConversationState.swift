@@ -1,129 +1,378 @@
-// Observable state for SwiftUI and other UIs: the main actor owns it, the client does the work.
+// Observable state for one chat screen, in the shape the Chatbase SDK documents: the main actor
+// owns it, the client does the work. A send shows the user's message at once and streams the
+// reply into a placeholder bubble; each tool call becomes a card (executing, then success or
+// failure) and the text after it a new bubble; the finished response stamps the server's IDs.
+// History expands each message's parts into bubbles and cards the same way.
 
 import ChatStream
 import Foundation
 import Observation
 
-/// One conversation for a UI: its messages, the reply streaming in, and what went wrong.
+/// One conversation for a UI: its messages as bubbles and tool cards, the reply streaming in,
+/// and what went wrong.
 ///
 /// ```swift
 /// @State var state = ConversationState(client: client)
 /// // ...
-/// Task { await state.send("Hello") }
-/// ForEach(state.messages) { Text($0.text) }
-/// if let reply = state.streamingMessage { Text(reply.text) }
+/// Task { await state.sendMessage(input) }
+/// ForEach(state.messages) { message in
+///     switch message.kind {
+///     case .text(let text): Text(text)
+///     case .toolCall(let card): Text("\(card.toolName): \(card.status)")
+///     }
+/// }
 /// ```
 ///
 /// A ``ConversationListState`` shown beside it stays current through ``onReply``.
 @MainActor @Observable
 public final class ConversationState {
-    /// The client doing the work.
-    public let client: ChatClient
-    /// The conversation (nil until the first reply assigns one).
-    public private(set) var conversationId: String?
-    /// The messages, oldest first.
-    public private(set) var messages: [Message] = []
-    /// The reply as it streams in; nil when none is streaming.
-    public private(set) var streamingMessage: AssembledMessage?
-    /// Whether a send is in progress.
+    /// A tool call shown in the conversation: what was asked and, once known, the result.
+    public struct ToolCallCard: Sendable, Hashable {
+        /// Where the call stands.
+        public enum Status: Sendable, Hashable {
+            /// The tool is running.
+            case executing
+            /// The tool returned an output without an `error` key.
+            case success
+            /// The tool returned an object with an `error` key.
+            case failure
+        }
+
+        /// The call's ID.
+        public var toolCallId: String
+        /// The tool's name.
+        public var toolName: String
+        /// What the agent passed to the tool.
+        public var input: JSONValue
+        /// What the tool returned; nil while it runs.
+        public var output: JSONValue?
+        /// Where the call stands.
+        public var status: Status
+
+        /// A card.
+        public init(
+            toolCallId: String, toolName: String, input: JSONValue, output: JSONValue? = nil,
+            status: Status = .executing
+        ) {
+            self.toolCallId = toolCallId
+            self.toolName = toolName
+            self.input = input
+            self.output = output
+            self.status = status
+        }
+
+        /// ``Status/failure`` for an object with an `error` key, ``Status/success`` otherwise.
+        static func status(for output: JSONValue) -> Status {
+            output["error"] == nil ? .success : .failure
+        }
+    }
+
+    /// One row of the conversation: a text bubble or a tool card.
+    public struct UiMessage: Identifiable, Sendable, Hashable {
+        /// What the row shows.
+        public enum Kind: Sendable, Hashable {
+            /// A text bubble.
+            case text(String)
+            /// A tool call.
+            case toolCall(ToolCallCard)
+        }
+
+        /// The row's own ID (stable while it streams).
+        public var id: String
+        /// The server's ID of the message the row belongs to; nil until the server gave one.
+        public var messageId: String?
+        /// What the row shows.
+        public var kind: Kind
+        /// Who wrote it.
+        public var sender: MessageSender
+        /// When it was written.
+        public var date: Date
+        /// Whether text is still streaming into it.
+        public var isStreaming: Bool
+        /// Whether it failed: a reply that did not finish, or a user message the server did not take.
+        public var isError: Bool
+        /// The user's feedback on the message.
+        public var feedback: MessageFeedback?
+
+        /// A row.
+        public init(
+            id: String, messageId: String? = nil, kind: Kind, sender: MessageSender, date: Date = .now,
+            isStreaming: Bool = false, isError: Bool = false, feedback: MessageFeedback? = nil
+        ) {
+            self.id = id
+            self.messageId = messageId
+            self.kind = kind
+            self.sender = sender
+            self.date = date
+            self.isStreaming = isStreaming
+            self.isError = isError
+            self.feedback = feedback
+        }
+    }
+
+    /// The rows, oldest first.
+    public private(set) var messages: [UiMessage] = []
+    /// Whether a send or retry is in progress.
     public private(set) var isSending = false
     /// Whether a history page is loading.
     public private(set) var isLoadingHistory = false
     /// Whether older history remains to load.
     public private(set) var hasMoreHistory = false
-    /// The last failure, cleared by the next action.
-    public var error: ChatError?
-    /// Called on the main actor after each ``send(_:)`` that completes, with the finished reply
-    /// (after any tool loop). Use it to keep a ``ConversationListState`` current without a refetch:
+    /// The conversation (nil until the first reply assigns one).
+    public private(set) var conversationId: String?
+    /// The last failure, cleared by the next action or ``clearError()``.
+    public private(set) var error: (any Error)?
+    /// Called after each send or retry that completes, with the finished response. Use it to
+    /// keep a ``ConversationListState`` current without a refetch. ChatStream's own.
     ///
     /// ```swift
     /// chat.onReply = { [weak list] response in list?.apply(response) }
     /// ```
     public var onReply: (@MainActor (ChatResponse) -> Void)?
 
-    private var historyPage: PaginatedResponse<Message>?
+    /// The client doing the work.
+    public let client: ChatbaseClient
+
+    @ObservationIgnored private var historyPage: PaginatedResponse<Message>?
+    @ObservationIgnored private var streamingRowId: String?
+    @ObservationIgnored private var userRowId: String?
+    /// Where the rows of the send or retry in progress begin.
+    @ObservationIgnored private var turnStart = 0
 
     /// State for `conversationId` (nil: a new conversation begins with the first send).
-    public init(client: ChatClient, conversationId: String? = nil) {
+    public init(client: ChatbaseClient, conversationId: String? = nil) {
         self.client = client
         self.conversationId = conversationId
     }
 
-    /// Sends `text`, showing it at once and the reply as it streams.
-    public func send(_ text: String) async {
-        guard !isSending else { return }
-        isSending = true
+    /// Continues conversation `id` from now on (nil: the next send starts a new one).
+    public func setConversationId(_ id: String?) { conversationId = id }
+
+    /// Forgets ``error``.
+    public func clearError() { error = nil }
+
+    /// Empties the conversation: no rows, no conversation, no history, no error.
+    public func clear() {
+        messages = []
+        conversationId = nil
+        historyPage = nil
+        hasMoreHistory = false
         error = nil
+        streamingRowId = nil
+        userRowId = nil
+    }
+
+    // MARK: Sending
+
+    /// Shows `text` as the user's message, streams the reply into a new bubble (tool cards for
+    /// its tool calls), and stamps the server's IDs when it finishes. Never throws: a failure is
+    /// ``error``, the reply's bubble is marked ``UiMessage/isError``, and so is the user's message
+    /// when the server never took it. Empty or blank text, and a call while ``isSending``, do
+    /// nothing.
+    public func sendMessage(_ text: String) async {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty, !isSending else { return }
+        let userRow = UiMessage(id: Self.localId(), kind: .text(trimmed), sender: .user)
+        turnStart = messages.count
+        messages.append(userRow)
+        userRowId = userRow.id
+        await run { [client, conversationId, callbacks = streamCallbacks()] in
+            try await client.send(trimmed, conversationId: conversationId, configure: callbacks)
+        }
+    }
+
+    /// Asks the agent to answer again from the message whose server ID is `messageId` (an agent
+    /// message): that row and every row after it go, and the new reply streams in. Does nothing
+    /// while ``isSending``, without a conversation, or when no row has that ID.
+    public func retry(messageId: String) async {
+        guard !isSending, let conversationId, let index = messages.firstIndex(where: { $0.messageId == messageId })
+        else { return }
+        messages.removeSubrange(index...)
+        userRowId = nil
+        turnStart = messages.count
+        await run { [client, callbacks = streamCallbacks()] in
+            try await client.retry(conversationId: conversationId, messageId: messageId, configure: callbacks)
+        }
+    }
+
+    private func run(_ body: @Sendable () async throws -> ChatResponse) async {
+        error = nil
+        isSending = true
         defer {
             isSending = false
-            streamingMessage = nil
+            streamingRowId = nil
+            userRowId = nil
         }
-        let pendingUserId = "local-" + ChatStreamPaths.newDeviceId()
-        messages.append(Message(id: pendingUserId, sender: .user, date: Date(), assembledParts: [.text(text)]))
+        startStreamingRow()
         do {
-            var last: AssembledMessage? = nil
-            var userMessageId: String? = nil
-            for try await update in client.send(text, conversationId: conversationId) {
-                if case .conversationAssigned(let id) = update.event { conversationId = id }
-                if userMessageId == nil { userMessageId = update.message.userMessageId }
-                streamingMessage = update.message
-                last = update.message
-            }
-            if let last {
-                if let id = userMessageId, let index = messages.firstIndex(where: { $0.id == pendingUserId }) {
-                    messages[index].id = id
-                }
-                append(last)
-                if let conversationId = last.conversationId ?? conversationId {
-                    onReply?(
-                        ChatResponse(assembled: last, conversationId: conversationId, userMessageId: userMessageId))
-                }
-            }
-        } catch let failure as ChatError {
-            error = failure
-            if let partial = failure.partialMessage { append(partial) }
+            let response = try await body()
+            finish(response)
+            onReply?(response)
         } catch {
-            self.error = ChatError(.network, "\(error)")
+            fail(error)
         }
     }
 
-    private func append(_ reply: AssembledMessage) {
-        guard !reply.parts.isEmpty else { return }
-        let id = reply.id ?? "local-" + ChatStreamPaths.newDeviceId()
-        guard !messages.contains(where: { $0.id == id }) else { return }
-        messages.append(Message(id: id, sender: .agent, date: Date(), assembledParts: reply.parts))
+    private nonisolated func streamCallbacks() -> @Sendable (inout StreamCallbacks) -> Void {
+        { [weak self] callbacks in
+            callbacks.onTextDelta = { [weak self] delta in await self?.append(delta) }
+            callbacks.onToolCall = { [weak self] info in await self?.show(info) }
+            callbacks.onToolResult = { [weak self] info in await self?.show(info) }
+            _ = self
+        }
     }
 
-    /// Loads the newest page of history (replacing nothing: messages already shown are kept).
-    public func loadHistory(limit: Int? = nil) async {
-        guard let conversationId, !isLoadingHistory else { return }
-        await loadPage { [client] in try await client.listMessages(conversationId: conversationId, limit: limit) }
+    private func startStreamingRow() {
+        let row = UiMessage(id: Self.localId(), kind: .text(""), sender: .agent, isStreaming: true)
+        messages.append(row)
+        streamingRowId = row.id
     }
 
-    /// Loads the next older page; does nothing when there is none.
-    public func loadMoreHistory() async {
-        guard let page = historyPage, page.hasMore, !isLoadingHistory else { return }
-        await loadPage { try await page.loadMore() }
+    private var streamingIndex: Int? {
+        streamingRowId.flatMap { id in messages.firstIndex { $0.id == id } }
     }
 
-    private func loadPage(_ fetch: @Sendable () async throws -> PaginatedResponse<Message>?) async {
+    private func append(_ delta: String) {
+        guard let index = streamingIndex, case .text(let text) = messages[index].kind else { return }
+        messages[index].kind = .text(text + delta)
+    }
+
+    /// Ends the streaming bubble (dropping it when empty) and shows the call's card.
+    private func show(_ call: ToolCallInfo) {
+        endStreamingRow()
+        guard !messages.contains(where: { $0.id == call.toolCallId }) else { return }
+        let card = ToolCallCard(toolCallId: call.toolCallId, toolName: call.toolName, input: call.input)
+        messages.append(UiMessage(id: call.toolCallId, kind: .toolCall(card), sender: .agent))
+    }
+
+    /// Completes the call's card; the text after it streams into a new bubble.
+    private func show(_ result: ToolResultInfo) {
+        if let index = messages.firstIndex(where: { $0.id == result.toolCallId }),
+            case .toolCall(var card) = messages[index].kind
+        {
+            card.output = result.output
+            card.status = ToolCallCard.status(for: result.output)
+            messages[index].kind = .toolCall(card)
+        }
+        endStreamingRow()
+        startStreamingRow()
+    }
+
+    private func endStreamingRow() {
+        guard let index = streamingIndex else { return }
+        if case .text(let text) = messages[index].kind, text.isEmpty {
+            messages.remove(at: index)
+        } else {
+            messages[index].isStreaming = false
+        }
+        streamingRowId = nil
+    }
+
+    private func finish(_ response: ChatResponse) {
+        if let index = streamingIndex {
+            messages[index].messageId = response.message.id
+        }
+        endStreamingRow()
+        if let userMessageId = response.userMessageId, let id = userRowId,
+            let index = messages.firstIndex(where: { $0.id == id })
+        {
+            messages[index].messageId = userMessageId
+        }
+        for index in messages.indices.dropFirst(turnStart)
+        where messages[index].sender == .agent && messages[index].messageId == nil {
+            messages[index].messageId = response.message.id
+        }
+        if conversationId == nil { conversationId = response.conversationId }
+    }
+
+    /// The reply's bubble is marked failed (kept with what arrived, even when empty); the user's
+    /// message too when the server never took it (no reply began), so no unsent message reads
+    /// as sent.
+    private func fail(_ failure: any Error) {
+        error = failure
+        let replyBegan = (failure as? APIError)?.replyStreamError != nil
+        if let index = streamingIndex {
+            messages[index].isStreaming = false
+            messages[index].isError = true
+        }
+        if !replyBegan, let id = userRowId, let index = messages.firstIndex(where: { $0.id == id }) {
+            messages[index].isError = true
+        }
+        if replyBegan, conversationId == nil, let id = client.currentConversationId { conversationId = id }
+    }
+
+    private static func localId() -> String { "local-" + ChatStreamPaths.newDeviceId() }
+
+    // MARK: History
+
+    /// Loads the newest page of conversation `conversationId`, replacing the rows, and continues
+    /// that conversation from now on.
+    public func loadHistory(conversationId: String, limit: Int = 20) async {
+        guard !isLoadingHistory else { return }
         isLoadingHistory = true
-        error = nil
         defer { isLoadingHistory = false }
         do {
-            guard let page = try await fetch() else {
+            let page = try await client.listMessages(conversationId: conversationId, limit: limit)
+            messages = page.data.flatMap(Self.rows(for:))
+            self.conversationId = conversationId
+            historyPage = page
+            hasMoreHistory = page.hasMore
+        } catch {
+            self.error = error
+        }
+    }
+
+    /// Loads the next older page in front of the rows; does nothing when there is none.
+    public func loadMoreHistory() async {
+        guard let page = historyPage, page.hasMore, !isLoadingHistory else { return }
+        isLoadingHistory = true
+        defer { isLoadingHistory = false }
+        do {
+            guard let next = try await page.loadMore() else {
                 hasMoreHistory = false
                 return
             }
-            historyPage = page
-            hasMoreHistory = page.hasMore
-            let known = Set(messages.map(\.id))
-            let older = page.data.filter { !known.contains($0.id) }
-            messages = (older + messages).sorted { $0.date < $1.date }
-        } catch let failure as ChatError {
-            error = failure
+            let shown = Set(messages.compactMap(\.messageId))
+            messages.insert(contentsOf: next.data.filter { !shown.contains($0.id) }.flatMap(Self.rows(for:)), at: 0)
+            historyPage = next
+            hasMoreHistory = next.hasMore
         } catch {
-            self.error = ChatError(.network, "\(error)")
+            self.error = error
         }
+    }
+
+    /// A history message as rows: a bubble per text part, a card per tool call (completed by its
+    /// result); a message with text but no such parts is one bubble.
+    static func rows(for message: Message) -> [UiMessage] {
+        var rows: [UiMessage] = []
+        for part in message.parts {
+            switch part {
+            case .text(let text) where !text.isEmpty:
+                rows.append(
+                    UiMessage(
+                        id: "\(message.id)#\(rows.count)", messageId: message.id, kind: .text(text),
+                        sender: message.sender, date: message.date, feedback: message.feedback))
+            case .text: break
+            case .toolCall(let id, let name, let input):
+                rows.append(
+                    UiMessage(
+                        id: id, messageId: message.id,
+                        kind: .toolCall(ToolCallCard(toolCallId: id, toolName: name, input: input)),
+                        sender: .agent, date: message.date))
+            case .toolResult(let id, _, let output):
+                if let index = rows.lastIndex(where: { $0.id == id }), case .toolCall(var card) = rows[index].kind {
+                    card.output = output
+                    card.status = ToolCallCard.status(for: output)
+                    rows[index].kind = .toolCall(card)
+                }
+            }
+        }
+        if rows.isEmpty, !message.text.isEmpty {
+            rows.append(
+                UiMessage(
+                    id: message.id, messageId: message.id, kind: .text(message.text), sender: message.sender,
+                    date: message.date, feedback: message.feedback))
+        }
+        return rows
     }
 }

@@ -5,7 +5,7 @@ import Testing
 
 @testable import ChatStreamClient
 
-@Suite("ChatClient sending (scripted transport)")
+@Suite("ChatbaseClient sending (scripted transport)")
 struct ChatClientSendTests {
     @Test func newConversationIsAssignedFromTheStreamThenContinued() async throws {
         let transport = FakeTransport { request in
@@ -15,7 +15,7 @@ struct ChatClientSendTests {
         let client = Wire.client(transport)
         var assigned: [String] = []
         var text = ""
-        for try await update in client.send("hi") {
+        for try await update in client.updates(sending: "hi") {
             switch update.event {
             case .conversationAssigned(let id): assigned.append(id)
             case .textDelta(_, let delta): text += delta
@@ -26,14 +26,14 @@ struct ChatClientSendTests {
         #expect(text == "Hello there")
         #expect(client.currentConversationId == "conv-new")
 
-        let second = try await client.sendMessage("more", conversationId: client.currentConversationId)
+        let second = try await client.send("more", conversationId: client.currentConversationId)
         #expect(second.conversationId == "conv-new")
         #expect(second.userMessageId == "u-1")
         #expect(second.finishReason == .stop)
         #expect(second.usage == Usage(credits: 1))
         #expect(second.rawUsage == ["credits": 1])
         // nil never falls back to the remembered conversation.
-        _ = try await client.sendMessage("fresh")
+        _ = try await client.send("fresh")
         let bodies = transport.requests.map(\.json)
         #expect(bodies[0]["conversationId"] == nil)
         #expect(bodies[1]["conversationId"] == "conv-new")
@@ -56,21 +56,20 @@ struct ChatClientSendTests {
         }
         let client = Wire.client(transport)
         let deltas = Mutex<[String]>([])
-        let response = try await client.sendMessage(
-            "hi", streaming: false, onTextDelta: { d in deltas.withLock { $0.append(d) } })
+        let response = try await client.sendNonStreaming("hi")
         #expect(response.message.text == "Whole reply")
         #expect(response.conversationId == "c9")
         #expect(response.userMessageId == "u9")
-        #expect(deltas.withLock { $0 } == ["Whole reply"])
+        #expect(deltas.withLock { $0 }.isEmpty)
         #expect(transport.requests[0].json["stream"] == false)
         #expect(client.currentConversationId == "c9")
     }
 
     @Test func endedConversationAnswers403NotOngoing() async throws {
         let client = Wire.client(FakeTransport { _ in Wire.error(403, "CHAT_CONVERSATION_NOT_ONGOING", "ended") })
-        let error = await #expect(throws: ChatError.self) { try await client.sendMessage("hi", conversationId: "c1") }
-        #expect(error?.kind == .http)
-        #expect(error?.status == 403)
+        let error = await #expect(throws: APIError.self) { try await client.send("hi", conversationId: "c1") }
+        #expect(error?.statusCode != nil)
+        #expect(error?.statusCode == 403)
         #expect(error?.isConversationNotOngoing == true)
         #expect(error?.description == "403 CHAT_CONVERSATION_NOT_ONGOING: ended")
     }
@@ -80,8 +79,8 @@ struct ChatClientSendTests {
             FakeTransport { _ in
                 Wire.error(429, "RATE_LIMIT_TOO_MANY_REQUESTS", "slow down", headers: ["Retry-After": "7"])
             })
-        let error = await #expect(throws: ChatError.self) {
-            for try await _ in client.send("hi") {}
+        let error = await #expect(throws: APIError.self) {
+            for try await _ in client.updates(sending: "hi") {}
         }
         #expect(error?.isRateLimited == true)
         #expect(error?.retryAfter == 7)
@@ -91,10 +90,10 @@ struct ChatClientSendTests {
     @Test func unparseableErrorBodyHasCodeUnknown() async throws {
         let client = Wire.client(
             FakeTransport { _ in HTTPResponse(status: 502, body: HTTPBody(bytes: Array("bad gateway".utf8))) })
-        let error = await #expect(throws: ChatError.self) { try await client.sendMessage("hi") }
-        #expect(error?.code == "UNKNOWN")
-        #expect(error?.status == 502)
-        #expect(error?.message == "bad gateway")
+        let error = await #expect(throws: APIError.self) { try await client.send("hi") }
+        #expect(error?.apiCode == "UNKNOWN")
+        #expect(error?.statusCode == 502)
+        #expect(error?.detail?.message == "bad gateway")
     }
 
     @Test func droppedConnectionIsATruncationWithThePartialMessage() async throws {
@@ -107,11 +106,10 @@ struct ChatClientSendTests {
                 }
                 return HTTPResponse(status: 200, body: HTTPBody(body))
             })
-        let error = await #expect(throws: ChatError.self) { try await client.sendMessage("hi") }
-        #expect(error?.kind == .stream)
-        #expect(error?.streamError?.kind == .truncated)
-        #expect(error?.transportError?.kind == .connectionLost)
-        #expect(error?.partialMessage?.text == "Hel")
+        let error = await #expect(throws: APIError.self) { try await client.send("hi") }
+        #expect(error?.replyStreamError?.streamError.kind == .truncated)
+        #expect(error?.replyStreamError?.transportError?.kind == .connectionLost)
+        #expect(error?.replyStreamError?.partialMessage.text == "Hel")
     }
 
     @Test func streamEndingWithoutDoneIsATruncation() async throws {
@@ -119,9 +117,9 @@ struct ChatClientSendTests {
             FakeTransport { _ in
                 Wire.stream(Array(Wire.reply("Hello there", conversationId: "c1").prefix(4)), done: false)
             })
-        let error = await #expect(throws: ChatError.self) { try await client.sendMessage("hi") }
-        #expect(error?.streamError?.kind == .truncated)
-        #expect(error?.partialMessage?.text == "Hello there")
+        let error = await #expect(throws: APIError.self) { try await client.send("hi") }
+        #expect(error?.replyStreamError?.streamError.kind == .truncated)
+        #expect(error?.replyStreamError?.partialMessage.text == "Hello there")
     }
 
     @Test func stoppingIterationCancelsTheResponseBody() async throws {
@@ -136,7 +134,7 @@ struct ChatClientSendTests {
                 }
                 return HTTPResponse(status: 200, body: HTTPBody(body))
             })
-        for try await update in client.send("hi") {
+        for try await update in client.updates(sending: "hi") {
             if case .textDelta = update.event { break }
         }
         #expect(await TestHelpers.eventually(timeout: .seconds(60)) { terminated.value })
@@ -147,16 +145,16 @@ struct ChatClientSendTests {
             request.route == "verify" ? Wire.json([:]) : Wire.stream(Wire.reply("ok ok", conversationId: "c1"))
         }
         let client = Wire.client(transport)
-        _ = try await client.sendMessage("anonymous")
+        _ = try await client.send("anonymous")
         try await client.identify(token: "jwt-123")
         #expect(client.isIdentified)
-        _ = try await client.sendMessage("identified")
+        _ = try await client.send("identified")
         client.logout()
-        _ = try await client.sendMessage("anonymous again")
+        _ = try await client.send("anonymous again")
         let requests = transport.requests
         #expect(requests.map(\.route) == ["chat", "verify", "chat", "chat"])
         #expect(requests.allSatisfy { $0.headers["X-Device-Id"] == "0f0e0d0c-0b0a-4908-8706-050403020100" })
-        #expect(requests.allSatisfy { $0.headers["User-Agent"] == "ChatStream/\(ChatClient.version)" })
+        #expect(requests.allSatisfy { $0.headers["User-Agent"] == "ChatStream/\(ChatbaseClient.version)" })
         #expect(requests[1].json["token"] == "jwt-123")
         #expect(requests[0].headers["X-User-Token"] == nil)
         #expect(requests[2].headers["X-User-Token"] == "jwt-123")
@@ -165,7 +163,7 @@ struct ChatClientSendTests {
 
     @Test func rejectedIdentifyKeepsTheClientAnonymous() async throws {
         let client = Wire.client(FakeTransport { _ in Wire.error(401, "AUTH_INVALID_JWT", "bad token") })
-        await #expect(throws: ChatError.self) { try await client.identify(token: "nope") }
+        await #expect(throws: APIError.self) { try await client.identify(token: "nope") }
         #expect(!client.isIdentified)
     }
 }

@@ -13,12 +13,12 @@ import Testing
 @MainActor
 struct ConversationListLiveTests {
     /// A server and a client with one device; `count` conversations started, oldest first.
-    nonisolated static func start(conversations count: Int) async throws -> (ChatAPIServer, ChatClient, [String]) {
+    nonisolated static func start(conversations count: Int) async throws -> (ChatAPIServer, ChatbaseClient, [String]) {
         let (server, makeClient) = try ObservableStateTests.start()
         let client = makeClient(nil)
         var ids: [String] = []
         do {
-            for index in 0..<count { ids.append(try await client.sendMessage("conversation \(index)").conversationId) }
+            for index in 0..<count { ids.append(try await client.send("conversation \(index)").conversationId) }
         } catch {
             server.stop()
             throw error
@@ -27,7 +27,7 @@ struct ConversationListLiveTests {
     }
 
     /// What a fresh load of every page shows.
-    static func fresh(_ client: ChatClient, _ query: ConversationQuery) async throws -> [Conversation] {
+    static func fresh(_ client: ChatbaseClient, _ query: ConversationQuery) async throws -> [Conversation] {
         var all: [Conversation] = []
         for try await conversation in client.conversations(matching: query) { all.append(conversation) }
         return all
@@ -43,11 +43,11 @@ struct ConversationListLiveTests {
 
         let chat = ConversationState(client: client, conversationId: ids[1])
         chat.onReply = { [weak list] response in list?.apply(response) }
-        await chat.send("bring me to the top")
+        await chat.sendMessage("bring me to the top")
         #expect(chat.error == nil)
         #expect(list.conversations.map(\.id) == [ids[1], ids[3], ids[2], ids[0]])
         let top = list.conversations[0]
-        #expect(top.lastMessage?.id == chat.messages.last?.id)
+        #expect(top.lastMessage?.id == chat.messages.last?.messageId)
         #expect(top.lastMessage?.text.hasPrefix("You said: bring me to the top.") == true)
         #expect(top.unreadCount == (before.unreadCount ?? 0) + 1)
         #expect(top.title == before.title)
@@ -55,7 +55,7 @@ struct ConversationListLiveTests {
         // A new conversation appears on top; nothing is listed twice.
         let newChat = ConversationState(client: client)
         newChat.onReply = { [weak list] response in list?.apply(response) }
-        await newChat.send("a new one")
+        await newChat.sendMessage("a new one")
         let newId = try #require(newChat.conversationId)
         #expect(list.conversations.map(\.id) == [newId, ids[1], ids[3], ids[2], ids[0]])
 
@@ -88,18 +88,18 @@ struct ConversationListLiveTests {
         let tagged = ConversationListState(client: client, query: ConversationQuery().tag("vip"))
         await tagged.load()
         #expect(tagged.conversations.isEmpty)
-        tagged.apply(try await client.sendMessage("untagged"))
+        tagged.apply(try await client.send("untagged"))
         #expect(tagged.conversations.isEmpty)
         tagged.apply(try await client.setTags(["vip"], conversationId: ids[1]))
         #expect(tagged.conversations.map(\.id) == [ids[1]])
-        let reply = try await client.sendMessage("now tagged", conversationId: ids[1])
+        let reply = try await client.send("now tagged", conversationId: ids[1])
         tagged.apply(reply)
         #expect(tagged.conversations.map(\.id) == [ids[1]])
         #expect(tagged.conversations.first?.lastMessage?.id == reply.message.id)
 
         // A failed close is reported and changes nothing.
         await all.close("no-such-conversation")
-        #expect(all.error?.isNotFound == true)
+        #expect((all.error as? APIError)?.isNotFound == true)
         #expect(all.conversations.count == 3)
     }
 
@@ -112,13 +112,13 @@ struct ConversationListLiveTests {
         #expect(list.conversations.map(\.id) == [ids[0], ids[1]])
         #expect(list.hasMore)
         // Pages remain: the reply's conversation leaves the loaded part; a later page brings it.
-        list.apply(try await client.sendMessage("again", conversationId: ids[0]))
+        list.apply(try await client.send("again", conversationId: ids[0]))
         #expect(list.conversations.map(\.id) == [ids[1]])
         for _ in 0..<10 where list.hasMore { await list.loadMore() }
         #expect(!list.hasMore)
         #expect(list.conversations.map(\.id) == [ids[1], ids[2], ids[3], ids[4], ids[0]])
         // All loaded: the next reply's conversation goes to the end at once.
-        list.apply(try await client.sendMessage("and again", conversationId: ids[2]))
+        list.apply(try await client.send("and again", conversationId: ids[2]))
         #expect(list.conversations.map(\.id) == [ids[1], ids[3], ids[4], ids[0], ids[2]])
         #expect(list.conversations.map(\.id) == (try await Self.fresh(client, query)).map(\.id))
     }

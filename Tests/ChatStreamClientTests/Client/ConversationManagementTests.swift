@@ -1,4 +1,4 @@
-// Issue 7 end to end: ChatClient against ChatAPIServer over loopback. Filters alone and combined
+// Issue 7 end to end: ChatbaseClient against ChatAPIServer over loopback. Filters alone and combined
 // across at least three pages in both orders, cursor/filter mismatch, close then chat, one-way
 // tags, unread counts, the paged async sequence (cancellation, items arriving between pages), a
 // server without the extensions, and conversations derived from replies.
@@ -13,7 +13,7 @@ import Testing
 @Suite("Conversation management end to end")
 struct ConversationManagementTests {
     /// The conversations listed by following `loadMore()` from the first page of `query`.
-    static func pages(_ client: ChatClient, _ query: ConversationQuery) async throws -> [PaginatedResponse<
+    static func pages(_ client: ChatbaseClient, _ query: ConversationQuery) async throws -> [PaginatedResponse<
         Conversation
     >] {
         var pages: [PaginatedResponse<Conversation>] = []
@@ -32,7 +32,7 @@ struct ConversationManagementTests {
             // when i % 3 == 0; ended when i % 3 == 1; read (so not unread) when i is even.
             var ids: [String] = []
             for i in 0..<15 {
-                let response = try await client.sendMessage(i % 3 != 2 ? "needle \(i)" : "hay \(i)")
+                let response = try await client.send(i % 3 != 2 ? "needle \(i)" : "hay \(i)")
                 ids.append(response.conversationId)
                 var tags: [String] = []
                 if i % 2 == 0 { tags.append("even") }
@@ -83,19 +83,19 @@ struct ConversationManagementTests {
     @Test func aCursorSentWithOtherFiltersIsA400Mismatch() async throws {
         try await EndToEndTests.withServer { _, makeClient in
             let client = makeClient(nil)
-            for index in 0..<3 { _ = try await client.sendMessage("c\(index)") }
+            for index in 0..<3 { _ = try await client.send("c\(index)") }
             let query = ConversationQuery().limit(1).status(.ongoing)
             let first = try await client.listConversations(query)
             let cursor = try #require(first.cursor)
             let second = try await client.listConversations(query, cursor: cursor)
             #expect(second.data.count == 1 && second.data[0].id != first.data[0].id)
             for other in [ConversationQuery().limit(1), query.order(.ascending), query.tag("x")] {
-                let error = await #expect(throws: ChatError.self) {
+                let error = await #expect(throws: APIError.self) {
                     try await client.listConversations(other, cursor: cursor)
                 }
-                #expect(error?.kind == .http)
-                #expect(error?.status == 400)
-                #expect(error?.code == "VALIDATION_CURSOR_MISMATCH")
+                #expect(error?.statusCode != nil)
+                #expect(error?.statusCode == 400)
+                #expect(error?.apiCode == "VALIDATION_CURSOR_MISMATCH")
             }
         }
     }
@@ -103,22 +103,22 @@ struct ConversationManagementTests {
     @Test func closeThenChatIs403AndCloseIsIdempotent() async throws {
         try await EndToEndTests.withServer { _, makeClient in
             let client = makeClient(nil)
-            let id = try await client.sendMessage("closing soon").conversationId
+            let id = try await client.send("closing soon").conversationId
             let closed = try await client.closeConversation(id: id)
             #expect(closed.status == .ended)
             let again = try await client.closeConversation(id: id)
             #expect(again.status == .ended)
             #expect(again.updatedAt == closed.updatedAt)
             #expect(try await client.conversation(id: id).status == .ended)
-            let error = await #expect(throws: ChatError.self) {
-                try await client.sendMessage("hello?", conversationId: id)
+            let error = await #expect(throws: APIError.self) {
+                try await client.send("hello?", conversationId: id)
             }
-            #expect(error?.status == 403)
+            #expect(error?.statusCode == 403)
             #expect(error?.isConversationNotOngoing == true)
-            let streamed = await #expect(throws: ChatError.self) {
-                for try await _ in client.send("streamed?", conversationId: id) {}
+            let streamed = await #expect(throws: APIError.self) {
+                for try await _ in client.updates(sending: "streamed?", conversationId: id) {}
             }
-            #expect(streamed?.code == "CHAT_CONVERSATION_NOT_ONGOING")
+            #expect(streamed?.apiCode == "CHAT_CONVERSATION_NOT_ONGOING")
             #expect(try await client.listMessages(conversationId: id).data.count == 2)
         }
     }
@@ -129,7 +129,7 @@ struct ConversationManagementTests {
             let laptop = makeClient("laptop-device")
             try await phone.identify(token: EndToEndTests.token("user-tags"))
             try await laptop.identify(token: EndToEndTests.token("user-tags"))
-            let id = try await phone.sendMessage("shared conversation").conversationId
+            let id = try await phone.send("shared conversation").conversationId
             #expect(try await phone.setTags(["work", "urgent"], conversationId: id).tags == ["work", "urgent"])
             #expect(try await laptop.conversation(id: id).tags == [])
             #expect(try await laptop.listConversations(ConversationQuery().tag("work")).data.isEmpty)
@@ -144,10 +144,10 @@ struct ConversationManagementTests {
     @Test func unreadCountsFollowAgentRepliesAndMarkRead() async throws {
         try await EndToEndTests.withServer { server, makeClient in
             let client = makeClient(nil)
-            let first = try await client.sendMessage("one")
+            let first = try await client.send("one")
             let id = first.conversationId
             #expect(try await client.conversation(id: id).unreadCount == 1)
-            let second = try await client.sendMessage("two", conversationId: id)
+            let second = try await client.send("two", conversationId: id)
             #expect(try await client.conversation(id: id).unreadCount == 2)
             let human = try #require(server.addAgentMessage(conversationId: id, text: "a human agent joins"))
             let now = try await client.conversation(id: id)
@@ -162,24 +162,24 @@ struct ConversationManagementTests {
             // Reading an older message does not make newer ones unread again.
             #expect(try await client.markRead(conversationId: id, messageId: firstId).unreadCount == 0)
             #expect(try await client.listConversations(ConversationQuery().unreadOnly()).data.isEmpty)
-            let third = try await client.sendMessage("three", conversationId: id)
+            let third = try await client.send("three", conversationId: id)
             let after = try await client.conversation(id: id)
             #expect(after.unreadCount == 1)
             #expect(after.lastMessage?.id == third.message.id)
-            let missing = await #expect(throws: ChatError.self) {
+            let missing = await #expect(throws: APIError.self) {
                 try await client.markRead(conversationId: id, messageId: "no-such-message")
             }
-            #expect(missing?.isNotFound == true && missing?.kind == .http)
+            #expect(missing?.isNotFound == true && missing?.statusCode == 404)
         }
     }
 
     @Test func theSequenceStopsWhenCancelledMidwayWithoutFetchingMore() async throws {
         try await EndToEndTests.withServer { server, _ in
             let counting = CountingTransport(base: URLSessionTransport())
-            let client = ChatClient(
+            let client = ChatbaseClient(
                 agentId: EndToEndTests.agent, baseURL: URL(string: "http://127.0.0.1:\(server.port)")!,
                 transport: counting, identityStore: InMemoryIdentityStore())
-            for index in 0..<8 { _ = try await client.sendMessage("c\(index)") }
+            for index in 0..<8 { _ = try await client.send("c\(index)") }
             let (reached, reachedContinuation) = AsyncStream<Void>.makeStream()
             let (gate, gateContinuation) = AsyncStream<Void>.makeStream()
             let before = counting.listRequests
@@ -218,12 +218,12 @@ struct ConversationManagementTests {
         try await EndToEndTests.withServer { _, makeClient in
             let client = makeClient(nil)
             var created: [String] = []
-            for index in 0..<6 { created.append(try await client.sendMessage("c\(index)").conversationId) }
+            for index in 0..<6 { created.append(try await client.send("c\(index)").conversationId) }
 
             // Newest first: a conversation started between pages is newer than the cursor.
             var descending = client.conversations(matching: ConversationQuery().limit(2)).makeAsyncIterator()
             var seen = [try #require(try await descending.next()).id, try #require(try await descending.next()).id]
-            let arrived = try await client.sendMessage("arrives between pages").conversationId
+            let arrived = try await client.send("arrives between pages").conversationId
             while let next = try await descending.next() { seen.append(next.id) }
             #expect(seen == created.reversed())
             #expect(!seen.contains(arrived))
@@ -235,8 +235,8 @@ struct ConversationManagementTests {
                 .makeAsyncIterator()
             seen = [try #require(try await ascending.next()).id, try #require(try await ascending.next()).id]
             #expect(seen == Array(all.prefix(2)))
-            _ = try await client.sendMessage("moves to the end", conversationId: all[0])
-            let newest = try await client.sendMessage("another arrival").conversationId
+            _ = try await client.send("moves to the end", conversationId: all[0])
+            let newest = try await client.send("another arrival").conversationId
             while let next = try await ascending.next() { seen.append(next.id) }
             #expect(seen == all + [newest])
             // Without de-duplication the moved conversation would come twice: the raw pages repeat it.
@@ -244,7 +244,7 @@ struct ConversationManagementTests {
             var page: PaginatedResponse<Conversation>? = try await client.listConversations(
                 ConversationQuery().limit(2).order(.ascending))
             raw += page!.data.map(\.id)
-            _ = try await client.sendMessage("moves again", conversationId: raw[0])
+            _ = try await client.send("moves again", conversationId: raw[0])
             while let current = try await page?.loadMore() {
                 raw += current.data.map(\.id)
                 page = current
@@ -256,7 +256,7 @@ struct ConversationManagementTests {
     @Test func withoutTheExtensionsEachFailsClearlyAndNothingElseBreaks() async throws {
         try await EndToEndTests.withServer(extensions: false) { _, makeClient in
             let client = makeClient(nil)
-            let id = try await client.sendMessage("plain").conversationId
+            let id = try await client.send("plain").conversationId
             let calls: [(String, @Sendable () async throws -> Void)] = [
                 ("conversation", { _ = try await client.conversation(id: id) }),
                 ("close", { _ = try await client.closeConversation(id: id) }),
@@ -268,7 +268,7 @@ struct ConversationManagementTests {
                 ("unread", { for try await _ in client.conversations(matching: ConversationQuery().unreadOnly()) {} }),
             ]
             for (name, call) in calls {
-                let error = await #expect(throws: ChatError.self, "\(name)") { try await call() }
+                let error = await #expect(throws: ClientError.self, "\(name)") { try await call() }
                 #expect(error?.kind == .notSupportedByServer, "\(name)")
                 #expect(error?.description.hasPrefix("not supported by this server: ") == true, "\(name)")
             }
@@ -282,7 +282,7 @@ struct ConversationManagementTests {
                 sequence.append(conversation.id)
             }
             #expect(sequence == [id])
-            #expect(try await client.sendMessage("more", conversationId: id).conversationId == id)
+            #expect(try await client.send("more", conversationId: id).conversationId == id)
             var messages = 0
             for try await _ in client.messages(in: id, pageSize: 1) { messages += 1 }
             #expect(messages == 4)
@@ -296,7 +296,7 @@ struct ConversationManagementTests {
             let client = makeClient(nil)
             var assigned = false
             var live: Conversation? = nil
-            for try await update in client.send("first words") {
+            for try await update in client.updates(sending: "first words") {
                 if case .conversationAssigned = update.event { assigned = true }
                 live = Conversation(reply: update.message)
                 #expect((live != nil) == assigned)  // nil until the stream names the conversation
@@ -307,7 +307,7 @@ struct ConversationManagementTests {
             #expect(live?.lastMessage?.text.hasPrefix("You said: first words.") == true)
 
             let shown = try await client.conversation(id: id)
-            let response = try await client.sendMessage("second words", conversationId: id)
+            let response = try await client.send("second words", conversationId: id)
             let derived = Conversation(reply: response, previous: shown)
             let server = try await client.conversation(id: id)
             #expect(derived.id == server.id)
@@ -322,12 +322,12 @@ struct ConversationManagementTests {
             #expect(derived.updatedAt >= shown.updatedAt)
 
             // A new conversation: what the reply cannot tell is unknown.
-            let fresh = Conversation(reply: try await client.sendMessage("brand new"))
+            let fresh = Conversation(reply: try await client.send("brand new"))
             #expect(fresh.title == nil && fresh.tags == nil && fresh.unreadCount == nil)
             let freshOnServer = try await client.conversation(id: fresh.id)
             #expect(fresh.lastMessage?.id == freshOnServer.lastMessage?.id)
             // `previous` of another conversation is ignored.
-            let other = try await client.sendMessage("other")
+            let other = try await client.send("other")
             #expect(Conversation(reply: other, previous: server).title == nil)
             #expect(Conversation(reply: other, previous: server).id == other.conversationId)
         }

@@ -1,4 +1,4 @@
-// ChatClient against the real ChatAPIServer over loopback HTTP (URLSessionTransport).
+// ChatbaseClient against the real ChatAPIServer over loopback HTTP (URLSessionTransport).
 
 import ChatStream
 import ChatStreamServer
@@ -8,12 +8,12 @@ import Testing
 
 @testable import ChatStreamClient
 
-@Suite("ChatClient end to end against ChatAPIServer")
+@Suite("ChatbaseClient end to end against ChatAPIServer")
 struct EndToEndTests {
     static let agent = "agent-e2e"
 
     static func withServer<T>(
-        extensions: Bool = true, _ body: (ChatAPIServer, @Sendable (String?) -> ChatClient) async throws -> T
+        extensions: Bool = true, _ body: (ChatAPIServer, @Sendable (String?) -> ChatbaseClient) async throws -> T
     ) async throws -> T {
         var configuration = ChatAPIServer.Configuration()
         configuration.port = 0
@@ -28,7 +28,7 @@ struct EndToEndTests {
         // Off the cooperative pool, as TestHelpers.withServer does (its comment says why).
         return try await withTaskExecutorPreference(NetworkTestExecutor.shared) {
             try await body(server) { device in
-                ChatClient(
+                ChatbaseClient(
                     agentId: agent, baseURL: url,
                     identityStore: InMemoryIdentityStore(deviceId: device ?? ChatStreamPaths.newDeviceId()),
                     retryPolicy: .init(maxAttempts: 3, baseDelay: .milliseconds(5)))
@@ -50,7 +50,7 @@ struct EndToEndTests {
             let client = makeClient(nil)
             var assignedBeforeFinish = false
             var text = ""
-            for try await update in client.send("hello") {
+            for try await update in client.updates(sending: "hello") {
                 if case .conversationAssigned = update.event {
                     assignedBeforeFinish = update.message.finishReason == nil
                 }
@@ -59,15 +59,15 @@ struct EndToEndTests {
             #expect(assignedBeforeFinish)
             #expect(text.contains("hello"))
             let id = try #require(client.currentConversationId)
-            let second = try await client.sendMessage("again", conversationId: id)
+            let second = try await client.send("again", conversationId: id)
             #expect(second.conversationId == id)
             #expect(second.userMessageId != nil)
-            let third = try await client.sendMessage("fresh")
+            let third = try await client.send("fresh")
             #expect(third.conversationId != id)
             let history = try await client.listMessages(conversationId: id)
             #expect(history.data.map(\.sender) == [.user, .agent, .user, .agent])
             #expect(history.data[2].text == "again")
-            let plain = try await client.sendMessage("no stream", conversationId: id, streaming: false)
+            let plain = try await client.sendNonStreaming("no stream", conversationId: id)
             #expect(plain.conversationId == id)
             #expect(plain.message.text.contains("no stream"))
         }
@@ -77,8 +77,8 @@ struct EndToEndTests {
         try await Self.withServer { _, makeClient in
             let client = makeClient(nil)
             var ids: [String] = []
-            for index in 0..<7 { ids.append(try await client.sendMessage("conversation \(index)").conversationId) }
-            for index in 0..<4 { _ = try await client.sendMessage("more \(index)", conversationId: ids[0]) }
+            for index in 0..<7 { ids.append(try await client.send("conversation \(index)").conversationId) }
+            for index in 0..<4 { _ = try await client.send("more \(index)", conversationId: ids[0]) }
 
             var pages: [[String]] = []
             var page: PaginatedResponse<Conversation>? = try await client.listConversations(limit: 3)
@@ -109,12 +109,12 @@ struct EndToEndTests {
     @Test func endedConversationAnswers403() async throws {
         try await Self.withServer { server, makeClient in
             let client = makeClient(nil)
-            let id = try await client.sendMessage("hi").conversationId
+            let id = try await client.send("hi").conversationId
             #expect(server.endConversation(id: id))
-            let error = await #expect(throws: ChatError.self) {
-                try await client.sendMessage("more", conversationId: id)
+            let error = await #expect(throws: APIError.self) {
+                try await client.send("more", conversationId: id)
             }
-            #expect(error?.status == 403)
+            #expect(error?.statusCode == 403)
             #expect(error?.isConversationNotOngoing == true)
         }
     }
@@ -123,11 +123,11 @@ struct EndToEndTests {
         try await Self.withServer { server, makeClient in
             server.injectFault(.init(status: 429, retryAfterSeconds: 3))
             let client = makeClient(nil)
-            let error = await #expect(throws: ChatError.self) { try await client.sendMessage("hi") }
+            let error = await #expect(throws: APIError.self) { try await client.send("hi") }
             #expect(error?.isRateLimited == true)
-            #expect(error?.code == "RATE_LIMIT_TOO_MANY_REQUESTS")
+            #expect(error?.apiCode == "RATE_LIMIT_TOO_MANY_REQUESTS")
             #expect(error?.retryAfter == 3)
-            _ = try await client.sendMessage("after the fault")
+            _ = try await client.send("after the fault")
         }
     }
 
@@ -135,13 +135,11 @@ struct EndToEndTests {
         try await Self.withServer { server, makeClient in
             server.injectFault(.init(chunkSize: 16, dropAfterBytes: 400))
             let client = makeClient(nil)
-            let error = await #expect(throws: ChatError.self) {
-                try await client.sendMessage("a long enough message to be cut")
+            let error = await #expect(throws: APIError.self) {
+                try await client.send("a long enough message to be cut")
             }
-            #expect(error?.kind == .stream)
-            #expect(error?.streamError?.kind == .truncated)
-            #expect(error?.partialMessage != nil)
-            #expect(error?.partialMessage?.error?.code == "STREAM_TRUNCATED")
+            #expect(error?.replyStreamError?.streamError.kind == .truncated)
+            #expect(error?.replyStreamError?.partialMessage.error?.code == "STREAM_TRUNCATED")
         }
     }
 
@@ -153,12 +151,12 @@ struct EndToEndTests {
             server.injectFault(.init(chunkSize: 32, delay: .milliseconds(800)))
             let long = "cancel me please, this reply is long. " + String(repeating: "word ", count: 400)
             let observing = ObservingTransport(base: URLSessionTransport())
-            let client = ChatClient(
+            let client = ChatbaseClient(
                 agentId: Self.agent, baseURL: URL(string: "http://127.0.0.1:\(server.port)")!, transport: observing,
                 identityStore: InMemoryIdentityStore())
             let start = ContinuousClock.now
             var sawDelta = false
-            for try await update in client.send(long) {
+            for try await update in client.updates(sending: long) {
                 if case .textDelta = update.event {
                     sawDelta = true
                     break
@@ -169,7 +167,7 @@ struct EndToEndTests {
             #expect(await TestHelpers.eventually(timeout: .seconds(60)) { observing.outcomes.value == ["cancelled"] })
             #expect(ContinuousClock.now - start < .seconds(70))
             // The server is free for the next request at once.
-            let next = try await client.sendMessage("next")
+            let next = try await client.send("next")
             #expect(next.finishReason == .stop)
         }
     }
@@ -177,12 +175,12 @@ struct EndToEndTests {
     @Test func toolLoopRunsTheHandlerAndContinues() async throws {
         try await Self.withServer { _, makeClient in
             let client = makeClient(nil)
-            let inputs = Mutex<[JSONTree]>([])
-            client.registerTool("get_weather") { input in
+            let inputs = Mutex<[JSONValue]>([])
+            client.tool("get_weather") { input in
                 inputs.withLock { $0.append(input) }
                 return ["city": input["city"] ?? .null, "forecast": "sunny, 24C"]
             }
-            let response = try await client.sendMessage("what's the weather in Rome?")
+            let response = try await client.send("what's the weather in Rome?")
             #expect(inputs.withLock { $0 } == [["city": "Rome"]])
             #expect(response.finishReason == .stop)
             #expect(response.message.text.contains("sunny, 24C"))
@@ -192,7 +190,7 @@ struct EndToEndTests {
     @Test func identifyMergesTheDevicesConversations() async throws {
         try await Self.withServer { _, makeClient in
             let phone = makeClient(nil)
-            let anonymous = try await phone.sendMessage("from the phone").conversationId
+            let anonymous = try await phone.send("from the phone").conversationId
             try await phone.identify(token: Self.token("user-42"))
             let laptop = makeClient(nil)
             #expect(try await laptop.listConversations().data.isEmpty)
@@ -200,16 +198,16 @@ struct EndToEndTests {
             let listed = try await laptop.listConversations().data
             #expect(listed.map(\.id) == [anonymous])
             #expect(listed.first?.userId == "user-42")
-            let error = await #expect(throws: ChatError.self) { try await laptop.identify(token: "not-a-jwt") }
-            #expect(error?.status == 401)
+            let error = await #expect(throws: APIError.self) { try await laptop.identify(token: "not-a-jwt") }
+            #expect(error?.statusCode == 401)
         }
     }
 
     @Test func conversationManagementExtensions() async throws {
         try await Self.withServer { server, makeClient in
             let client = makeClient(nil)
-            let first = try await client.sendMessage("alpha invoice").conversationId
-            let second = try await client.sendMessage("beta").conversationId
+            let first = try await client.send("alpha invoice").conversationId
+            let second = try await client.send("beta").conversationId
             #expect(try await client.conversation(id: first).status == .ongoing)
             let tagged = try await client.setTags(["vip", "billing"], conversationId: first)
             #expect(tagged.tags == ["vip", "billing"])
@@ -227,19 +225,19 @@ struct EndToEndTests {
             #expect((try await client.conversation(id: first).unreadCount ?? 0) > 0)
             let read = try await client.markRead(conversationId: first, messageId: messageId)
             #expect(read.unreadCount == 0)
-            let missing = await #expect(throws: ChatError.self) { try await client.conversation(id: "nope") }
+            let missing = await #expect(throws: APIError.self) { try await client.conversation(id: "nope") }
             #expect(missing?.isNotFound == true)
-            #expect(missing?.kind == .http)
+            #expect(missing?.statusCode == 404)
         }
     }
 
     @Test func aServerWithoutExtensionsIsReportedAsNotSupported() async throws {
         try await Self.withServer(extensions: false) { _, makeClient in
             let client = makeClient(nil)
-            let id = try await client.sendMessage("hi").conversationId
-            let error = await #expect(throws: ChatError.self) { try await client.closeConversation(id: id) }
+            let id = try await client.send("hi").conversationId
+            let error = await #expect(throws: ClientError.self) { try await client.closeConversation(id: id) }
             #expect(error?.kind == .notSupportedByServer)
-            let lookup = await #expect(throws: ChatError.self) { try await client.conversation(id: id) }
+            let lookup = await #expect(throws: ClientError.self) { try await client.conversation(id: id) }
             #expect(lookup?.kind == .notSupportedByServer)
         }
     }

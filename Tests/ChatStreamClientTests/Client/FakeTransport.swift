@@ -34,11 +34,19 @@ extension HTTPRequest {
     }
 }
 
+extension APIError {
+    /// The error body of an HTTP error.
+    var detail: APIErrorDetail? {
+        if case .httpError(_, let detail) = self { return detail }
+        return nil
+    }
+}
+
 enum Wire {
     static let base = URL(string: "http://fake.test/api")!
 
-    static func client(_ transport: any HTTPTransport, maxToolLoopSteps: Int = 10) -> ChatClient {
-        ChatClient(
+    static func client(_ transport: any HTTPTransport, maxToolLoopSteps: Int = 10) -> ChatbaseClient {
+        ChatbaseClient(
             agentId: "agent-1", baseURL: base, transport: transport,
             identityStore: InMemoryIdentityStore(deviceId: "0f0e0d0c-0b0a-4908-8706-050403020100"),
             maxToolLoopSteps: maxToolLoopSteps,

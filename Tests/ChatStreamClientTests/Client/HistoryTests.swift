@@ -53,8 +53,8 @@ struct HistoryTests {
     func invalidLimitsFailBeforeAnyRequest(limit: Int) async throws {
         let transport = Self.server()
         let client = Wire.client(transport)
-        let a = await #expect(throws: ChatError.self) { try await client.listConversations(limit: limit) }
-        let b = await #expect(throws: ChatError.self) {
+        let a = await #expect(throws: ClientError.self) { try await client.listConversations(limit: limit) }
+        let b = await #expect(throws: ClientError.self) {
             try await client.listMessages(conversationId: "c1", limit: limit)
         }
         #expect(a?.kind == .invalidArgument)
@@ -101,8 +101,11 @@ struct HistoryTests {
         let client = Wire.client(
             FakeTransport { _ in HTTPResponse(status: 200, body: HTTPBody(bytes: Array(#"{"data":[{"id":}]}"#.utf8))) })
         let error = await #expect(throws: ChatError.self) { try await client.listConversations() }
-        #expect(error?.kind == .decoding)
-        #expect(error?.byteOffset != nil)
+        guard case .decodingFailed(let detail) = error else {
+            Issue.record("not a decoding failure: \(String(describing: error))")
+            return
+        }
+        #expect(detail.contains("at byte "))
     }
 
     @Test func modelsRoundTripThroughCodableInTheWireShape() throws {
@@ -129,15 +132,15 @@ struct HistoryTests {
             { try await client.setTags(["a"], conversationId: "c1") },
             { try await client.markRead(conversationId: "c1", messageId: "m1") },
         ] as [@Sendable () async throws -> Conversation] {
-            let error = await #expect(throws: ChatError.self) { try await call() }
+            let error = await #expect(throws: ClientError.self) { try await call() }
             #expect(error?.kind == .notSupportedByServer)
         }
     }
 
     @Test func missingConversationIsNotFoundNotUnsupported() async throws {
         let client = Wire.client(FakeTransport { _ in Wire.error(404, "RESOURCE_CONVERSATION_NOT_FOUND") })
-        let error = await #expect(throws: ChatError.self) { try await client.conversation(id: "zz") }
-        #expect(error?.kind == .http)
+        let error = await #expect(throws: APIError.self) { try await client.conversation(id: "zz") }
+        #expect(error?.statusCode == 404)
         #expect(error?.isNotFound == true)
     }
 

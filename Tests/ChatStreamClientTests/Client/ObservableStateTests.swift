@@ -8,7 +8,7 @@ import Testing
 @Suite("Observable state against ChatAPIServer")
 @MainActor
 struct ObservableStateTests {
-    nonisolated static func start() throws -> (ChatAPIServer, @Sendable (String?) -> ChatClient) {
+    nonisolated static func start() throws -> (ChatAPIServer, @Sendable (String?) -> ChatbaseClient) {
         var configuration = ChatAPIServer.Configuration()
         configuration.port = 0
         configuration.agentId = EndToEndTests.agent
@@ -20,7 +20,7 @@ struct ObservableStateTests {
         return (
             server,
             { _ in
-                ChatClient(agentId: EndToEndTests.agent, baseURL: url, identityStore: InMemoryIdentityStore())
+                ChatbaseClient(agentId: EndToEndTests.agent, baseURL: url, identityStore: InMemoryIdentityStore())
             }
         )
     }
@@ -30,17 +30,21 @@ struct ObservableStateTests {
         defer { server.stop() }
         do {
             let state = ConversationState(client: makeClient(nil))
-            await state.send("hello state")
+            await state.sendMessage("hello state")
             #expect(state.error == nil)
-            #expect(state.conversationId != nil)
+            let id = try #require(state.conversationId)
             #expect(state.messages.map(\.sender) == [.user, .agent])
-            #expect(state.streamingMessage == nil)
+            #expect(state.messages.allSatisfy { !$0.isStreaming && !$0.isError && $0.messageId != nil })
             #expect(!state.isSending)
-            await state.loadHistory(limit: 1)
+            let shown = state.messages.map(\.messageId)
+            await state.loadHistory(conversationId: id, limit: 1)
             #expect(state.hasMoreHistory)
+            #expect(state.messages.count == 1)
             await state.loadMoreHistory()
             #expect(state.messages.count == 2)
-            #expect(state.messages.first?.text == "hello state")
+            #expect(state.messages.map(\.messageId) == shown)
+            #expect(state.messages.first?.kind == .text("hello state"))
+            #expect(!state.hasMoreHistory)
         }
     }
 
@@ -49,7 +53,7 @@ struct ObservableStateTests {
         defer { server.stop() }
         do {
             let client = makeClient(nil)
-            for index in 0..<5 { _ = try await client.sendMessage("c\(index)") }
+            for index in 0..<5 { _ = try await client.send("c\(index)") }
             let list = ConversationListState(client: client, query: ConversationQuery().limit(2))
             await list.load()
             #expect(list.conversations.count == 2)

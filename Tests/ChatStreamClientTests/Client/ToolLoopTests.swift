@@ -43,11 +43,12 @@ struct ToolLoopTests {
         }
         let client = Wire.client(transport)
         struct Broken: Error {}
-        client.registerTool("weather") { input in ["city": input["city"] ?? .null, "sky": "sunny"] }
-        client.registerTool("broken") { _ in throw Broken() }
+        client.tool("weather") { input in ["city": input["city"] ?? .null, "sky": "sunny"] }
+        client.tool("broken") { _ in throw Broken() }
         let results = Mutex<[String]>([])
-        let response = try await client.sendMessage(
-            "weather?", onToolResult: { r in results.withLock { $0.append(r.toolCallId) } })
+        let response = try await client.send("weather?") { callbacks in
+            callbacks.onToolResult = { r in results.withLock { $0.append(r.toolCallId) } }
+        }
         #expect(response.message.text == "It is sunny")
         #expect(response.conversationId == "c1")
         #expect(results.withLock { $0 } == ["call-1", "call-2", "call-3"])
@@ -80,8 +81,8 @@ struct ToolLoopTests {
             }
         }
         let client = Wire.client(transport)
-        client.registerTool("weather") { _ in ["sky": "sunny"] }
-        let response = try await client.sendMessage("weather?")
+        client.tool("weather") { _ in ["sky": "sunny"] }
+        let response = try await client.send("weather?")
         #expect(response.message.text == "Let me check. It is sunny")
         #expect(response.message.id == "m-final")
         #expect(response.finishReason == .stop)
@@ -99,9 +100,9 @@ struct ToolLoopTests {
                 : Wire.json(["data": ["success": true]])
         }
         let client = Wire.client(transport, maxToolLoopSteps: 3)
-        client.registerTool("again") { _ in "ok" }
-        let error = await #expect(throws: ChatError.self) { try await client.sendMessage("loop") }
-        #expect(error?.kind == .toolLoopLimitExceeded)
+        client.tool("again") { _ in "ok" }
+        let error = await #expect(throws: ChatError.self) { try await client.send("loop") }
+        #expect(error == .toolLoopLimitExceeded(limit: 3))
         #expect(transport.requests.filter { $0.route == "chat" }.count == 4)
     }
 
@@ -112,8 +113,8 @@ struct ToolLoopTests {
                 : Wire.error(500, "INTERNAL_SERVER_ERROR")
         }
         let client = Wire.client(transport)
-        let error = await #expect(throws: ChatError.self) { try await client.sendMessage("x") }
-        #expect(error?.status == 500)
+        let error = await #expect(throws: APIError.self) { try await client.send("x") }
+        #expect(error?.statusCode == 500)
         #expect(transport.requests.filter { $0.route.hasSuffix("tool-result") }.count == 3)
     }
 }

@@ -20,13 +20,14 @@ struct TemporaryDirectory: ~Copyable {
 
 @Suite struct FileIdentityStoreTests {
     /// A client on `store` whose server accepts any token and lists nothing.
-    static func client(_ store: any IdentityStore) -> (ChatClient, FakeTransport) {
+    static func client(_ store: any IdentityStore) -> (ChatbaseClient, FakeTransport) {
         let transport = FakeTransport { request in
             request.route == "verify"
                 ? Wire.json([:]) : Wire.json(["data": [], "pagination": ["cursor": nil, "hasMore": false]])
         }
         return (
-            ChatClient(agentId: "agent-1", baseURL: Wire.base, transport: transport, identityStore: store), transport
+            ChatbaseClient(agentId: "agent-1", baseURL: Wire.base, transport: transport, identityStore: store),
+            transport
         )
     }
 
@@ -104,8 +105,9 @@ struct TemporaryDirectory: ~Copyable {
         #expect(try String(contentsOf: store.deviceIdFile, encoding: .utf8) == "not-a-uuid\n")
 
         let (client, transport) = Self.client(store)
-        let failure = await #expect(throws: ChatError.self) { try await client.listConversations() }
-        #expect(failure?.message.contains(store.deviceIdFile.path) == true)
+        let failure = await #expect(throws: IdentityStoreError.self) { try await client.listConversations() }
+        #expect(failure?.location == store.deviceIdFile.path)
+        #expect(client.deviceId == "")
         #expect(transport.requests.isEmpty)
     }
 
@@ -121,7 +123,7 @@ struct TemporaryDirectory: ~Copyable {
 
         let (client, transport) = Self.client(store)
         #expect(!client.isIdentified)
-        let failure = await #expect(throws: ChatError.self) { try await client.listConversations() }
+        let failure = await #expect(throws: IdentityStoreError.self) { try await client.listConversations() }
         #expect(failure?.message.contains("signed-in user") == true)
         #expect(transport.requests.isEmpty)
         client.logout()
@@ -201,10 +203,10 @@ struct TemporaryDirectory: ~Copyable {
             ]
             return Wire.stream(events)
         }
-        let client = ChatClient(agentId: "agent-1", baseURL: Wire.base, transport: transport, identityStore: store)
+        let client = ChatbaseClient(agentId: "agent-1", baseURL: Wire.base, transport: transport, identityStore: store)
         try await client.identify(token: "jwt-77")
         #expect(try store.signedInUser() == SignedInUser(token: "jwt-77"))
-        _ = try await client.sendMessage("hi")
+        _ = try await client.send("hi")
         #expect(try store.signedInUser() == SignedInUser(token: "jwt-77", userId: "user-77"))
     }
 

@@ -1,12 +1,13 @@
 // Sending: one round is one POST (chat, continue, or retry) and its reply; the tool loop runs
 // rounds until a reply does not end in tool calls, posting the client's tool results between
-// them. `send` exposes the rounds as an AsyncThrowingStream of ChatUpdates; `sendMessage`
-// drains the same loop and returns the final reply.
+// them. `send` and `retry` drain the loop, calling the StreamCallbacks, and return the response;
+// `updates(sending:)` and `updates(retrying:)` expose the same rounds as an AsyncThrowingStream
+// of ChatUpdates; `sendNonStreaming` posts one non-streamed round and runs no tools.
 
 import ChatStream
 import Foundation
 
-extension ChatClient {
+extension ChatbaseClient {
     /// What a round posts.
     enum Round: Sendable {
         /// `POST chat`: a message (nil: continue after tool results).
@@ -22,72 +23,118 @@ extension ChatClient {
         }
     }
 
-    /// Streams the reply to `message`, then any tool-loop rounds.
+    /// Sends `message`, streams the reply into `configure`'s callbacks, runs the registered tools
+    /// (posting their results and continuing) and returns the finished response. Returns only
+    /// when the reply is complete; throws ``APIError``, ``ChatError`` or ``ClientError``.
     ///
-    /// `conversationId: nil` always starts a new conversation; its ID arrives as a
-    /// ``StreamEvent/conversationAssigned(id:)`` update and becomes ``currentConversationId``.
-    /// Stopping iteration (or cancelling the task) cancels the request. Throws ``ChatError``.
+    /// `conversationId: nil` always starts a new conversation (it never falls back to
+    /// ``currentConversationId``).
     ///
     /// ```swift
-    /// for try await update in client.send("Hi", conversationId: nil) {
+    /// let response = try await client.send("Tell me a story") { callbacks in
+    ///     callbacks.onTextDelta = { chunk in print(chunk, terminator: "") }
+    /// }
+    /// print(response.conversationId)
+    /// ```
+    @discardableResult
+    public func send(
+        _ message: String, conversationId: String? = nil,
+        configure: @Sendable (inout StreamCallbacks) -> Void = { _ in }
+    ) async throws -> ChatResponse {
+        var callbacks = StreamCallbacks()
+        configure(&callbacks)
+        return try await runLoop(
+            from: .chat(message: message, conversationId: conversationId), streaming: true,
+            emit: Self.calling(callbacks))
+    }
+
+    /// Regenerates the reply to the user message before `messageId`, as ``send(_:conversationId:configure:)``
+    /// does (tools included).
+    ///
+    /// ```swift
+    /// let response = try await client.retry(conversationId: id, messageId: reply.id)
+    /// ```
+    @discardableResult
+    public func retry(
+        conversationId: String, messageId: String, configure: @Sendable (inout StreamCallbacks) -> Void = { _ in }
+    ) async throws -> ChatResponse {
+        var callbacks = StreamCallbacks()
+        configure(&callbacks)
+        return try await runLoop(
+            from: .retry(conversationId: conversationId, messageId: messageId), streaming: true,
+            emit: Self.calling(callbacks))
+    }
+
+    /// Sends `message` without streaming and returns the whole reply in one answer. The tool
+    /// loop does not run: a reply that asks for tools is returned as it is, with
+    /// ``FinishReason/toolCalls``.
+    ///
+    /// ```swift
+    /// let response = try await client.sendNonStreaming("Hello", conversationId: id)
+    /// print(response.message.text, response.finishReason, response.usage.credits)
+    /// ```
+    @discardableResult
+    public func sendNonStreaming(_ message: String, conversationId: String? = nil) async throws -> ChatResponse {
+        let round = Round.chat(message: message, conversationId: conversationId)
+        let reply = try await plainRound(round, index: 0) { _ in }
+        guard let id = reply.conversationId ?? conversationId else { throw ChatError.noContent }
+        return finished(reply, conversationId: id, userMessageId: reply.userMessageId)
+    }
+
+    /// Every step of the reply to `message` and of its tool rounds, as an async sequence of
+    /// updates (each event with the round's message as it stands). ChatStream's own; it runs the
+    /// same tool loop as ``send(_:conversationId:configure:)``.
+    ///
+    /// Stopping iteration (or cancelling the task) cancels the request.
+    ///
+    /// ```swift
+    /// for try await update in client.updates(sending: "Hi") {
     ///     if case .textDelta(_, let delta) = update.event { print(delta, terminator: "") }
     /// }
     /// ```
-    public func send(_ message: String, conversationId: String? = nil) -> AsyncThrowingStream<ChatUpdate, any Error> {
+    public func updates(sending message: String, conversationId: String? = nil) -> AsyncThrowingStream<
+        ChatUpdate, any Error
+    > {
         updates(from: .chat(message: message, conversationId: conversationId), streaming: true)
     }
 
-    /// Regenerates the reply to the user message `messageId`, streamed as for ``send(_:conversationId:)``.
-    public func retry(conversationId: String, messageId: String) -> AsyncThrowingStream<ChatUpdate, any Error> {
+    /// Every step of a regenerated reply, as ``updates(sending:conversationId:)`` gives them.
+    public func updates(retrying messageId: String, conversationId: String) -> AsyncThrowingStream<
+        ChatUpdate, any Error
+    > {
         updates(from: .retry(conversationId: conversationId, messageId: messageId), streaming: true)
     }
 
-    /// Sends `message` and returns the finished reply, after running any tool loop.
-    ///
-    /// - Parameters:
-    ///   - streaming: `true` (default) posts `stream: true` and calls the callbacks as deltas
-    ///     arrive; `false` posts `stream: false` and calls them once the whole reply is in.
-    ///   - onTextDelta: each piece of reply text.
-    ///   - onToolCall: each tool call, once its input is complete.
-    ///   - onToolResult: each tool result (the server's and the client's own handlers').
+    /// Registers (or replaces) the handler for tool `name`, run when a reply asks for it.
     ///
     /// ```swift
-    /// let response = try await client.sendMessage("Weather in Paris?", onTextDelta: { print($0, terminator: "") })
-    /// print("\nconversation", response.conversationId)
-    /// ```
-    @discardableResult
-    public func sendMessage(
-        _ message: String, conversationId: String? = nil, streaming: Bool = true,
-        onTextDelta: (@Sendable (String) -> Void)? = nil, onToolCall: (@Sendable (ToolCallPart) -> Void)? = nil,
-        onToolResult: (@Sendable (ToolResultPart) -> Void)? = nil
-    ) async throws -> ChatResponse {
-        try await runLoop(from: .chat(message: message, conversationId: conversationId), streaming: streaming) {
-            update in
-            switch update.event {
-            case .textDelta(_, let delta): onTextDelta?(delta)
-            case .toolInputAvailable(let id, let name, let input):
-                onToolCall?(ToolCallPart(toolCallId: id, toolName: name, input: input))
-            case .toolResult(let id, let name, let output, false):
-                onToolResult?(ToolResultPart(toolCallId: id, toolName: name ?? "", output: output))
-            default: break
-            }
-        }
-    }
-
-    /// Registers (or replaces) the handler for tool `name`, run when a reply ends in tool calls.
-    ///
-    /// ```swift
-    /// client.registerTool("get_weather") { input in
-    ///     ["city": input["city"] ?? .null, "temperature": 21]
+    /// client.tool("get_weather") { input in
+    ///     .object(["city": input["city"] ?? .null, "temperature": .int(21)])
     /// }
     /// ```
-    public func registerTool(_ name: String, handler: @escaping ToolHandler) {
+    public func tool(_ name: String, handler: @escaping ToolHandler) {
         withState { $0.tools[name] = handler }
     }
 
     /// Removes the handler for tool `name`.
-    public func unregisterTool(_ name: String) {
+    public func removeTool(_ name: String) {
         withState { $0.tools[name] = nil }
+    }
+
+    /// The update handler that calls `callbacks`: text deltas, tool calls once their input is
+    /// complete, and final tool results (the server's, and the client's once posted).
+    static func calling(_ callbacks: StreamCallbacks) -> @Sendable (ChatUpdate) async -> Void {
+        { update in
+            switch update.event {
+            case .textDelta(_, let delta): await callbacks.onTextDelta?(delta)
+            case .toolInputAvailable(let id, let name, let input):
+                await callbacks.onToolCall?(ToolCallInfo(toolCallId: id, toolName: name, input: JSONValue(input)))
+            case .toolResult(let id, let name, let output, false):
+                await callbacks.onToolResult?(
+                    ToolResultInfo(toolCallId: id, toolName: name ?? "", output: JSONValue(output)))
+            default: break
+            }
+        }
     }
 
     func updates(from round: Round, streaming: Bool) -> AsyncThrowingStream<ChatUpdate, any Error> {
@@ -104,9 +151,14 @@ extension ChatClient {
         }
     }
 
+    /// The response to the rounds merged in `reply`.
+    func finished(_ reply: AssembledMessage, conversationId: String, userMessageId: String?) -> ChatResponse {
+        return ChatResponse(assembled: reply, conversationId: conversationId, userMessageId: userMessageId)
+    }
+
     /// Runs rounds until a reply does not end in tool calls that the client must answer.
     func runLoop(
-        from first: Round, streaming: Bool, emit: (ChatUpdate) -> Void
+        from first: Round, streaming: Bool, emit: (ChatUpdate) async -> Void
     ) async throws -> ChatResponse {
         var round = first
         var index = 0
@@ -128,33 +180,24 @@ extension ChatClient {
                 })
             let calls = message.toolCalls.filter { !$0.providerExecuted && !answered.contains($0.toolCallId) }
             guard message.finishReason == .toolCalls, !calls.isEmpty else {
-                guard let conversationId else {
-                    throw ChatError(.decoding, "the reply did not say which conversation it belongs to")
-                }
-                return ChatResponse(
-                    assembled: Self.merge(merged, message), conversationId: conversationId,
-                    userMessageId: userMessageId)
+                guard let conversationId else { throw ChatError.noContent }
+                return finished(
+                    Self.merge(merged, message), conversationId: conversationId, userMessageId: userMessageId)
             }
-            guard let conversationId else {
-                throw ChatError(.decoding, "the reply asked for tools but did not name its conversation")
-            }
-            guard index < maxToolLoopSteps else {
-                throw ChatError(
-                    .toolLoopLimitExceeded,
-                    "the agent still asked for tools after \(maxToolLoopSteps) tool-loop rounds",
-                    partialMessage: message)
-            }
+            guard let conversationId else { throw ChatError.noContent }
+            guard index < maxToolLoopSteps else { throw ChatError.toolLoopLimitExceeded(limit: maxToolLoopSteps) }
             for call in calls {
                 try Task.checkCancellation()
-                let output = await runTool(call)
+                let output = try await runTool(call)
+                try await postToolResult(conversationId: conversationId, toolCallId: call.toolCallId, output: output)
+                // Reported once the server has the result.
                 let result = ToolResultPart(toolCallId: call.toolCallId, toolName: call.toolName, output: output)
                 message.parts.append(.toolResult(result))
-                emit(
+                await emit(
                     ChatUpdate(
                         event: .toolResult(
                             id: call.toolCallId, name: call.toolName, output: output, preliminary: false),
                         message: message, round: index))
-                try await postToolResult(conversationId: conversationId, toolCallId: call.toolCallId, output: output)
             }
             merged = Self.merge(merged, message)
             index += 1
@@ -179,15 +222,18 @@ extension ChatClient {
         return merged
     }
 
-    /// Runs the registered handler; an unknown tool or a throwing handler gives `{"error": ...}`.
-    func runTool(_ call: ToolCallPart) async -> JSONTree {
+    /// Runs the registered handler; an unknown tool or a throwing handler gives `{"error": ...}`
+    /// (a cancelled one ends the send).
+    func runTool(_ call: ToolCallPart) async throws -> JSONTree {
         guard let handler = withState({ $0.tools[call.toolName] }) else {
-            return ["error": .string("unknown tool \(call.toolName)")]
+            return ["error": .string("no handler is registered for tool \(call.toolName)")]
         }
         do {
-            return try await handler(call.input)
+            return try await handler(JSONValue(call.input)).jsonTree
+        } catch is CancellationError {
+            throw CancellationError()
         } catch {
-            return ["error": .string("\(error)")]
+            return ["error": .string(error.localizedDescription)]
         }
     }
 
@@ -201,7 +247,7 @@ extension ChatClient {
                     "POST", ["conversations", conversationId, "tool-result"],
                     body: ["toolCallId": .string(toolCallId), "output": output], extensionRoute: false)
                 return
-            } catch let error as ChatError where error.isTransient && attempt < retryPolicy.maxAttempts {
+            } catch let error as APIError where error.isTransient && attempt < retryPolicy.maxAttempts {
                 var wait = delay
                 if let retryAfter = error.retryAfter {
                     wait = max(wait, .milliseconds(Int64(retryAfter * 1000)))
@@ -230,14 +276,14 @@ extension ChatClient {
     }
 
     /// One streamed round: decode the UI message stream, assemble, emit an update per event.
-    func streamRound(_ round: Round, index: Int, emit: (ChatUpdate) -> Void) async throws -> AssembledMessage {
+    func streamRound(_ round: Round, index: Int, emit: (ChatUpdate) async -> Void) async throws -> AssembledMessage {
         let response = try await perform(try roundRequest(round, streaming: true), extensionRoute: false)
         var assembler = MessageAssembler()
         do {
             for try await event in response.body.streamEvents(format: .uiMessageStream) {
                 assembler.apply(event)
                 if case .conversationAssigned(let id) = event { noteConversation(id) }
-                emit(ChatUpdate(event: event, message: assembler.takeSnapshot(), round: index))
+                await emit(ChatUpdate(event: event, message: assembler.takeSnapshot(), round: index))
             }
         } catch {
             if Task.isCancelled { throw CancellationError() }
@@ -252,15 +298,13 @@ extension ChatClient {
             default: streamError = StreamError(converting: error)
             }
             let partial = assembler.finish(error: streamError)[0]
-            throw ChatError(
-                .stream, streamError.description, streamError: streamError, partialMessage: partial,
-                transportError: transportError)
+            throw APIError.networkError(
+                ReplyStreamError(streamError: streamError, partialMessage: partial, transportError: transportError))
         }
         let message = assembler.finish()[0]
         if let info = message.error {
             let streamError = StreamError(.remote, message: info.message, code: info.code)
-            throw ChatError(
-                .stream, streamError.description, code: info.code, streamError: streamError, partialMessage: message)
+            throw APIError.networkError(ReplyStreamError(streamError: streamError, partialMessage: message))
         }
         if let id = message.conversationId { noteConversation(id) }
         if let userId = message.metadata?["userId"]?.stringValue { rememberUserId(userId) }
@@ -268,34 +312,34 @@ extension ChatClient {
     }
 
     /// One non-streamed round: the whole reply at once, emitted as synthetic events.
-    func plainRound(_ round: Round, index: Int, emit: (ChatUpdate) -> Void) async throws -> AssembledMessage {
+    func plainRound(_ round: Round, index: Int, emit: (ChatUpdate) async -> Void) async throws -> AssembledMessage {
         let response = try await perform(try roundRequest(round, streaming: false), extensionRoute: false)
         let bytes: [UInt8]
         do {
             bytes = try await response.body.collect(upTo: 64 << 20)
         } catch {
-            throw ChatError.wrapping(error)
+            throw ErrorMapping.wrapping(error)
         }
         var message = try WireDecoding.chatMessage(bytes)
         if message.conversationId == nil { message.conversationId = round.conversationId }
         if let userId = message.metadata?["userId"]?.stringValue { rememberUserId(userId) }
         if let id = message.conversationId {
             noteConversation(id)
-            emit(ChatUpdate(event: .conversationAssigned(id: id), message: message, round: index))
+            await emit(ChatUpdate(event: .conversationAssigned(id: id), message: message, round: index))
         }
         for part in message.parts {
             switch part {
             case .text(let text):
-                emit(
+                await emit(
                     ChatUpdate(event: .textDelta(id: message.id ?? "text", delta: text), message: message, round: index)
                 )
             case .toolCall(let call):
-                emit(
+                await emit(
                     ChatUpdate(
                         event: .toolInputAvailable(id: call.toolCallId, name: call.toolName, input: call.input),
                         message: message, round: index))
             case .toolResult(let result):
-                emit(
+                await emit(
                     ChatUpdate(
                         event: .toolResult(
                             id: result.toolCallId, name: result.toolName, output: result.output, preliminary: false),
@@ -303,7 +347,7 @@ extension ChatClient {
             default: break
             }
         }
-        emit(
+        await emit(
             ChatUpdate(
                 event: .finish(reason: message.finishReason, rawReason: message.rawFinishReason), message: message,
                 round: index))

@@ -4,13 +4,13 @@
 import ChatStream
 import Foundation
 
-extension ChatClient {
+extension ChatbaseClient {
     /// The valid page sizes.
     public static let limitRange = 1...100
 
     static func validate(limit: Int?) throws {
         if let limit, !limitRange.contains(limit) {
-            throw ChatError(.invalidArgument, "limit must be between 1 and 100, got \(limit)")
+            throw ClientError(.invalidArgument, "limit must be between 1 and 100, got \(limit)")
         }
     }
 
@@ -20,7 +20,7 @@ extension ChatClient {
     /// let page = try await client.listConversations(limit: 20)
     /// let next = try await page.loadMore()  // nil at the end
     /// ```
-    /// - Throws: ``ChatError/Kind/invalidArgument`` (before any request) when `limit` is outside 1...100.
+    /// - Throws: ``ClientError/Kind/invalidArgument`` (before any request) when `limit` is outside 1...100.
     public func listConversations(cursor: String? = nil, limit: Int? = nil) async throws -> PaginatedResponse<
         Conversation
     > {
@@ -32,8 +32,8 @@ extension ChatClient {
     /// ```swift
     /// let page = try await client.listConversations(ConversationQuery().limit(20).status(.ongoing).tag("vip"))
     /// ```
-    /// - Throws: ``ChatError/Kind/invalidArgument`` (before any request) when the limit is outside
-    ///   1...100; ``ChatError/Kind/notSupportedByServer`` when the query filters or orders
+    /// - Throws: ``ClientError/Kind/invalidArgument`` (before any request) when the limit is outside
+    ///   1...100; ``ClientError/Kind/notSupportedByServer`` when the query filters or orders
     ///   (``ConversationQuery/usesExtensions``) and the server lacks the extensions (it answers
     ///   conversations without `tags` and `unreadCount`; an empty page cannot tell and is returned).
     public func listConversations(_ query: ConversationQuery, cursor: String? = nil) async throws
@@ -53,7 +53,7 @@ extension ChatClient {
         // A server without the extensions ignores the filters and lists everything; it is known by
         // conversations that lack the extension fields, which such a server always sends.
         if query.usesExtensions, page.items.contains(where: { $0.tags == nil && $0.unreadCount == nil }) {
-            throw ChatError(.notSupportedByServer, "conversation filters and order (status, tag, unread, q, order)")
+            throw ClientError(.notSupportedByServer, "conversation filters and order (status, tag, unread, q, order)")
         }
         return PaginatedResponse(
             data: page.items, hasMore: page.hasMore, total: page.total, cursor: page.cursor, limit: limit
@@ -99,8 +99,8 @@ extension ChatClient {
 
     // MARK: Conversation-management extensions
 
-    /// One conversation. Throws ``ChatError/Kind/notSupportedByServer`` when the server lacks the
-    /// extension, an ``ChatError/isNotFound`` error when there is no such conversation.
+    /// One conversation. Throws ``ClientError/Kind/notSupportedByServer`` when the server lacks the
+    /// extension, an ``APIError/isNotFound`` error when there is no such conversation.
     ///
     /// ```swift
     /// let conversation = try await client.conversation(id: id)
@@ -120,9 +120,9 @@ extension ChatClient {
     /// Replaces the caller's tags on a conversation (at most 25, each 1...64 characters).
     @discardableResult
     public func setTags(_ tags: [String], conversationId: String) async throws -> Conversation {
-        guard tags.count <= 25 else { throw ChatError(.invalidArgument, "at most 25 tags, got \(tags.count)") }
+        guard tags.count <= 25 else { throw ClientError(.invalidArgument, "at most 25 tags, got \(tags.count)") }
         if let bad = tags.first(where: { $0.isEmpty || $0.count > 64 }) {
-            throw ChatError(.invalidArgument, "a tag must be 1...64 characters: \"\(bad)\"")
+            throw ClientError(.invalidArgument, "a tag must be 1...64 characters: \"\(bad)\"")
         }
         return try WireDecoding.conversationEnvelope(
             await performForBytes(

@@ -1,8 +1,9 @@
-// ChatClient: the Chatbase-compatible chat API (PROTOCOLS.md section 1) over any HTTPTransport.
+// ChatbaseClient: the Chatbase-compatible chat API (PROTOCOLS.md section 1) over any HTTPTransport,
+// with the Chatbase iOS SDK's documented API.
 //
-// One class, Sendable, its few mutable fields (current conversation, user token, tools) behind a
+// One class, Sendable, its few mutable fields (current conversation, user, token, tools) behind a
 // Mutex. Every request goes through `perform`, which checks the status before reading a body:
-// a non-2xx answer is read as the API's error body into a ChatError. Bodies are read with the
+// a non-2xx answer is read as the API's error body into an APIError. Bodies are read with the
 // yajl layer (WireDecoding), streams with the UI-message-stream decoder and MessageAssembler.
 
 import ChatStream
@@ -12,18 +13,18 @@ import Synchronization
 /// A client for one agent of a Chatbase-compatible chat API.
 ///
 /// ```swift
-/// let client = ChatClient(agentId: "my-agent", baseURL: URL(string: "http://127.0.0.1:8787")!)
-/// for try await update in client.send("Hello!") {
-///     if case .textDelta(_, let delta) = update.event { print(delta, terminator: "") }
+/// let client = ChatbaseClient(agentId: "my-agent", baseURL: "http://127.0.0.1:8787")
+/// let response = try await client.send("Hello!") { callbacks in
+///     callbacks.onTextDelta = { chunk in print(chunk, terminator: "") }
 /// }
-/// let more = try await client.sendMessage("And then?", conversationId: client.currentConversationId)
+/// let more = try await client.send("And then?", conversationId: response.conversationId)
 /// ```
-public final class ChatClient: Sendable {
+public final class ChatbaseClient: Sendable {
     /// The library version sent in `User-Agent: ChatStream/<version>`.
     public static let version = "0.1.0"
 
-    /// A tool handler: the call's input in, the output to post back.
-    public typealias ToolHandler = @Sendable (_ input: JSONTree) async throws -> JSONTree
+    /// The Chatbase API's address, the documented default base URL.
+    public static let defaultBaseURL = "https://www.chatbase.co/api/sdk"
 
     /// How transient failures (network errors, 5xx, 429) of tool-result posts are retried.
     public struct RetryPolicy: Sendable {
@@ -35,6 +36,7 @@ public final class ChatClient: Sendable {
         /// The longest single wait.
         public var maxDelay: Duration
 
+        /// A policy (defaults: 4 attempts, 200 ms doubling, at most 5 s).
         public init(maxAttempts: Int = 4, baseDelay: Duration = .milliseconds(200), maxDelay: Duration = .seconds(5)) {
             self.maxAttempts = max(1, maxAttempts)
             self.baseDelay = baseDelay
@@ -48,14 +50,16 @@ public final class ChatClient: Sendable {
     public let baseURL: URL
     /// The transport requests go through.
     public let transport: any HTTPTransport
-    /// The most tool-loop rounds one send may run before failing with
-    /// ``ChatError/Kind/toolLoopLimitExceeded``.
+    /// The most tool rounds one send or retry may run before failing with
+    /// ``ChatError/toolLoopLimitExceeded(limit:)``.
     public let maxToolLoopSteps: Int
     /// How tool-result posts are retried.
     public let retryPolicy: RetryPolicy
     /// The longest silence allowed on a request (waiting for the head, between body chunks).
     public let idleTimeout: Duration
 
+    /// The base URL text when it was not a URL: every request then throws ``ChatError/invalidURL(_:)``.
+    private let invalidBaseURL: String?
     private let identityStore: any IdentityStore
     private let state: Mutex<State>
 
@@ -70,7 +74,31 @@ public final class ChatClient: Sendable {
         var tools: [String: ToolHandler] = [:]
     }
 
-    /// A client for `agentId` at `baseURL`.
+    /// A client for `agentId`, as the Chatbase SDK documents it.
+    ///
+    /// - Parameters:
+    ///   - baseURL: the API's address (default ``defaultBaseURL``).
+    ///   - configuration: the `URLSessionConfiguration` of every request (timeouts, caching).
+    ///   - maxToolLoopSteps: the most tool rounds per send or retry (default 10).
+    ///
+    /// ```swift
+    /// let config = URLSessionConfiguration.default
+    /// config.timeoutIntervalForRequest = 30
+    /// let client = ChatbaseClient(agentId: "my-agent", configuration: config, maxToolLoopSteps: 20)
+    /// ```
+    public convenience init(
+        agentId: String, baseURL: String = ChatbaseClient.defaultBaseURL,
+        configuration: URLSessionConfiguration = .default, maxToolLoopSteps: Int = 10
+    ) {
+        let url = URL(string: baseURL).flatMap { $0.scheme == nil ? nil : $0 }
+        self.init(
+            agentId: agentId, baseURL: url ?? URL(fileURLWithPath: "/"),
+            transport: URLSessionTransport(configuration: configuration),
+            identityStore: ChatStreamPaths.defaultIdentityStore, maxToolLoopSteps: maxToolLoopSteps,
+            invalidBaseURL: url == nil ? baseURL : nil)
+    }
+
+    /// A client for `agentId` at `baseURL`, with ChatStream's options.
     ///
     /// - Parameters:
     ///   - transport: how requests are sent (default `URLSessionTransport()`).
@@ -78,11 +106,22 @@ public final class ChatClient: Sendable {
     ///     ``ChatStreamPaths/defaultIdentityStore``: the Keychain on Apple platforms, private files in
     ///     ``ChatStreamPaths/dataDirectory`` elsewhere). A user signed in at the last launch is
     ///     signed in again.
-    ///   - maxToolLoopSteps: the most tool-loop rounds per send (default 10).
-    public init(
+    ///   - maxToolLoopSteps: the most tool rounds per send (default 10).
+    public convenience init(
         agentId: String, baseURL: URL, transport: any HTTPTransport = URLSessionTransport(),
         identityStore: any IdentityStore = ChatStreamPaths.defaultIdentityStore, maxToolLoopSteps: Int = 10,
         retryPolicy: RetryPolicy = RetryPolicy(), idleTimeout: Duration = .seconds(60)
+    ) {
+        self.init(
+            agentId: agentId, baseURL: baseURL, transport: transport, identityStore: identityStore,
+            maxToolLoopSteps: maxToolLoopSteps, retryPolicy: retryPolicy, idleTimeout: idleTimeout,
+            invalidBaseURL: nil)
+    }
+
+    init(
+        agentId: String, baseURL: URL, transport: any HTTPTransport, identityStore: any IdentityStore,
+        maxToolLoopSteps: Int, retryPolicy: RetryPolicy = RetryPolicy(), idleTimeout: Duration = .seconds(60),
+        invalidBaseURL: String?
     ) {
         self.agentId = agentId
         self.baseURL = baseURL
@@ -100,6 +139,7 @@ public final class ChatClient: Sendable {
         self.maxToolLoopSteps = maxToolLoopSteps
         self.retryPolicy = retryPolicy
         self.idleTimeout = idleTimeout
+        self.invalidBaseURL = invalidBaseURL
     }
 
     // MARK: Conversation and identity state
@@ -111,16 +151,34 @@ public final class ChatClient: Sendable {
     /// Forgets ``currentConversationId``.
     public func newConversation() { state.withLock { $0.conversationId = nil } }
 
-    /// The device ID sent as `X-Device-Id` (read from the store once).
-    public func deviceId() throws -> String {
+    /// The device ID sent as `X-Device-Id`, read from the identity store once (made there on
+    /// first use). Empty when the store cannot be read; requests then fail with its
+    /// ``IdentityStoreError``.
+    ///
+    /// ```swift
+    /// print(client.deviceId)
+    /// ```
+    public var deviceId: String { (try? storedDeviceId()) ?? "" }
+
+    /// The device ID, or why the identity store could not give one.
+    func storedDeviceId() throws -> String {
         if let id = state.withLock({ $0.deviceId }) { return id }
         let id = try identityStore.deviceId()
         state.withLock { $0.deviceId = id }
         return id
     }
 
+    /// Anonymous, or identified with the token of ``identify(token:)``.
+    public var authState: AuthState {
+        state.withLock { $0.userToken.map(AuthState.identified(token:)) ?? .anonymous }
+    }
+
     /// Whether a user token is set (``identify(token:)``).
     public var isIdentified: Bool { state.withLock { $0.userToken != nil } }
+
+    /// The user the server said the last reply belongs to (kept across launches for a signed-in
+    /// user); nil until a reply or ``identify(token:)`` named one, and after ``logout()``.
+    public var currentUserId: String? { state.withLock { $0.userId } }
 
     /// Verifies `token` with the server, then sends it as `X-User-Token` on every request and
     /// saves it in the identity store, so the user stays signed in after the app restarts. The
@@ -129,22 +187,23 @@ public final class ChatClient: Sendable {
     /// ```swift
     /// try await client.identify(token: jwt)
     /// ```
-    /// - Throws: ``ChatError`` when the server rejects the token (the client stays as it was); an
+    /// - Throws: ``APIError`` when the server rejects the token (the client stays as it was); an
     ///   ``IdentityStoreError`` when the token was accepted but could not be saved (the user is
     ///   signed in until the process ends).
     public func identify(token: String) async throws {
-        _ = try await performForBytes(
+        let bytes = try await performForBytes(
             "POST", ["verify"], body: ["token": .string(token)], extensionRoute: false, checkIdentity: false)
+        let userId = try? WireDecoding.parse(bytes) { $0["data"]?["userId"]?.string }
         state.withLock {
             $0.userToken = token
-            $0.userId = nil
+            $0.userId = userId
             $0.identityError = nil
         }
-        try identityStore.setSignedInUser(SignedInUser(token: token))
+        try identityStore.setSignedInUser(SignedInUser(token: token, userId: userId))
     }
 
-    /// Stops sending the user token, removes it from the identity store (a stored user that could
-    /// not be read included) and forgets the current conversation.
+    /// Back to anonymous: stops sending the user token, removes it from the identity store (a
+    /// stored user that could not be read included) and forgets the current conversation and user.
     public func logout() {
         state.withLock {
             $0.userToken = nil
@@ -161,14 +220,15 @@ public final class ChatClient: Sendable {
     }
 
     /// The signed-in user's ID as last told by the server (kept across launches); nil when anonymous.
-    var storedUserId: String? { state.withLock { $0.userId } }
+    var storedUserId: String? { state.withLock { $0.userToken == nil ? nil : $0.userId } }
 
-    /// Records the signed-in user's ID (from a reply's metadata) in memory and in the identity store.
+    /// Records the user a reply names (``currentUserId``); a signed-in user's is saved in the
+    /// identity store too.
     func rememberUserId(_ userId: String) {
         let user: SignedInUser? = state.withLock {
-            guard let token = $0.userToken, $0.userId != userId else { return nil }
+            guard $0.userId != userId else { return nil }
             $0.userId = userId
-            return SignedInUser(token: token, userId: userId)
+            return $0.userToken.map { SignedInUser(token: $0, userId: userId) }
         }
         if let user { try? identityStore.setSignedInUser(user) }
     }
@@ -198,13 +258,12 @@ public final class ChatClient: Sendable {
         for component in ["agents", agentId] + components {
             text += "/" + (component.addingPercentEncoding(withAllowedCharacters: Self.pathAllowed) ?? component)
         }
-        guard var parts = URLComponents(string: text) else {
-            throw ChatError(.invalidArgument, "cannot build a URL from \(text)")
-        }
+        if let invalidBaseURL { throw ChatError.invalidURL(invalidBaseURL) }
+        guard var parts = URLComponents(string: text) else { throw ChatError.invalidURL(text) }
         if !query.isEmpty { parts.queryItems = query.map { URLQueryItem(name: $0.0, value: $0.1) } }
         // `+` is literal in URLComponents' encoding but a space to many servers.
         parts.percentEncodedQuery = parts.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
-        guard let url = parts.url else { throw ChatError(.invalidArgument, "cannot build a URL from \(text)") }
+        guard let url = parts.url else { throw ChatError.invalidURL(text) }
         return url
     }
 
@@ -213,15 +272,9 @@ public final class ChatClient: Sendable {
         accept: String = "application/json", checkIdentity: Bool = true
     ) throws -> HTTPRequest {
         var headers: HTTPHeaderFields = ["Accept": accept, "User-Agent": "ChatStream/\(Self.version)"]
-        do {
-            headers["X-Device-Id"] = try deviceId()
-        } catch {
-            throw ChatError(.invalidArgument, "cannot read or store the device ID: \(error)")
-        }
+        headers["X-Device-Id"] = try storedDeviceId()
         let (token, identityError) = state.withLock { ($0.userToken, $0.identityError) }
-        if checkIdentity, let identityError {
-            throw ChatError(.invalidArgument, "cannot read the signed-in user: \(identityError)")
-        }
+        if checkIdentity, let identityError { throw identityError }
         if let token { headers["X-User-Token"] = token }
         if body != nil { headers["Content-Type"] = "application/json" }
         return HTTPRequest(
@@ -229,32 +282,33 @@ public final class ChatClient: Sendable {
             idleTimeout: idleTimeout)
     }
 
-    /// Sends `request`; returns the response of a 2xx answer, throws ``ChatError`` otherwise.
-    /// `extensionRoute`: a `404 NOT_FOUND` means the server lacks the route.
+    /// Sends `request`; returns the response of a 2xx answer, throws ``APIError`` otherwise
+    /// (``ClientError/Kind/notSupportedByServer`` when `extensionRoute` and the server answers
+    /// `404 NOT_FOUND`: it lacks the route).
     func perform(_ request: HTTPRequest, extensionRoute: Bool) async throws -> HTTPResponse {
         let response: HTTPResponse
         do {
             response = try await transport.send(request)
         } catch {
-            throw ChatError.wrapping(error)
+            throw ErrorMapping.wrapping(error)
         }
         guard !(200..<300).contains(response.status) else { return response }
         let bytes = (try? await response.body.collect(upTo: 1 << 20)) ?? []
         if Task.isCancelled { throw CancellationError() }
-        let retryAfter = ChatError.parseRetryAfter(response.headers["Retry-After"])
+        let retryAfter = ErrorMapping.parseRetryAfter(response.headers["Retry-After"])
         let parsed = WireDecoding.errorBody(bytes)
         let code = parsed?.code ?? "UNKNOWN"
         let message =
             parsed?.message
             ?? (String(decoding: bytes.prefix(200), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
         if extensionRoute, response.status == 404, code == "NOT_FOUND" || parsed == nil {
-            throw ChatError(
-                .notSupportedByServer, "\(request.method) \(request.url.path) is not supported by this server",
-                status: 404, code: code)
+            throw ClientError(.notSupportedByServer, "\(request.method) \(request.url.path)")
         }
-        throw ChatError(
-            .http, message.isEmpty ? "HTTP \(response.status)" : message, status: response.status, code: code,
-            details: parsed?.details ?? [:], retryAfter: retryAfter)
+        let details = parsed?.details ?? [:]
+        throw APIError.httpError(
+            statusCode: response.status,
+            detail: APIErrorDetail(
+                code: code, message: message, details: details.isEmpty ? nil : details, retryAfter: retryAfter))
     }
 
     /// Performs a JSON request and returns the whole 2xx body.
@@ -267,7 +321,7 @@ public final class ChatClient: Sendable {
         do {
             return try await response.body.collect(upTo: 64 << 20)
         } catch {
-            throw ChatError.wrapping(error)
+            throw ErrorMapping.wrapping(error)
         }
     }
 }

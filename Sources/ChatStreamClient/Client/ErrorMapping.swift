@@ -1,0 +1,39 @@
+// What the client throws for what went wrong below it: transport failures are APIError.networkError,
+// undecodable bodies ChatError.decodingFailed, cancellation stays CancellationError.
+
+import ChatStream
+import Foundation
+
+enum ErrorMapping {
+    /// Turns anything a request threw into the documented errors.
+    static func wrapping(_ error: any Error) -> any Error {
+        switch error {
+        case is APIError, is ChatError, is ClientError, is CancellationError: return error
+        case let error as TransportError:
+            if error.kind == .cancelled { return CancellationError() }
+            if error.kind == .invalidResponse { return APIError.invalidResponse }
+            return APIError.networkError(error)
+        case let error as JSONError:
+            return decoding(error.message, byteOffset: error.byteOffset)
+        default:
+            return APIError.networkError(error)
+        }
+    }
+
+    /// ``ChatError/decodingFailed(_:)`` naming where.
+    static func decoding(_ message: String, byteOffset: Int? = nil) -> ChatError {
+        .decodingFailed(byteOffset.map { "\(message) (at byte \($0))" } ?? message)
+    }
+
+    /// Reads `Retry-After`: delay seconds or an HTTP date.
+    static func parseRetryAfter(_ value: String?, now: Date = Date()) -> TimeInterval? {
+        guard let value = value?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
+        if let seconds = Double(value), seconds >= 0 { return seconds }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        guard let date = formatter.date(from: value) else { return nil }
+        return max(0, date.timeIntervalSince(now))
+    }
+}

@@ -1,0 +1,139 @@
+// APIError: network problems and the API's error answers, in the shape the Chatbase SDK documents.
+
+import ChatStream
+import Foundation
+
+/// The API's error body `{"error":{"code","message","details"}}`.
+///
+/// ```swift
+/// catch APIError.httpError(let status, let detail) where detail.code == "CHAT_CONVERSATION_NOT_ONGOING" {
+///     print("conversation closed (\(status))")
+/// }
+/// ```
+public struct APIErrorDetail: Decodable, Sendable, Hashable {
+    /// The error code (`UNKNOWN` when the body could not be read): check this, not the message.
+    public let code: String
+    /// A description for developers.
+    public let message: String
+    /// Which fields were wrong, when the server says.
+    public let details: [String: String]?
+    /// Seconds to wait before retrying, from the answer's `Retry-After` header. ChatStream's own.
+    public let retryAfter: TimeInterval?
+
+    /// An error body.
+    public init(code: String, message: String, details: [String: String]? = nil, retryAfter: TimeInterval? = nil) {
+        self.code = code
+        self.message = message
+        self.details = details
+        self.retryAfter = retryAfter
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case code, message, details
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        code = try container.decode(String.self, forKey: .code)
+        message = try container.decodeIfPresent(String.self, forKey: .message) ?? ""
+        details = try container.decodeIfPresent([String: String].self, forKey: .details)
+        retryAfter = nil
+    }
+}
+
+/// A network problem, or an error answer from the server.
+///
+/// ```swift
+/// do {
+///     _ = try await client.send("Hi", conversationId: id)
+/// } catch let error as APIError where error.isRateLimited {
+///     try await Task.sleep(for: .seconds(error.retryAfter ?? 1))
+/// } catch let error as APIError {
+///     print(error.apiCode ?? "network", error.localizedDescription)
+/// }
+/// ```
+///
+/// A streamed reply that breaks after it began is a ``networkError(_:)`` holding a
+/// ``ReplyStreamError``, which keeps what arrived (``replyStreamError``).
+public enum APIError: Error, LocalizedError, CustomStringConvertible {
+    /// The server's answer was not an HTTP response.
+    case invalidResponse
+    /// The server answered with an error status; `detail` holds its code.
+    case httpError(statusCode: Int, detail: APIErrorDetail)
+    /// The request did not get through, or its reply broke off (a ``TransportError`` or a
+    /// ``ReplyStreamError``).
+    case networkError(any Error)
+
+    /// The API's error code of an ``httpError(statusCode:detail:)``.
+    public var apiCode: String? {
+        if case .httpError(_, let detail) = self { return detail.code }
+        return nil
+    }
+
+    /// The HTTP status of an ``httpError(statusCode:detail:)``.
+    public var statusCode: Int? {
+        if case .httpError(let status, _) = self { return status }
+        return nil
+    }
+
+    /// Seconds to wait before retrying, from `Retry-After`. ChatStream's own.
+    public var retryAfter: TimeInterval? {
+        if case .httpError(_, let detail) = self { return detail.retryAfter }
+        return nil
+    }
+
+    /// The broken reply of a ``networkError(_:)``, with what arrived of it. ChatStream's own.
+    public var replyStreamError: ReplyStreamError? {
+        if case .networkError(let error) = self { return error as? ReplyStreamError }
+        return nil
+    }
+
+    /// `429` / `RATE_LIMIT_TOO_MANY_REQUESTS`: wait ``retryAfter`` and try again.
+    public var isRateLimited: Bool { statusCode == 429 || apiCode == "RATE_LIMIT_TOO_MANY_REQUESTS" }
+    /// `403 CHAT_CONVERSATION_NOT_ONGOING`: the conversation is ended or taken over.
+    public var isConversationNotOngoing: Bool { apiCode == "CHAT_CONVERSATION_NOT_ONGOING" }
+    /// A `404` of any code.
+    public var isNotFound: Bool { statusCode == 404 }
+    /// `402`: the workspace's or the agent's credits are used up.
+    public var isCreditsExhausted: Bool {
+        statusCode == 402 || apiCode == "CHAT_CREDITS_EXHAUSTED" || apiCode == "CHAT_AGENT_CREDITS_EXHAUSTED"
+    }
+    /// Whether the same request may succeed later (no connection, 5xx, 429; not a broken reply).
+    public var isTransient: Bool {
+        switch self {
+        case .invalidResponse: return false
+        case .httpError(let status, _): return status >= 500 || status == 429
+        case .networkError(let error): return !(error is ReplyStreamError)
+        }
+    }
+
+    /// A sentence for people: the server's message with its status and code, or what went wrong
+    /// with the connection.
+    public var errorDescription: String? {
+        switch self {
+        case .invalidResponse:
+            return "The server's answer was not a valid HTTP response."
+        case .httpError(let status, let detail):
+            var text = detail.message.isEmpty ? "The server answered HTTP \(status)" : detail.message
+            if let field = detail.details?.sorted(by: { $0.key < $1.key }).first {
+                text += " (\(field.key): \(field.value))"
+            }
+            return text + " [HTTP \(status) \(detail.code)]"
+        case .networkError(let error):
+            if let error = error as? TransportError { return "The request failed: \(error.message)" }
+            return error.localizedDescription
+        }
+    }
+
+    /// `<STATUS> <CODE>: <message>` for HTTP errors (what the CLI prints); `network: <message>`
+    /// otherwise.
+    public var description: String {
+        switch self {
+        case .invalidResponse: return "invalid response: the server's answer was not HTTP"
+        case .httpError(let status, let detail):
+            return "\(status) \(detail.code): \(detail.message.isEmpty ? "HTTP \(status)" : detail.message)"
+        case .networkError(let error as TransportError): return "network: \(error.message)"
+        case .networkError(let error): return "\(error)"
+        }
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+
+/// A ChatStream request the client refused before sending it, or one the server does not
+/// implement (the conversation-management extensions). ChatStream's own.
+///
+/// ```swift
+/// do {
+///     try await client.closeConversation(id: id)
+/// } catch let error as ClientError where error.kind == .notSupportedByServer {
+///     print("this server cannot close conversations")
+/// }
+/// ```
+public struct ClientError: Error, LocalizedError, Sendable, Hashable, CustomStringConvertible {
+    /// The class of failure. New kinds may be added; compare with the static values.
+    public struct Kind: Hashable, Sendable, CustomStringConvertible {
+        private enum Base: String, Hashable, Sendable {
+            case invalidArgument = "invalid argument", notSupportedByServer = "not supported by server"
+        }
+        private let base: Base
+        private init(_ base: Base) { self.base = base }
+        /// An argument was rejected before any request was made.
+        public static let invalidArgument = Kind(.invalidArgument)
+        /// The server does not implement this route or filter.
+        public static let notSupportedByServer = Kind(.notSupportedByServer)
+        /// The kind's name.
+        public var description: String { base.rawValue }
+    }
+
+    /// The class of failure.
+    public let kind: Kind
+    /// What happened, for people.
+    public let message: String
+
+    /// An error of `kind`.
+    public init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    /// A sentence for people.
+    public var errorDescription: String? {
+        kind == .notSupportedByServer ? "This server does not support \(message)." : message
+    }
+
+    /// `<kind>: <message>` (what the CLI prints).
+    public var description: String {
+        kind == .notSupportedByServer ? "not supported by this server: \(message)" : "\(kind): \(message)"
+    }
+}
