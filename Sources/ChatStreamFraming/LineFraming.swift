@@ -16,7 +16,8 @@ public struct LineFramingConfiguration: Sendable, Hashable {
     }
 }
 
-/// LF lines (one CR before the LF dropped) with a sticky first error.
+/// LF lines (one CR before the LF dropped) with a sticky first error; a UTF-8 byte-order mark at
+/// the very start of the stream is dropped (the first line then starts at offset 3).
 struct StickyLineSplitter: Sendable {
     private var lines: LineSplitter
     private var failure: FramingError?
@@ -32,7 +33,10 @@ struct StickyLineSplitter: Sendable {
     mutating func feed(_ bytes: UnsafeRawBufferPointer, _ onLine: (UnsafeRawBufferPointer, Int) throws -> Void) throws {
         if let failure { throw failure }
         do {
-            try lines.feed(bytes) { line, offset, _ in try onLine(line, offset) }
+            try lines.feed(bytes) { line, offset, _ in
+                if offset == 0 { return try Self.skippingByteOrderMark(line, onLine) }
+                try onLine(line, offset)
+            }
         } catch let error as FramingError {
             failure = error
             throw error
@@ -44,10 +48,22 @@ struct StickyLineSplitter: Sendable {
         if let failure { throw failure }
         defer { lines.reset() }
         do {
-            try lines.flush { line, offset, _ in try onLine(line, offset) }
+            try lines.flush { line, offset, _ in
+                if offset == 0 { return try Self.skippingByteOrderMark(line, onLine) }
+                try onLine(line, offset)
+            }
         } catch let error as FramingError {
             failure = error
             throw error
         }
+    }
+
+    /// The stream's first line, without a UTF-8 byte-order mark that opens it.
+    @inline(never)
+    private static func skippingByteOrderMark(
+        _ line: UnsafeRawBufferPointer, _ onLine: (UnsafeRawBufferPointer, Int) throws -> Void
+    ) throws {
+        guard line.count >= 3, line[0] == 0xEF, line[1] == 0xBB, line[2] == 0xBF else { return try onLine(line, 0) }
+        try onLine(UnsafeRawBufferPointer(rebasing: line[3...]), 3)
     }
 }

@@ -103,6 +103,9 @@ public struct JSONArrayElementFramer: Sendable {
     private var core: JSONFramerCarry
     private var consumed = 0
     private var failure: (any Error)?
+    /// How many bytes of a byte-order mark opened the body (0 to 3).
+    private var bomBytes: UInt8 = 0
+    private static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
 
     /// The number of elements delivered so far.
     public private(set) var elementCount = 0
@@ -195,7 +198,19 @@ public struct JSONArrayElementFramer: Sendable {
             }
             switch state {
             case .beforeArray:
-                guard byte == UInt8(ascii: "[") else {
+                // A UTF-8 byte-order mark at the very start of the body is skipped (RFC 8259, 8.1).
+                let offset = consumed + i
+                if offset < 3 && Int(bomBytes) == offset && byte == Self.byteOrderMark[offset] {
+                    bomBytes += 1
+                    i += 1
+                    continue
+                }
+                guard byte == UInt8(ascii: "[") && (bomBytes == 0 || bomBytes == 3) else {
+                    if bomBytes > 0 && bomBytes < 3 {
+                        throw JSONFramingError(
+                            .expectedArrayStart, at: offset,
+                            "an incomplete byte-order mark before the array, then \(JSONValueScanner.describe(byte))")
+                    }
                     throw JSONFramingError(
                         .expectedArrayStart, at: consumed + i,
                         "expected '[' to open the array, found \(JSONValueScanner.describe(byte))")

@@ -30,10 +30,12 @@ import Testing
                 .toolCallStart(id: "call-0", name: "get_weather", providerExecuted: false),
                 .toolInputDelta(id: "call-0", delta: #"{"city":"Paris"}"#),
                 .toolInputAvailable(id: "call-0", name: "get_weather", input: ["city": "Paris"]),
-                .textStart(id: "text-2"), .textDelta(id: "text-2", delta: "Done."), .textEnd(id: "text-2"),
+                .textStart(id: "text-2"), .textDelta(id: "text-2", delta: "Done."),
                 .metadata(
                     StreamMetadata(usage: ["promptTokenCount": 9, "candidatesTokenCount": 7, "totalTokenCount": 16])),
-                .finish(reason: .stop, rawReason: "STOP"), .done,
+                // The finish reason is held for the end of the array (it may repeat), and STOP in
+                // a message with function calls means tool calls.
+                .textEnd(id: "text-2"), .finish(reason: .toolCalls, rawReason: "STOP"), .done,
             ])
         expectWellFormed(result.events)
     }

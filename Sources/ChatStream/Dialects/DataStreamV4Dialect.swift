@@ -73,7 +73,9 @@ public struct DataStreamV4Dialect: StreamDialect {
         _ unit: FramedUnit, bytes: Bool, textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void,
         emit: (StreamEvent) throws -> Void
     ) throws {
-        guard unit.type.count == 1 else {
+        // A part after the finish message (`d:`) is past the message's one finish, and a part of
+        // an unknown code is not read: both counted.
+        guard unit.type.count == 1, !sawFinish else {
             unknownUnitCount += 1
             return
         }

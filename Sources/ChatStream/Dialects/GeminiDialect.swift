@@ -11,10 +11,13 @@
 // | part `{functionCall:{id?, name, args}}` | `.toolCallStart`, one `.toolInputDelta`, `.toolInputAvailable` (IDs `call-0`, ... when absent) |
 // | part `{inlineData:{mimeType, data}}` | `.file(url: a data URL)` |
 // | `usageMetadata` (when it changed) | `.metadata(usage)` |
-// | `candidates[0].finishReason` | parts end, `.finish` (first one only) |
-// | `promptFeedback.blockReason` | `.finish(content-filter)` |
+// | `candidates[0].finishReason` | held; at the end of the array parts end, then one `.finish` |
+// | `promptFeedback.blockReason` | `.finish(content-filter)`, likewise at the end |
 // | `{"error":{code, message, status}}` | `.error(code: status or code, message)` |
-// | end of the array (``finish(emit:)``) | `.done` when a finish reason came; else truncated |
+// | end of the array (``finish(emit:)``) | `.finish`, `.done` when a finish reason came; else truncated |
+//
+// Integer enums, unknown reasons, repeated reasons and `STOP` after function calls: see
+// `GeminiDialect.variants` (GeminiDialect+Variants.swift).
 //
 // Only candidate 0 is read. Gemini has no part ends: a part ends when the other kind begins, at
 // a function call, and at the finish reason. Other part kinds (`executableCode`,
@@ -40,7 +43,10 @@ public struct GeminiDialect: StreamDialect {
     private let inputParser: JSONParser
     private var parts = SequentialParts()
     private var started = false
-    private var finishEmitted = false
+    /// The last finish reason given (raw) and what it means, held for the end of the array so
+    /// the one `finish` comes after all content however often the elements repeat it.
+    private var finishRaw: String?
+    private var finishReason: StreamFinishReason?
     private var sawError = false
     private var toolCallCount = 0
     private var lastUsage: JSONTree?
@@ -102,11 +108,14 @@ public struct GeminiDialect: StreamDialect {
                 try candidate?["content"]?["parts"]?.forEachElement { part in
                     try self.part(part, offset: offset, bytes: bytes, textDelta: textDelta, emit: emit)
                 }
-                var finishRaw = candidate?["finishReason"]?.string
-                if finishRaw == nil, let blocked = root["promptFeedback"]?["blockReason"]?.string {
-                    finishRaw = blocked
+                var raw = Self.enumName(candidate?["finishReason"], names: Self.finishReasonNames)
+                var blocked = false
+                if raw == nil, let feedback = root["promptFeedback"],
+                    let reason = Self.enumName(feedback["blockReason"], names: Self.blockReasonNames)
+                {
+                    raw = reason
+                    blocked = candidate == nil
                 }
-                if finishRaw != nil { try parts.closeAll(emit: emit) }
                 // Usage repeats on every element: emitted when it changes, compared without a tree
                 // while it stays the same.
                 if let usage = usageElement, usage.kind == .object, lastUsage.map(usage.surelyEquals) != true {
@@ -116,12 +125,9 @@ public struct GeminiDialect: StreamDialect {
                         try emit(.metadata(StreamMetadata(usage: value)))
                     }
                 }
-                if let raw = finishRaw, !finishEmitted {
-                    finishEmitted = true
-                    let reason =
-                        root["promptFeedback"]?["blockReason"] != nil && candidate == nil
-                        ? StreamFinishReason.contentFilter : StreamFinishReason(normalizing: raw)
-                    try emit(.finish(reason: reason, rawReason: raw))
+                if let raw {
+                    finishRaw = raw
+                    finishReason = blocked ? .contentFilter : StreamFinishReason(normalizing: raw)
                 }
             }
         }
@@ -160,11 +166,17 @@ public struct GeminiDialect: StreamDialect {
         }
     }
 
-    /// At the end of the array: ends open parts, then emits `.done` when a finish reason came;
-    /// throws ``StreamError/Kind/truncated`` when neither a finish reason nor an error came.
+    /// At the end of the array: ends open parts, then emits the one `.finish` and `.done` when a
+    /// finish reason came (`tool-calls` for `STOP` after function calls); throws
+    /// ``StreamError/Kind/truncated`` when neither a finish reason nor an error came.
     public mutating func finish(emit: (StreamEvent) throws -> Void) throws {
         try parts.closeAll(emit: emit)
-        if finishEmitted { return try emit(.done) }
+        if let raw = finishRaw, var reason = finishReason {
+            if reason == .stop && toolCallCount > 0 { reason = .toolCalls }
+            finishRaw = nil
+            try emit(.finish(reason: reason, rawReason: raw))
+            return try emit(.done)
+        }
         if sawError { return }
         throw StreamError(
             .truncated, message: "the stream ended before a candidate's finishReason", field: "finishReason")

@@ -61,6 +61,11 @@ public struct OllamaDialect: StreamDialect {
         _ unit: FramedUnit, bytes: Bool, textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void,
         emit: (StreamEvent) throws -> Void
     ) throws {
+        // A line after `"done": true` is past the message's one finish: counted, not read.
+        if sawDone {
+            unknownUnitCount += 1
+            return
+        }
         let offset = unit.streamOffset
         // The parser is this dialect's own and outlives the call: borrow it without a retain.
         try Unmanaged.passUnretained(parser)._withUnsafeGuaranteedRef { parser in

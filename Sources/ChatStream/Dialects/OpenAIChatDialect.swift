@@ -16,14 +16,17 @@
 //   delta.tool_calls[i]            -> keyed by `index` (which may start at 1); id and name arrive once
 //                                     (a later empty name never overwrites); toolCallStart when the name
 //                                     is known, then toolInputDelta per piece of `arguments`
-//   finish_reason                  -> tool calls completed (toolInputAvailable / toolInputError), parts
-//                                     ended, finish(reason:rawReason:)
+//   finish_reason                  -> held (the last one given wins); at [DONE] the choice's tool calls
+//                                     are completed (toolInputAvailable / toolInputError), its parts
+//                                     ended, and its one finish(reason:rawReason:) emitted
 //   usage (object)                 -> metadata(usage:), after the chunk's choices
 //   {"error":{...}}                -> error(code: code ?? type, message)
-//   [DONE]                         -> choices without a finish_reason are completed and finished with a
-//                                     nil reason, then done
-// Finishing a choice parses its tool arguments with the same parser, so finishes found while
-// reading a chunk are collected and handled after the parser is done with it.
+//   [DONE]                         -> every choice finished as above (with a nil reason when none came),
+//                                     then done
+// The vendor variants (content-part arrays, reasoning fields, odd finish reasons) are listed in
+// `OpenAIChatDialect.variants` (OpenAIChatDialect+Variants.swift).
+// Finishing a choice parses its tool arguments with the same parser, which is why it waits for
+// `[DONE]` (never parsed) or the end of the input.
 
 /// Decodes OpenAI Chat Completions streams (`chat.completion.chunk` events) into ``StreamEvent``s.
 ///
@@ -36,7 +39,8 @@ public struct OpenAIChatDialect: StreamDialect {
     /// Chat Completions streams are Server-Sent Events.
     public static var framing: StreamFraming { .serverSentEvents }
 
-    /// How many units were skipped because nothing in them was understood.
+    /// How many units were skipped because nothing in them was understood, plus the content
+    /// parts of kinds this dialect does not read (see ``variants``).
     public private(set) var unknownUnitCount = 0
 
     /// The highest choice index accepted; larger ones are malformed (they would size the state).
@@ -49,7 +53,6 @@ public struct OpenAIChatDialect: StreamDialect {
     private var errorSeen = false
     private var currentChoice = 0
     private var choices: [Choice] = []
-    private var pendingFinishes: [(choice: Int, raw: String)] = []
     private var bytesSeen = 0
 
     /// What is open in one choice.
@@ -58,6 +61,9 @@ public struct OpenAIChatDialect: StreamDialect {
         var textOpen = false
         var reasoningOpen = false
         var finished = false
+        /// The last finish reason the wire gave, held until `[DONE]` (or the end of the input), so
+        /// the choice's one `finish` comes after all of its content however often it repeats.
+        var finishRaw: String?
         /// The text part's ID ("text-k"), made once.
         var textID = ""
         /// Calls by their wire `index`, in the order they first appeared.
@@ -91,7 +97,7 @@ public struct OpenAIChatDialect: StreamDialect {
         if unit.dataEquals("[DONE]") {
             guard !terminated else { return }
             for k in choices.indices where choices[k].seen && !choices[k].finished {
-                try finishChoice(k, raw: nil, emit: emit)
+                try finishChoice(k, raw: choices[k].finishRaw, emit: emit)
             }
             terminated = true
             try emit(.done)
@@ -101,15 +107,11 @@ public struct OpenAIChatDialect: StreamDialect {
             unknownUnitCount += 1
             return
         }
-        pendingFinishes.removeAll(keepingCapacity: true)
         // The parser is this dialect's own and outlives the call: borrow it without a retain.
         let usage = try Unmanaged.passUnretained(parser)._withUnsafeGuaranteedRef { parser in
             try parser.parseUnit(unit, eventType: Self.eventType) { root in
                 try readChunk(root, offset: unit.streamOffset, bytes: bytes, textDelta: textDelta, emit: emit)
             }
-        }
-        for finish in pendingFinishes {
-            try finishChoice(finish.choice, raw: finish.raw, emit: emit)
         }
         if let usage {
             try emit(.metadata(StreamMetadata(usage: usage)))
@@ -121,6 +123,10 @@ public struct OpenAIChatDialect: StreamDialect {
     public mutating func finish(emit: (StreamEvent) throws -> Void) throws {
         guard !terminated else { return }
         for k in choices.indices where choices[k].seen && !choices[k].finished {
+            if let raw = choices[k].finishRaw {
+                try finishChoice(k, raw: raw, emit: emit)
+                continue
+            }
             try select(k, emit)
             try completeToolCalls(k, emit: emit)
             try closeParts(k, emit: emit)
@@ -166,6 +172,9 @@ public struct OpenAIChatDialect: StreamDialect {
                     choice, position: position, offset: offset, bytes: bytes, textDelta: textDelta, emit: emit)
                 position += 1
             }
+            if position == 0 { topLevelFinish(root) }
+        } else {
+            topLevelFinish(root)
         }
         var usage: JSONTree? = nil
         if let usageElement, usageElement.kind == .object {
@@ -201,12 +210,8 @@ public struct OpenAIChatDialect: StreamDialect {
             }
             try readDelta(delta, choice: k, offset: offset, bytes: bytes, textDelta: textDelta, emit: emit)
         }
-        if let reason = reasonElement, !reason.isNull {
-            guard let raw = reason.string else {
-                throw malformed(
-                    "finish_reason is not a string", field: "choices[\(position)].finish_reason", offset: offset)
-            }
-            if !raw.isEmpty { pendingFinishes.append((k, raw)) }
+        if let reason = reasonElement, let raw = OpenAIWire.finishReasonText(reason) {
+            choices[k].finishRaw = raw
         }
     }
 
@@ -214,33 +219,29 @@ public struct OpenAIChatDialect: StreamDialect {
         _ delta: JSONElement, choice k: Int, offset: Int, bytes: Bool,
         textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void, emit: (StreamEvent) throws -> Void
     ) throws {
-        // Reasoning (DeepSeek, xAI `reasoning_content`; some proxies `reasoning`): strings only.
-        let reasoning =
-            OpenAIWire.isNonEmptyString(delta["reasoning_content"])
-            ? delta["reasoning_content"]
-            : OpenAIWire.isNonEmptyString(delta["reasoning"]) ? delta["reasoning"] : nil
-        if let reasoning, let text = reasoning.string {
-            try select(k, emit)
-            if !choices[k].reasoningOpen {
-                choices[k].reasoningOpen = true
-                try emit(.reasoningStart(id: "reasoning-\(k)"))
+        // Reasoning, in one pass over the delta: see `variants` for the fields and their order.
+        let (reasoningContent, reasoning, details) = delta.members(
+            "reasoning_content", "reasoning", "reasoning_details")
+        if reasoningContent != nil || reasoning != nil || details != nil {
+            try OpenAIWire.forEachReasoningText(content: reasoningContent, reasoning: reasoning, details: details) {
+                try emitReasoning($0, choice: k, emit: emit)
             }
-            try emit(.reasoningDelta(id: "reasoning-\(k)", delta: text))
         }
-        if let text = try OpenAIWire.textElement(
-            delta, "content", field: "choices[].delta.content", eventType: Self.eventType, offset: offset)
-        {
-            try select(k, emit)
-            try endReasoning(k, emit: emit)
-            var id = textID(k)
-            if !choices[k].textOpen {
-                choices[k].textOpen = true
-                try emit(.textStart(id: id))
-            }
-            if bytes {
-                try id.withUTF8 { id in try text.withUTF8 { try textDelta(UnsafeRawBufferPointer(id), $0) } }
-            } else {
-                try emit(.textDelta(id: id, delta: text.string!))
+        if let content = delta["content"], !content.isNull {
+            switch content.kind {
+            case .string:
+                if OpenAIWire.isNonEmptyString(content) {
+                    try emitText(content, choice: k, bytes: bytes, textDelta: textDelta, emit: emit)
+                }
+            case .array:
+                unknownUnitCount += try OpenAIWire.forEachContentPart(
+                    content, field: "choices[].delta.content", eventType: Self.eventType, offset: offset,
+                    text: { try self.emitText($0, choice: k, bytes: bytes, textDelta: textDelta, emit: emit) },
+                    reasoning: { try self.emitReasoning($0, choice: k, emit: emit) })
+            default:
+                throw malformed(
+                    "content is neither a string nor an array of parts", field: "choices[].delta.content",
+                    offset: offset)
             }
         }
         if let refusal = try OpenAIWire.text(
@@ -259,6 +260,51 @@ public struct OpenAIChatDialect: StreamDialect {
                 try readToolCallDelta(call, position: position, choice: k, offset: offset, emit: emit)
                 position += 1
             }
+        }
+    }
+
+    /// A piece of choice `k`'s text (a non-empty string element), started when needed.
+    private mutating func emitText(
+        _ text: JSONElement, choice k: Int, bytes: Bool,
+        textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void, emit: (StreamEvent) throws -> Void
+    ) throws {
+        try select(k, emit)
+        try endReasoning(k, emit: emit)
+        var id = textID(k)
+        if !choices[k].textOpen {
+            choices[k].textOpen = true
+            try emit(.textStart(id: id))
+        }
+        if bytes {
+            try id.withUTF8 { id in try text.withUTF8 { try textDelta(UnsafeRawBufferPointer(id), $0) } }
+        } else {
+            try emit(.textDelta(id: id, delta: text.string!))
+        }
+    }
+
+    /// A piece of choice `k`'s reasoning, started when needed.
+    private mutating func emitReasoning(_ text: String, choice k: Int, emit: (StreamEvent) throws -> Void) throws {
+        try select(k, emit)
+        if !choices[k].reasoningOpen {
+            choices[k].reasoningOpen = true
+            try emit(.reasoningStart(id: "reasoning-\(k)"))
+        }
+        try emit(.reasoningDelta(id: "reasoning-\(k)", delta: text))
+    }
+
+    /// A `finish_reason` beside the choices, on a chunk whose `choices` is empty or absent: the
+    /// reason of every choice seen and not given one yet, or of choice 0 when none was seen.
+    private mutating func topLevelFinish(_ root: JSONElement) {
+        guard let reason = root["finish_reason"], let raw = OpenAIWire.finishReasonText(reason) else { return }
+        var given = false
+        for k in choices.indices where choices[k].seen && !choices[k].finished && choices[k].finishRaw == nil {
+            choices[k].finishRaw = raw
+            given = true
+        }
+        if !given && choices.isEmpty {
+            choices.append(Choice())
+            choices[0].seen = true
+            choices[0].finishRaw = raw
         }
     }
 

@@ -15,6 +15,8 @@ public struct UIMessageStreamDialect: StreamDialect {
     private var partIDs = RepeatedStringCache()
     private var conversationAnnounced = false
     private var sawTerminator = false
+    /// The `finish` chunk's event, held until `[DONE]` or the end of the input.
+    private var heldFinish: StreamEvent?
     private var sawError = false
     public private(set) var unknownUnitCount = 0
 
@@ -47,8 +49,14 @@ public struct UIMessageStreamDialect: StreamDialect {
         textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void,
         emit: (StreamEvent) throws -> Void
     ) throws {
+        // Past `[DONE]` nothing is read (counted), so the one finish stays after all content.
+        if sawTerminator {
+            unknownUnitCount += 1
+            return
+        }
         if unit.dataEquals("[DONE]") {
             sawTerminator = true
+            try emitHeldFinish(emit)
             try emit(.done)
             return
         }
@@ -142,7 +150,9 @@ public struct UIMessageStreamDialect: StreamDialect {
                 extra = metadataEvents(metadata)
                 raw = raw ?? metadata["finishReason"]?.string
             }
-            extra.append(.finish(reason: raw.map(StreamFinishReason.init(normalizing:)), rawReason: raw))
+            // Held for `[DONE]` (or the end of the input): a repeated `finish` replaces it, and
+            // content after it still comes before it.
+            heldFinish = .finish(reason: raw.map(StreamFinishReason.init(normalizing:)), rawReason: raw)
         } else if type.isString("tool-input-start") {
             let name = "tool-input-start"
             event = .toolCallStart(
@@ -216,9 +226,17 @@ public struct UIMessageStreamDialect: StreamDialect {
     }
 
     public mutating func finish(emit: (StreamEvent) throws -> Void) throws {
+        try emitHeldFinish(emit)
         guard sawTerminator || sawError else {
             throw StreamError(.truncated, message: "the stream ended before data: [DONE]")
         }
+    }
+
+    /// Emits the `finish` chunk's event held for the end of the stream, if any.
+    private mutating func emitHeldFinish(_ emit: (StreamEvent) throws -> Void) throws {
+        guard let event = heldFinish else { return }
+        heldFinish = nil
+        try emit(event)
     }
 
     /// Events for a `messageMetadata` object: the conversation (first time only), then the metadata.

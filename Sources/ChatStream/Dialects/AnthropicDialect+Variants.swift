@@ -1,0 +1,20 @@
+// The shapes of Anthropic Messages streams this dialect accepts besides the documented ones, and
+// what each becomes (the README prints the table).
+
+extension AnthropicDialect {
+    /// The variants this dialect reads: which field, which shapes, what each becomes.
+    public static let variants: [DialectVariant] = [
+        DialectVariant(
+            field: "event:", shapes: "present, or dropped by a relay",
+            becomes: "ignored: every event is read by its JSON `type`"),
+        DialectVariant(
+            field: "message_delta.delta.stop_reason", shapes: "repeated", becomes: "one `finish` per message"),
+        DialectVariant(
+            field: "message_start", shapes: "repeated with the same ID before any block (proxy glitch)",
+            becomes: "ignored"),
+        DialectVariant(
+            field: "ping, signature_delta, redacted_thinking", shapes: "any", becomes: "nothing"),
+        DialectVariant(
+            field: "last event", shapes: "no blank line after it", becomes: "truncated (per the SSE rules)"),
+    ]
+}

@@ -1,0 +1,20 @@
+// The shapes of Ollama's NDJSON this dialect accepts, and what each becomes (the README prints
+// the table).
+
+extension OllamaDialect {
+    /// The variants this dialect reads: which field, which shapes, what each becomes.
+    public static let variants: [DialectVariant] = [
+        DialectVariant(
+            field: "message.thinking", shapes: "string (reasoning models)", becomes: "reasoning; \"\" is nothing"),
+        DialectVariant(
+            field: "message.content", shapes: "string; \"\" or absent on thinking and tool-call lines",
+            becomes: "text; \"\" is nothing"),
+        DialectVariant(
+            field: "done_reason", shapes: "`stop`, `length`, `load`, any other string, or absent",
+            becomes: "`finish` with it as the raw reason (unknown ones `other`)"),
+        DialectVariant(
+            field: "lines after `\"done\": true`", shapes: "any", becomes: "nothing (counted as unknown units)"),
+        DialectVariant(
+            field: "body start", shapes: "UTF-8 byte-order mark", becomes: "skipped (NDJSON framing)"),
+    ]
+}
