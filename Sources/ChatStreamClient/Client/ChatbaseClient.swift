@@ -325,3 +325,7 @@ public final class ChatbaseClient: Sendable {
         }
     }
 }
+
+/// The client's former name.
+@available(*, deprecated, renamed: "ChatbaseClient")
+public typealias ChatClient = ChatbaseClient
