@@ -141,6 +141,10 @@ extension ChatbaseClient {
 
     /// Every conversation matching `query`, fetching pages only as iteration needs them.
     ///
+    /// Each conversation that existed when the walk began comes exactly once, even when it is
+    /// updated during the walk (it then comes at the end, as it is then); see
+    /// ``AsyncPaginatedSequence``.
+    ///
     /// ```swift
     /// for try await conversation in client.conversations(matching: ConversationQuery().status(.ongoing)) {
     ///     print(conversation.id)
@@ -149,7 +153,11 @@ extension ChatbaseClient {
     public func conversations(matching query: ConversationQuery = ConversationQuery()) -> AsyncPaginatedSequence<
         Conversation
     > {
-        AsyncPaginatedSequence(order: .pageOrder) { [self] in try await listConversations(query) }
+        let refresh = AsyncPaginatedSequence<Conversation>.Refresh(
+            top: { [self] in try await listConversations(query.newestChangeFirst) }, isUnchanged: { $0 == $1 })
+        return AsyncPaginatedSequence(order: .pageOrder, refresh: refresh) { [self] in
+            try await listConversations(query)
+        }
     }
 
     /// Every message of a conversation, newest first (going back in time), fetching pages only as

@@ -49,8 +49,8 @@ enum WireDecoding {
         return Conversation(
             id: id, title: element["title"]?.string, createdAt: try date(element["createdAt"], "createdAt"),
             updatedAt: try date(element["updatedAt"] ?? element["createdAt"], "updatedAt"),
-            userId: element["userId"]?.string, status: ConversationStatus(wire: element["status"]?.string),
-            tags: tags, unreadCount: element["unreadCount"]?.int, lastMessage: last)
+            userId: element["userId"]?.string, wireStatus: element["status"]?.string, tags: tags,
+            unreadCount: element["unreadCount"]?.int, lastMessage: last)
     }
 
     /// A history message; nil when it has no parts (such messages are skipped). A missing or

@@ -41,8 +41,16 @@ public struct Conversation: Identifiable, Hashable, Sendable {
     public var updatedAt: Date
     /// The identified user it belongs to, nil for an anonymous device.
     public var userId: String?
-    /// Where it stands.
-    public var status: ConversationStatus
+    /// Where it stands. A status this client does not know reads as ``ConversationStatus/ongoing``
+    /// (see ``rawStatus`` for the wire value). Setting it replaces ``rawStatus``.
+    public var status: ConversationStatus {
+        didSet { unknownStatus = nil }
+    }
+    /// The wire value of an unknown status (nil when the status is one ``ConversationStatus`` knows).
+    private var unknownStatus: String?
+    /// The status exactly as the server sent it: `"taken_over"`, or a value this client does not
+    /// know (which ``status`` reads as ``ConversationStatus/ongoing``).
+    public var rawStatus: String { unknownStatus ?? status.rawValue }
     /// The caller's tags (conversation-management extension; nil when the server lacks it).
     public var tags: [String]?
     /// Agent messages after the caller's last read (extension; nil when the server lacks it).
@@ -56,18 +64,30 @@ public struct Conversation: Identifiable, Hashable, Sendable {
         status: ConversationStatus = .ongoing, tags: [String]? = nil, unreadCount: Int? = nil,
         lastMessage: Message? = nil
     ) {
+        self.init(
+            id: id, title: title, createdAt: createdAt, updatedAt: updatedAt, userId: userId, wireStatus: nil,
+            status: status, tags: tags, unreadCount: unreadCount, lastMessage: lastMessage)
+    }
+
+    /// A conversation with the status as the server sent it (unknown values read as ongoing).
+    init(
+        id: String, title: String?, createdAt: Date, updatedAt: Date, userId: String?, wireStatus: String?,
+        status: ConversationStatus? = nil, tags: [String]?, unreadCount: Int?, lastMessage: Message?
+    ) {
         self.id = id
         self.title = title
         self.createdAt = createdAt
         self.updatedAt = updatedAt
         self.userId = userId
-        self.status = status
+        let known = wireStatus.flatMap(ConversationStatus.init(rawValue:))
+        self.status = status ?? ConversationStatus(wire: wireStatus)
+        self.unknownStatus = known == nil && status == nil ? wireStatus : nil
         self.tags = tags
         self.unreadCount = unreadCount
         self.lastMessage = lastMessage
     }
 
-    /// The conversation in its wire shape (dates as epoch seconds).
+    /// The conversation in its wire shape (dates as epoch seconds, the status as ``rawStatus``).
     public var jsonValue: JSONTree {
         var object = JSONObject()
         object["id"] = .string(id)
@@ -75,7 +95,7 @@ public struct Conversation: Identifiable, Hashable, Sendable {
         object["createdAt"] = WireDate.json(createdAt)
         object["updatedAt"] = WireDate.json(updatedAt)
         object["userId"] = userId.map(JSONTree.string) ?? .null
-        object["status"] = .string(status.rawValue)
+        object["status"] = .string(rawStatus)
         if let tags { object["tags"] = .array(tags.map(JSONTree.string)) }
         if let unreadCount { object["unreadCount"] = .number(JSONNumber(unreadCount)) }
         if tags != nil || unreadCount != nil || lastMessage != nil {

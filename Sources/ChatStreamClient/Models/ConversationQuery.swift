@@ -78,6 +78,11 @@ public struct ConversationQuery: Sendable, Hashable {
         return true
     }
 
+    /// The same list, newest change first (for catching up at the end of a walk).
+    var newestChangeFirst: ConversationQuery {
+        order == nil ? self : with { $0.order = .descending }
+    }
+
     /// The query items, without `limit` and `cursor`.
     var queryItems: [(String, String)] {
         var items: [(String, String)] = statuses.map { ("status", $0.rawValue) }

@@ -7,6 +7,12 @@
 // counts both as a change). Either way it is listed once, and it
 // leaves the list when it no longer passes the query's filters. `ConversationState.onReply`
 // feeds the list after every completed send.
+//
+// Walking the pages: a conversation a later page brings again with a newer `updatedAt` (an
+// oldest-first list updated elsewhere moves it there) replaces the stale copy at its new place.
+// When a walk of more than one page reaches its end, the list catches up from the top (newest
+// change first) as AsyncPaginatedSequence does: a conversation updated mid-walk jumps behind a
+// newest-first walk's cursor and no page would bring it.
 
 import ChatStream
 import Foundation
@@ -38,6 +44,8 @@ public final class ConversationListState {
     public private(set) var error: (any Error)?
 
     private var page: PaginatedResponse<Conversation>?
+    /// Pages loaded since the last ``load()``.
+    private var pagesWalked = 0
 
     /// A list of `client`'s conversations matching `query` (nothing is loaded until ``load()``).
     public init(client: ChatbaseClient, query: ConversationQuery = ConversationQuery()) {
@@ -61,7 +69,10 @@ public final class ConversationListState {
         await fetch(replacing: true) { [client] in try await client.listConversations(query) }
     }
 
-    /// Loads the next page, appending only conversations not already loaded.
+    /// Loads the next page, appending only conversations not already loaded (one loaded before
+    /// that the page brings with a newer `updatedAt` moves to its new place, fresh). After the
+    /// last page of a walk of several, conversations updated during the walk are fetched from
+    /// the top, so each conversation of the list is shown, once and current.
     public func loadMore() async {
         guard let page, page.hasMore else { return }
         await fetch(replacing: false) { try await page.loadMore() }
@@ -142,13 +153,55 @@ public final class ConversationListState {
             }
             page = next
             hasMore = next.hasMore
-            if replacing { conversations = [] }
-            var known = Set(conversations.map(\.id))
-            for conversation in next.data where known.insert(conversation.id).inserted {
-                conversations.append(conversation)
+            if replacing {
+                conversations = []
+                pagesWalked = 0
             }
+            pagesWalked += 1
+            for conversation in next.data { merge(conversation) }
+            if !next.hasMore, pagesWalked > 1 { try await catchUp() }
         } catch {
             self.error = error
+        }
+    }
+
+    /// Adds a conversation a page brought. One already listed is replaced by it at its new place:
+    /// a later page is the server's newer word (an oldest-first list brings a conversation updated
+    /// elsewhere again at its end), unless the listed copy is newer still (a live update).
+    private func merge(_ conversation: Conversation) {
+        guard let index = conversations.firstIndex(where: { $0.id == conversation.id }) else {
+            conversations.append(conversation)
+            return
+        }
+        guard conversation.updatedAt >= conversations[index].updatedAt else { return }
+        conversations.remove(at: index)
+        conversations.append(conversation)
+    }
+
+    /// Brings in, from the top of the list, the conversations updated or started during the walk.
+    private func catchUp() async throws {
+        let top = query.newestChangeFirst
+        for _ in 0..<3 {
+            var changed: [Conversation] = []
+            var current: PaginatedResponse<Conversation>? = try await client.listConversations(top)
+            while let page = current {
+                var reachedUnchanged = false
+                for conversation in page.data {
+                    // Listed as the server has it (or newer, from a live update): the rest is older.
+                    if let listed = conversations.first(where: { $0.id == conversation.id }),
+                        conversation == listed || conversation.updatedAt < listed.updatedAt
+                    {
+                        reachedUnchanged = true
+                        continue
+                    }
+                    changed.append(conversation)
+                }
+                current = reachedUnchanged ? nil : try await page.loadMore()
+            }
+            guard !changed.isEmpty else { return }
+            // Newest change first: placing the oldest first leaves the newest at the top (the end
+            // when ascending).
+            for conversation in changed.reversed() { place(conversation, moved: true) }
         }
     }
 }

@@ -79,6 +79,12 @@ public final class ChatAPIServer: Sendable {
     @discardableResult
     public func takeOverConversation(id: String) -> Bool { setStatus("taken_over", of: id) }
 
+    /// Sets a conversation's status to `rawStatus` as stored and sent, which may be one this
+    /// version does not know (as a newer server would send); false when there is no such
+    /// conversation. Filters count an unknown status as `ongoing`, as clients read it.
+    @discardableResult
+    public func setConversationStatus(id: String, rawStatus: String) -> Bool { setStatus(rawStatus, of: id) }
+
     /// Adds an agent message (as a human agent would) and returns its ID; nil when there is no such conversation.
     @discardableResult
     public func addAgentMessage(conversationId: String, text: String) -> String? {

@@ -76,9 +76,11 @@ struct ListQuery: Sendable {
         return value.jsonText
     }
 
-    /// Whether `conversation` passes every filter for `caller`.
+    /// Whether `conversation` passes every filter for `caller`. A stored status outside
+    /// ``statuses`` counts as `ongoing`, which is how clients read it (PROTOCOLS.md section 1).
     func matches(_ conversation: ConversationRecord, caller: Caller) -> Bool {
-        if !statuses.isEmpty && !statuses.contains(conversation.status) { return false }
+        let status = Self.statuses.contains(conversation.status) ? conversation.status : "ongoing"
+        if !statuses.isEmpty && !statuses.contains(status) { return false }
         if !tags.isEmpty && !tags.isSubset(of: conversation.tags[caller.deviceId] ?? []) { return false }
         if unreadOnly && conversation.unreadCount(for: caller.deviceId) == 0 { return false }
         if let search {
