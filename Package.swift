@@ -43,6 +43,11 @@ var package = Package(
             name: "ChatStreamClientTests",
             dependencies: ["ChatStreamClient", "ChatStreamServer", "TestSupport"]
         ),
+        // The README's and the DocC catalogs' Swift blocks, compiled (Tests/DocExamplesTests/README.md).
+        .testTarget(
+            name: "DocExamplesTests", dependencies: ["ChatStream", "ChatStreamClient", "ChatStreamServer"],
+            exclude: ["README.md"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

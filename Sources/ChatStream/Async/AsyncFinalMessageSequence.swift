@@ -7,7 +7,7 @@
 /// The final message of every choice of a byte stream (what ``AsyncAssembledMessageSequence``
 /// yields last), decoded through ``AnyMessageDecoder``: no event or snapshot per delta.
 ///
-/// Reach it with ``_Concurrency/AsyncSequence/finalMessages(format:configuration:)``. The first
+/// Reach it with `finalMessages(format:configuration:)`. The first
 /// `next()` reads the stream to its end and returns the first choice's message (the only one
 /// unless an OpenAI request asked for `n > 1`); the next calls return the other choices, then nil.
 ///

@@ -2,7 +2,7 @@
 ///
 /// Every dialect decoder (the UI message stream, OpenAI Chat Completions and Responses,
 /// Anthropic Messages, the AI SDK v4 data stream, Ollama NDJSON, Gemini JSON arrays) turns its
-/// format into these events; ``MessageAssembler`` turns them into ``Message``s.
+/// format into these events; ``MessageAssembler`` turns them into ``AssembledMessage``s.
 ///
 /// ```swift
 /// for try await event in bytes.chatStreamEvents(format: .uiMessageStream) {

@@ -71,7 +71,7 @@ public struct ConversationEventDecoder {
 
     /// Feeds the next piece of input and calls `onEvent` with each event it completes.
     ///
-    /// - Throws: ``FramingError`` when the SSE limits are passed; in strict mode a
+    /// - Throws: `FramingError` when the SSE limits are passed; in strict mode a
     ///   ``ConversationEventError``; or what `onEvent` throws.
     public mutating func feed(_ bytes: UnsafeRawBufferPointer, _ onEvent: (ConversationEvent) throws -> Void) throws {
         let format = format

@@ -77,6 +77,7 @@ public final class ChatbaseClient: Sendable {
     /// A client for `agentId`, as the Chatbase SDK documents it.
     ///
     /// - Parameters:
+    ///   - agentId: the agent to talk to.
     ///   - baseURL: the API's address (default ``defaultBaseURL``).
     ///   - configuration: the `URLSessionConfiguration` of every request (timeouts, caching).
     ///   - maxToolLoopSteps: the most tool rounds per send or retry (default 10).
@@ -101,12 +102,16 @@ public final class ChatbaseClient: Sendable {
     /// A client for `agentId` at `baseURL`, with ChatStream's options.
     ///
     /// - Parameters:
+    ///   - agentId: the agent to talk to.
+    ///   - baseURL: the API's base URL (paths such as `agents/{id}/chat` are relative to it).
     ///   - transport: how requests are sent (default `URLSessionTransport()`).
     ///   - identityStore: where the device ID and the signed-in user live across launches (default
     ///     ``ChatStreamPaths/defaultIdentityStore``: the Keychain on Apple platforms, private files in
     ///     ``ChatStreamPaths/dataDirectory`` elsewhere). A user signed in at the last launch is
     ///     signed in again.
     ///   - maxToolLoopSteps: the most tool rounds per send (default 10).
+    ///   - retryPolicy: how tool-result posts are retried.
+    ///   - idleTimeout: the longest silence allowed on a request (default 60 seconds).
     public convenience init(
         agentId: String, baseURL: URL, transport: any HTTPTransport = URLSessionTransport(),
         identityStore: any IdentityStore = ChatStreamPaths.defaultIdentityStore, maxToolLoopSteps: Int = 10,

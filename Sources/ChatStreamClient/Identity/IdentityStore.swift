@@ -9,7 +9,7 @@ import Synchronization
 /// Where a client keeps its identity: the device ID sent as `X-Device-Id`, and the signed-in
 /// user's token sent as `X-User-Token`, so a user stays signed in after the app restarts.
 ///
-/// The default is ``KeychainIdentityStore`` on Apple platforms and ``FileIdentityStore`` elsewhere
+/// The default is `KeychainIdentityStore` on Apple platforms and ``FileIdentityStore`` elsewhere
 /// (``ChatStreamPaths/defaultIdentityStore``). Inject ``InMemoryIdentityStore`` in tests.
 ///
 /// ```swift

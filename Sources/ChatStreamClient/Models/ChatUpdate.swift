@@ -8,7 +8,7 @@ import ChatStream
 /// }
 /// ```
 public struct ChatUpdate: Sendable, Hashable {
-    /// The event (a ``StreamEvent/toolResult(id:name:output:preliminary:)`` for each result the
+    /// The event (a `StreamEvent.toolResult(id:name:output:preliminary:)` for each result the
     /// client's own tool handlers produced).
     public var event: StreamEvent
     /// The reply of the current round as it stands after ``event``.

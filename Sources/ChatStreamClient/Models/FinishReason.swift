@@ -7,7 +7,7 @@ import ChatStream
 /// if response.finishReason == .error { print("the agent failed") }
 /// ```
 ///
-/// The core's finer ``StreamFinishReason`` (with `length`, `content-filter`, `other`) is
+/// The core's finer `StreamFinishReason` (with `length`, `content-filter`, `other`) is
 /// ``ChatResponse/streamFinishReason``.
 public enum FinishReason: String, Sendable, Hashable, Codable {
     /// The agent finished its reply.

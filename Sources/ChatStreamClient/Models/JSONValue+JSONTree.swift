@@ -3,7 +3,7 @@
 import ChatStream
 
 extension JSONValue {
-    /// The documented form of a core ``JSONTree``.
+    /// The documented form of a core `JSONTree`.
     ///
     /// What it drops: object key order and repeated keys (the last value wins), and exactness of
     /// numbers a `Double` cannot hold (integers beyond `Int`, long decimals round to the nearest
@@ -31,7 +31,7 @@ extension JSONValue {
         return .number(number.doubleValue)
     }
 
-    /// The value as a core ``JSONTree``; nothing is lost (object members in key order).
+    /// The value as a core `JSONTree`; nothing is lost (object members in key order).
     public var jsonTree: JSONTree {
         switch self {
         case .null: return .null

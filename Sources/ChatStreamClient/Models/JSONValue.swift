@@ -81,7 +81,7 @@ public enum JSONValue: Sendable, Hashable, Codable {
     }
 
     /// Decodes any JSON value. Through ChatStream's own parser when the decoder is one of its
-    /// ``JSONTree``-backed ones; with `JSONDecoder`, a number decodes as ``int(_:)`` when the
+    /// `JSONTree`-backed ones; with `JSONDecoder`, a number decodes as ``int(_:)`` when the
     /// decoder yields an exact `Int`.
     public init(from decoder: any Decoder) throws {
         self.init(try JSONTree(from: decoder))

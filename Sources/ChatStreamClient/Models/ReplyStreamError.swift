@@ -10,7 +10,7 @@ import Foundation
 /// }
 /// ```
 public struct ReplyStreamError: Error, LocalizedError, Sendable, CustomStringConvertible {
-    /// Why the stream failed (``StreamError/Kind``: truncated, malformed, remote...).
+    /// Why the stream failed (`StreamError.Kind`: truncated, malformed, remote...).
     public let streamError: StreamError
     /// The reply as far as it arrived.
     public let partialMessage: AssembledMessage

@@ -1,0 +1,185 @@
+// swift-format-ignore-file
+// (The blocks are kept exactly as the documentation shows them.)
+// The README's Swift blocks, compiled (see DocBlocksAreCompiledTests and README.md here).
+// Each function holds one block verbatim; its parameters supply what the block uses. The
+// functions are never called: compiling them is the test.
+
+import ChatStream
+import ChatStreamClient
+import ChatStreamServer
+import Foundation
+
+// README.md, the block at line 41.
+func readmeAssembledMessages(response: HTTPResponse) async throws {
+    var currentConversation: String? = nil
+    // Any async sequence of byte chunks: [UInt8], ArraySlice<UInt8> or Data.
+    for try await message in response.body.assembledMessages(format: .uiMessageStream) {
+        print(message.text)                      // the reply so far, after every event
+        if let id = message.conversationId { currentConversation = id }
+    }
+    // A stream that is cut or carries an error still yields its final message (with `error` set),
+    // then throws a StreamError (.truncated, .remote, .malformed with the byte offset).
+    _ = currentConversation
+}
+
+// README.md, the block at line 55.
+func readmeSynchronousDecoders(chunks: [[UInt8]]) throws {
+    var decoder = StreamDecoder<AnthropicDialect>()      // or AnyStreamDecoder(format: nil) to detect the format
+    var assembler = MessageAssembler()
+    for chunk in chunks {
+        try chunk.withUnsafeBytes { try decoder.decode($0) { assembler.apply($0) } }
+    }
+    try decoder.finish { assembler.apply($0) }           // throws StreamError(.truncated) without a terminator
+    let message = assembler.finish()[0]
+    _ = message
+}
+
+// README.md, the block at line 74.
+func readmeLentEvents(chunks: [[UInt8]]) throws {
+    func handle(_ event: StreamEvent) {}
+    var decoder = StreamDecoder<UIMessageStreamDialect>()   // AnyStreamDecoder has it too
+    var text: [UInt8] = []
+    for chunk in chunks {
+        try chunk.withUnsafeBytes { raw in
+            try decoder.decodeViews(raw) { event in
+                switch event {
+                case .textDelta(_, let delta): text.append(contentsOf: delta)   // copy what you keep
+                case .event(let event): handle(event)
+                }
+            }
+        }
+    }
+    try decoder.finishViews { handle($0.owned) }
+    _ = text
+}
+
+// README.md, the block at line 97.
+func readmeMessageDecoder(chunks: [[UInt8]]) {
+    var decoder = MessageDecoder<UIMessageStreamDialect>()
+    for chunk in chunks {
+        do { try decoder.decode(chunk) } catch { break }  // kept in decoder.failure
+    }
+    let reply = decoder.finish()[0]                       // decoder.message() reads it mid-stream
+    _ = reply
+}
+
+// README.md, the block at line 113.
+func readmeFinalMessages(response: HTTPResponse) async throws {
+    for try await reply in response.body.finalMessages(format: .uiMessageStream) {
+        print(reply.text)                                 // once per choice, when the stream has ended
+    }
+    var decoder = AnyMessageDecoder(format: nil)          // nil: detect the format
+    _ = decoder
+}
+
+// README.md, the block at line 252.
+func readmeClient() async throws {
+    let client = ChatbaseClient(agentId: "demo-agent", baseURL: "http://127.0.0.1:8787")
+
+    // send awaits the whole reply (tools included) and calls the callbacks while it streams.
+    let response = try await client.send("Hello!") { callbacks in
+        callbacks.onTextDelta = { chunk in print(chunk, terminator: "") }
+    }
+    print(response.conversationId, response.message.text, response.finishReason, response.usage.credits)
+
+    // `conversationId: nil` always starts a new conversation: pass the ID to continue.
+    let more = try await client.send("And then?", conversationId: response.conversationId)
+    let whole = try await client.sendNonStreaming("In one piece", conversationId: more.conversationId)
+    _ = whole
+}
+
+// README.md, the block at line 281.
+func readmeUpdates(client: ChatbaseClient) async throws {
+    for try await update in client.updates(sending: "Hi") {
+        if case .textDelta(_, let delta) = update.event { print(delta, terminator: "") }
+    }
+}
+
+// README.md, the block at line 291.
+func readmePages(client: ChatbaseClient, response: ChatResponse) async throws {
+    var page = try await client.listConversations(limit: 20)
+    print("Total: \(page.total)")
+    while let next = try await page.loadMore() { page = next }
+    let messages = try await client.listMessages(conversationId: response.conversationId, limit: 50)
+    _ = messages
+}
+
+// README.md, the block at line 306.
+func readmeErrors(client: ChatbaseClient, response: ChatResponse) async throws {
+    do {
+        _ = try await client.send("hi", conversationId: response.conversationId)
+    } catch let error as APIError where error.isRateLimited {
+        try await Task.sleep(for: .seconds(error.retryAfter ?? 1))
+    } catch APIError.httpError(_, let detail) where detail.code == "CHAT_CONVERSATION_NOT_ONGOING" {
+        client.newConversation()
+    } catch ChatError.toolLoopLimitExceeded(let limit) {
+        print("gave up after \(limit) tool rounds")
+    }
+}
+
+// README.md, the block at line 328.
+func readmeIdentity(client: ChatbaseClient, jwt: String) async throws {
+    try await client.identify(token: jwt)             // POST verify, then X-User-Token on every request
+    client.logout()                                   // back to .anonymous; removes the saved token too
+}
+
+// README.md, the block at line 338.
+func readmeTools(client: ChatbaseClient) async throws {
+    client.tool("get_weather") { input in
+        .object(["city": input["city"] ?? .null, "forecast": .string("sunny")])
+    }
+    let weather = try await client.send("What's the weather in Rome?")
+    let again = try await client.retry(conversationId: weather.conversationId, messageId: weather.message.id)
+    _ = again
+}
+
+// README.md, the block at line 352.
+@MainActor func readmeObservableState(client: ChatbaseClient, weather: ChatResponse) async throws {
+    let chat = ConversationState(client: client)        // or conversationId: to reopen one
+    let list = ConversationListState(client: client)
+
+    await chat.sendMessage("Hello")                    // streams into a bubble; tool calls become cards
+    await chat.loadHistory(conversationId: weather.conversationId, limit: 20)  // then loadMoreHistory()
+    await list.load(limit: 20)                         // then loadMore(); list.hasMore, list.error
+
+    // ChatStream's own: a live list, moved on every completed send, and closing from the list.
+    chat.onReply = { [weak list] response in list?.apply(response) }
+    await list.close(weather.conversationId)           // the row now shows .ended
+}
+
+// README.md, the block at line 367.
+func readmeConversationManagement(client: ChatbaseClient, id: String, messageId: String, response: ChatResponse) async throws {
+    let conversation = try await client.conversation(id: id)      // tags, unreadCount, lastMessage
+    try await client.closeConversation(id: id)                    // idempotent; later chats answer 403
+    try await client.setTags(["vip", "billing"], conversationId: id)   // the caller's own tags (one-way)
+    try await client.markRead(conversationId: id, messageId: messageId)
+
+    // Filters combine with AND; the cursor carries them.
+    let query = ConversationQuery().limit(50).status(.ongoing).tag("vip").unreadOnly().search("invoice")
+        .order(.ascending)
+    let page = try await client.listConversations(query)
+
+    // Every item across pages, each once, the next page fetched only when needed; stops on cancellation.
+    for try await conversation in client.conversations(matching: query) { print(conversation.id) }
+    for try await message in client.messages(in: id, pageSize: 50) { print(message.text) }  // newest first
+
+    // A conversation from a reply, to update a list without a refetch.
+    let updated = Conversation(reply: response, previous: conversation)   // lastMessage, updatedAt, unreadCount + 1
+    _ = (page, updated)
+}
+
+// README.md, the block at line 398.
+func readmeLocalServer(someId: String) throws {
+    var configuration = ChatAPIServer.Configuration()
+    configuration.port = 0                  // any free port; read server.port after start()
+    configuration.replyDelay = .zero        // no pacing (default 15 ms between events)
+    configuration.dataFile = "/tmp/chat.json"   // persist (default: in memory)
+    configuration.extensionsEnabled = true  // false: a plain Chatbase-like server
+    let server = ChatAPIServer(configuration: configuration)
+    try server.start()
+    server.injectFault(.init(status: 429, retryAfterSeconds: 2))   // the next chat answers 429
+    server.injectFault(.init(chunkSize: 16, dropAfterBytes: 400))  // the next reply is cut
+    _ = server.endConversation(id: someId)                         // or takeOverConversation(id:)
+    _ = server.addAgentMessage(conversationId: someId, text: "a human agent joins")
+    server.stop()
+}

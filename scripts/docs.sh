@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Builds the DocC catalogs of ChatStreamClient and ChatStream with the toolchain's docc, warnings
+# treated as errors (a broken ``Symbol`` link in a doc comment or an article fails it). Symbol
+# graphs come from the compiler (swift symbolgraph-extract over the modules of the debug build
+# that scripts/test.sh made, brought up to date first: a no-op in CI), so no plugin is needed.
+#
+# When it fails: the message names the file and line. Fix the link (``Type/member(label:)``, as
+# the symbol is spelled in this module; a symbol of another module is written in plain `code`,
+# not as a link), or the article's Markdown.
+#
+# Output: .build/docs/<Module>.doccarchive. Usage: scripts/docs.sh [--build-path .build]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build_path=".build"
+[[ "${1:-}" == "--build-path" ]] && build_path="$2"
+
+docc=$(command -v docc || true)
+[[ -z "$docc" ]] && docc="$(dirname "$(command -v swift)")/docc"
+[[ -x "$docc" ]] || { echo "docs: no docc beside swift ($docc)" >&2; exit 1; }
+
+bin=$(swift build --build-path "$build_path" --show-bin-path)
+modules="$bin/Modules"
+[[ -d "$modules" ]] || modules="$bin"
+# Doc comments reach the symbol graphs through the compiled modules: build them (incremental).
+swift build --build-path "$build_path" --target ChatStreamClient >/dev/null
+triple=$(swift -print-target-info | sed -n 's/.*"triple": "\(.*\)".*/\1/p' | head -1)
+
+for module in ChatStreamClient ChatStream; do
+    graphs="$build_path/docs/symbol-graphs/$module"
+    rm -rf "$graphs"
+    mkdir -p "$graphs"
+    swift symbolgraph-extract -module-name "$module" -target "$triple" -I "$modules" \
+        -I Sources/CYajl -minimum-access-level public -skip-synthesized-members -output-dir "$graphs"
+    "$docc" convert "Sources/$module/$module.docc" --additional-symbol-graph-dir "$graphs" \
+        --fallback-display-name "$module" --fallback-bundle-identifier "chatstream.$module" \
+        --output-path "$build_path/docs/$module.doccarchive" --warnings-as-errors
+done
+echo "docs: built $build_path/docs/ChatStreamClient.doccarchive and $build_path/docs/ChatStream.doccarchive"
