@@ -17,6 +17,7 @@ struct Chatstream {
         let name = arguments.isEmpty ? "help" : arguments.removeFirst()
         let status = await run(name, arguments)
         Output.flush()
+        PeakMemory.reportIfAsked()
         exit(status)
     }
 

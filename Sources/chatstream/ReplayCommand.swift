@@ -1,24 +1,23 @@
-// `chatstream replay`: decode a recorded stream and print what it holds.
+// `chatstream replay`: decode a recorded (or live, piped) stream and print what it holds.
 //
-// The contract other tools rely on:
-//   chatstream replay [--format auto|ui-message-stream|openai-chat|openai-responses|anthropic|ai-sdk-v4|ndjson|json-array]
-//                     [--chunk-size N] [--output message|events|text|none] [--json] FILE|-
+// The contract other tools rely on (flags in `command` below):
 // Output is byte-identical for every --chunk-size. Exit 0 for a complete stream; 1 when it
 // carried an error or was truncated (the message is still printed); 2 for usage errors; 65 for
-// malformed input (what was decoded before it is still printed).
+// malformed input (what was decoded before it is still printed); 66 when the input cannot be read.
 //
-// `--output message` and `--output none` decode through AnyMessageDecoder, straight to the final
-// messages (no event and no String per text delta); `events` and `text` decode event by event.
-// Both give the same messages (tested against each other for every format), so the contract holds
-// for every mode.
+// It streams: the input is read in pieces (ReplayInput), each piece is decoded as it comes, in
+// pieces of at most --chunk-size bytes, and what it yields is written and flushed before the next
+// read, so `curl -N ... | chatstream replay --output text -` shows the text as it arrives. Memory
+// is bounded by the stream's largest unit and the decoder's limits, never by the input's size:
+// `events`, `text` and `none` keep no message (the exit status follows CarriedErrors); `message`
+// keeps the message it prints, not the input.
+//
+// `--output message` decodes through AnyMessageDecoder, straight to the final messages (no event
+// and no String per text delta); the other modes decode event by event through AnyStreamDecoder.
+// Both give the same messages and the same errors (tested against each other for every format),
+// so the contract holds for every mode.
 
 import ChatStream
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 enum ReplayCommand {
     enum OutputMode: String { case message, events, text, none }
@@ -29,8 +28,17 @@ enum ReplayCommand {
             .value("format", "auto|" + StreamFormat.allCases.map(\.rawValue).joined(separator: "|")),
             .value("chunk-size", "N"), .value("output", "message|events|text|none"), .json, .switch("lenient"),
         ],
-        summary: "decode a recorded stream and print what it holds",
+        summary: "decode a recorded stream (a file, or - for standard input, read as it comes) and print what it holds",
         run: run)
+
+    /// What a replay asks for.
+    struct Options {
+        var format: StreamFormat?
+        var chunkSize: Int
+        var mode: OutputMode
+        var json: Bool
+        var configuration: StreamDecoderConfiguration
+    }
 
     @Sendable static func run(_ parsed: ArgumentParser) throws -> Int32 {
         guard parsed.positional.count == 1 else {
@@ -48,49 +56,43 @@ enum ReplayCommand {
         guard let mode = OutputMode(rawValue: parsed.value("output") ?? "message") else {
             throw ArgumentParser.UsageError(message: "--output must be message, events, text or none")
         }
-        let json = parsed.has("json")
-        guard let input = readAll(parsed.positional[0]) else {
-            Output.standardError("error: cannot read \(parsed.positional[0])\n")
+        let options = Options(
+            format: format, chunkSize: chunkSize, mode: mode, json: parsed.has("json"),
+            configuration: StreamDecoderConfiguration(lenient: parsed.has("lenient")))
+        var input: ReplayInput
+        do {
+            input = try ReplayInput(path: parsed.positional[0])
+        } catch {
+            Output.standardError("error: \(error)\n")
             return 66
         }
-        return replay(
-            input, format: format, chunkSize: chunkSize, mode: mode, json: json, lenient: parsed.has("lenient"))
+        return replay(&input, options)
     }
 
-    /// What a replay decoded: every choice's final message, the malformed events skipped
-    /// (`--lenient`), and the error that stopped it.
-    struct Decoded {
-        var messages: [AssembledMessage]
+    /// What a replay decoded: the malformed events skipped (`--lenient`), the error that stopped
+    /// it, and the first error a message carried.
+    struct Outcome {
         var skippedErrors: [StreamError]
         var failure: StreamError?
+        var carriedError: StreamErrorInfo?
+        var readError: ReplayInput.ReadError?
     }
 
-    static func replay(
-        _ input: [UInt8], format: StreamFormat?, chunkSize: Int, mode: OutputMode, json: Bool, lenient: Bool
-    ) -> Int32 {
-        let configuration = StreamDecoderConfiguration(lenient: lenient)
-        let decoded: Decoded
-        if mode == .message || mode == .none {
-            decoded = decodeMessages(input, format: format, chunkSize: chunkSize, configuration: configuration)
-            for message in decoded.messages where mode == .message {
-                if json {
-                    Output.standardOutput(message.jsonValue.jsonText + "\n")
-                } else {
-                    Output.standardOutput(render(message))
-                }
-            }
-        } else {
-            decoded = decodeEvents(
-                input, format: format, chunkSize: chunkSize, configuration: configuration, mode: mode, json: json)
-        }
-        for error in decoded.skippedErrors {
+    static func replay(_ input: inout ReplayInput, _ options: Options) -> Int32 {
+        let outcome =
+            options.mode == .message ? decodeMessages(&input, options) : decodeEvents(&input, options)
+        for error in outcome.skippedErrors {
             Output.standardError("warning: skipped malformed event: \(error)\n")
         }
-        if let failure = decoded.failure {
+        if let readError = outcome.readError {
+            Output.standardError("error: \(readError)\n")
+            return 66
+        }
+        if let failure = outcome.failure {
             Output.standardError("error: \(failure)\n")
             return failure.kind == .truncated || failure.kind == .remote ? 1 : 65
         }
-        if let error = decoded.messages.compactMap(\.error).first {
+        if let error = outcome.carriedError {
             Output.standardError(
                 "error: the stream carried an error: \(error.code.map { "\($0): " } ?? "")\(error.message)\n")
             return 1
@@ -98,121 +100,87 @@ enum ReplayCommand {
         return 0
     }
 
-    /// `--output message` and `none`: the bytes, in `chunkSize` pieces, straight to the final messages
-    /// through `AnyMessageDecoder` (no event and no `String` per text delta); the messages equal
-    /// those of the event path, and decoding stops at the first error, as there.
-    static func decodeMessages(
-        _ input: [UInt8], format: StreamFormat?, chunkSize: Int, configuration: StreamDecoderConfiguration
-    ) -> Decoded {
-        var decoder = AnyMessageDecoder(format: format, configuration: configuration)
-        input.withUnsafeBytes { all in
-            var start = 0
-            while start < all.count {
-                let end = min(all.count, start + chunkSize)
-                do {
-                    try decoder.decode(UnsafeRawBufferPointer(rebasing: all[start..<end]))
-                } catch {
-                    return  // kept in decoder.failure
+    /// Hands each piece of `input`, as it is read, to `decode` in pieces of at most `chunkSize`
+    /// bytes, flushing what they printed before the next read; stops at the first error `decode`
+    /// throws (returned) or at a read error (recorded in `readError`).
+    static func decodePieces(
+        _ input: inout ReplayInput, chunkSize: Int, readError: inout ReplayInput.ReadError?,
+        _ decode: (UnsafeRawBufferPointer) throws -> Void
+    ) -> (any Error)? {
+        var stop: (any Error)? = nil
+        do {
+            try input.forEachPiece { piece in
+                var start = 0
+                while start < piece.count {
+                    let end = min(piece.count, start + chunkSize)
+                    do {
+                        try decode(UnsafeRawBufferPointer(rebasing: piece[start..<end]))
+                    } catch {
+                        stop = error
+                        return false
+                    }
+                    start = end
                 }
-                start = end
+                Output.flush()
+                return true
             }
+        } catch let error as ReplayInput.ReadError {
+            readError = error
+        } catch {
+            readError = ReplayInput.ReadError(path: input.path, reason: "\(error)")
         }
-        let messages = decoder.finish()
-        return Decoded(messages: messages, skippedErrors: decoder.skippedErrors, failure: decoder.failure)
+        return stop
     }
 
-    /// `events` and `text`: event by event, each event printed as it is decoded (`events`, `text`)
-    /// and assembled (the exit status follows the messages).
-    static func decodeEvents(
-        _ input: [UInt8], format: StreamFormat?, chunkSize: Int, configuration: StreamDecoderConfiguration,
-        mode: OutputMode, json: Bool
-    ) -> Decoded {
-        var decoder = AnyStreamDecoder(format: format, configuration: configuration)
-        var assembler = MessageAssembler()
-        var failure: StreamError? = nil
+    /// `--output message`: straight to the final messages through `AnyMessageDecoder` (no event
+    /// and no `String` per text delta), printed at the end; decoding stops at the first error.
+    static func decodeMessages(_ input: inout ReplayInput, _ options: Options) -> Outcome {
+        var decoder = AnyMessageDecoder(format: options.format, configuration: options.configuration)
+        var readError: ReplayInput.ReadError? = nil
+        _ = decodePieces(&input, chunkSize: options.chunkSize, readError: &readError) { piece in
+            try decoder.decode(piece)  // an error is kept in decoder.failure
+        }
+        let messages = decoder.finish()
+        for message in messages {
+            Output.standardOutput(options.json ? message.jsonValue.jsonText + "\n" : render(message))
+        }
+        return Outcome(
+            skippedErrors: decoder.skippedErrors, failure: decoder.failure,
+            carriedError: messages.compactMap(\.error).first, readError: readError)
+    }
+
+    /// `events`, `text` and `none`: event by event, each event printed as it is decoded and
+    /// flushed with its piece; the exit status follows the errors the events carry.
+    static func decodeEvents(_ input: inout ReplayInput, _ options: Options) -> Outcome {
+        var decoder = AnyStreamDecoder(format: options.format, configuration: options.configuration)
+        var carried = CarriedErrors()
+        let mode = options.mode
+        let json = options.json
         func handle(_ event: StreamEvent) {
-            assembler.apply(event)
+            carried.apply(event)
             switch mode {
             case .events:
-                if json {
-                    Output.standardOutput(event.jsonValue.jsonText + "\n")
-                } else {
-                    Output.standardOutput(describe(event) + "\n")
-                }
+                Output.standardOutput((json ? event.jsonValue.jsonText : describe(event)) + "\n")
             case .text:
                 if case .textDelta(_, let delta) = event { Output.standardOutput(delta) }
             case .message, .none:
                 break
             }
         }
-        do {
-            try input.withUnsafeBytes { all in
-                var start = 0
-                while start < all.count {
-                    let end = min(all.count, start + chunkSize)
-                    try decoder.decode(UnsafeRawBufferPointer(rebasing: all[start..<end]), emit: handle)
-                    if mode == .text { Output.flush() }
-                    start = end
-                }
-            }
-            try decoder.finish(emit: handle)
-        } catch {
-            failure = StreamError(converting: error)
+        var readError: ReplayInput.ReadError? = nil
+        var stop = decodePieces(&input, chunkSize: options.chunkSize, readError: &readError) { piece in
+            try decoder.decode(piece, emit: handle)
         }
-        let messages = assembler.finish(error: failure)
+        if stop == nil, readError == nil {
+            do {
+                try decoder.finish(emit: handle)
+            } catch {
+                stop = error
+            }
+        }
         if mode == .text { Output.standardOutput("\n") }
-        return Decoded(messages: messages, skippedErrors: decoder.skippedErrors, failure: failure)
-    }
-
-    static func readAll(_ path: String) -> [UInt8]? {
-        let file: UnsafeMutablePointer<FILE>? = path == "-" ? Output.input : fopen(path, "rb")
-        guard let file else { return nil }
-        defer { if path != "-" { fclose(file) } }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, file) }
-            if count > 0 { bytes.append(contentsOf: buffer[0..<count]) }
-            if count < buffer.count {
-                if ferror(file) != 0 { return nil }
-                break
-            }
-        }
-        return bytes
-    }
-
-    /// A readable one-line form of an event.
-    static func describe(_ event: StreamEvent) -> String {
-        let value = event.jsonValue
-        let type = value["type"]?.stringValue ?? "event"
-        var rest = value.objectValue ?? JSONObject()
-        rest["type"] = nil
-        return rest.isEmpty ? type : type + " " + JSONTree.object(rest).jsonText
-    }
-
-    /// A readable form of an assembled message.
-    static func render(_ message: AssembledMessage) -> String {
-        var lines: [String] = []
-        if message.choice > 0 || message.id != nil {
-            lines.append("message \(message.id ?? "-") (choice \(message.choice))")
-        }
-        if let id = message.conversationId { lines.append("conversation \(id)") }
-        for part in message.parts {
-            switch part {
-            case .text(let text): lines.append(text)
-            case .reasoning(let text): lines.append("[reasoning] " + text)
-            case .refusal(let text): lines.append("[refusal] " + text)
-            case .toolCall(let call):
-                lines.append("[tool call \(call.toolCallId)] \(call.toolName)(\(call.input.jsonText))")
-            case .toolResult(let result): lines.append("[tool result \(result.toolCallId)] \(result.output.jsonText)")
-            default: lines.append("[\(part.jsonValue["type"]?.stringValue ?? "part")] \(part.jsonValue.jsonText)")
-            }
-        }
-        lines.append(
-            "finish: \(message.finishReason?.rawValue ?? "none")"
-                + (message.rawFinishReason.map { " (\($0))" } ?? "")
-                + (message.usage.map { ", usage \($0.jsonText)" } ?? ""))
-        if let error = message.error { lines.append("error: \(error.code.map { "\($0): " } ?? "")\(error.message)") }
-        return lines.joined(separator: "\n") + "\n"
+        return Outcome(
+            skippedErrors: decoder.skippedErrors, failure: stop.map(StreamError.init(converting:)),
+            carriedError: carried.first, readError: readError)
     }
 }

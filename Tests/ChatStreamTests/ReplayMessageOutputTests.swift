@@ -1,7 +1,9 @@
 // `chatstream replay --output message --json` and `--output none`, run as a process on a stream
 // of every format, against the event path computed here (AnyStreamDecoder and MessageAssembler, event by event,
 // which the command used before it decoded messages through AnyMessageDecoder): the same
-// stdout, the same stderr, the same exit status.
+// stdout, the same stderr, the same exit status. `--output none` decodes event by event without
+// assembling (its exit status follows the errors the events carry), so it checks that path's
+// warnings, errors and status against the same expectation.
 
 import Foundation
 import TestSupport
@@ -44,7 +46,7 @@ private func expectedReplay(_ bytes: [UInt8], format: StreamFormat?, lenient: Bo
             #expect(result.stdout == expected.stdout, "\(run.arguments)")
             #expect(result.stderr == expected.stderr, "\(run.arguments)")
             #expect(result.status == expected.status, "\(run.arguments)")
-            // `--output none` takes the same path and prints nothing but the warnings and errors
+            // `--output none` prints nothing but the warnings and errors
             // (once per stream: each run is a process, and the cases already make many).
             guard run.arguments == runs[0].arguments else { continue }
             let silent = try await ChildProcess.run(

@@ -1,7 +1,9 @@
 // ChildProcess: the built `chatstream` (or any program) run as a child process, for the CLI tests.
 //
-// Spawned with posix_spawn and reaped with wait4, so a run also reports the child's own peak
-// resident set size (`ru_maxrss`), which the replay memory test checks. Every pipe end is
+// Spawned with posix_spawn and reaped with waitpid. (Not wait4's `ru_maxrss` for a child's peak
+// memory: on Linux it includes this process's own peak, recorded when the child's exec replaced
+// the memory it shared with this one; `chatstream` reports its own peak when asked, see
+// ReplayStreamingTests.) Every pipe end is
 // close-on-exec, set under the lock that spawns, so a child spawned at the same time by another
 // test never inherits one (which would keep a pipe open and hang the reader). The blocking calls belong on a thread of their own;
 // `run` puts them there, so waiting for a child never holds one of the threads async tests share.
@@ -31,17 +33,17 @@ public final class ChildProcess: @unchecked Sendable {
         public var stdout: String { String(decoding: output, as: UTF8.self) }
         /// Standard error as UTF-8 text.
         public var stderr: String
-        /// The child's peak resident set size, in bytes.
-        public var peakResidentBytes: Int
+        /// How many bytes the child wrote to standard output (kept or not).
+        public var outputCount: Int
         /// The output's lines, without their newlines.
         public var lines: [Substring] { stdout.split(separator: "\n") }
         public var description: String { "exit \(status)\nstdout: \(stdout)\nstderr: \(stderr)" }
 
-        public init(status: Int32, output: [UInt8], stderr: String, peakResidentBytes: Int = 0) {
+        public init(status: Int32, output: [UInt8], stderr: String, outputCount: Int? = nil) {
             self.status = status
             self.output = output
             self.stderr = stderr
-            self.peakResidentBytes = peakResidentBytes
+            self.outputCount = outputCount ?? output.count
         }
     }
 
@@ -66,6 +68,9 @@ public final class ChildProcess: @unchecked Sendable {
     private let error: Int32
     /// Standard output read so far by ``read(until:timeout:)``, and standard error.
     private var outputBytes: [UInt8] = []
+    private var outputCount = 0
+    /// Whether standard output is kept (else only counted).
+    private var keepsOutput = true
     private var errorBytes: [UInt8] = []
     private var outputOpen = true
     private var errorOpen = true
@@ -182,7 +187,12 @@ public final class ChildProcess: @unchecked Sendable {
             for index in fds.indices where fds[index].revents != 0 {
                 let count = buffer.withUnsafeMutableBytes { systemRead(fds[index].fd, $0.baseAddress, $0.count) }
                 if count > 0 {
-                    if index == 0 { outputBytes += buffer[0..<count] } else { errorBytes += buffer[0..<count] }
+                    if index == 1 {
+                        errorBytes += buffer[0..<count]
+                    } else {
+                        outputCount += count
+                        if keepsOutput { outputBytes += buffer[0..<count] }
+                    }
                 } else if count == 0 || errno != EINTR {
                     if index == 0 { outputOpen = false } else { errorOpen = false }
                 }
@@ -198,17 +208,11 @@ public final class ChildProcess: @unchecked Sendable {
         read(timeout: timeout)
         if outputOpen || errorOpen { kill(pid, SIGKILL) }
         var status: Int32 = 0
-        var usage = rusage()
-        while wait4(pid, &status, 0, &usage) < 0, errno == EINTR {}
+        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
         let exit = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-        #if canImport(Darwin)
-            let peak = Int(usage.ru_maxrss)  // bytes on Darwin
-        #else
-            let peak = Int(usage.ru_maxrss) * 1024  // kilobytes on Linux
-        #endif
         return Result(
             status: exit, output: outputBytes, stderr: String(decoding: errorBytes, as: UTF8.self),
-            peakResidentBytes: peak)
+            outputCount: outputCount)
     }
 
     /// Runs `arguments` to completion on a thread of its own, feeding it `stdin` (nothing: end of
@@ -217,21 +221,37 @@ public final class ChildProcess: @unchecked Sendable {
         _ arguments: [String], stdin: [UInt8] = [], environment: [String: String] = [:],
         executable: String = ChildProcess.chatstream, timeout: Duration = .seconds(60)
     ) async throws -> Result {
+        var feed: (@Sendable (ChildProcess) throws -> Void)? = nil
+        if !stdin.isEmpty {
+            feed = { (child: ChildProcess) throws in try child.write(stdin) }
+        }
+        return try await run(
+            arguments, environment: environment, executable: executable, timeout: timeout, feed: feed)
+    }
+
+    /// Runs `arguments` to completion on a thread of its own while `feed` writes its standard
+    /// input on another (then it is closed); with `keepingOutput` false, standard output is
+    /// counted (``Result/outputCount``) but not kept.
+    public static func run(
+        _ arguments: [String], environment: [String: String] = [:], executable: String = ChildProcess.chatstream,
+        timeout: Duration = .seconds(60), keepingOutput: Bool = true,
+        feed: (@Sendable (ChildProcess) throws -> Void)?
+    ) async throws -> Result {
         try await withCheckedThrowingContinuation { continuation in
             Thread.detachNewThread {
                 continuation.resume(
                     with: Swift.Result {
                         let child = try ChildProcess(executable, arguments, environment: environment)
-                        if !stdin.isEmpty {
-                            // A writer of its own, so a child that prints before it reads never deadlocks.
-                            let writer = Thread {
-                                try? child.write(stdin)
-                                child.closeInput()
-                            }
-                            writer.start()
-                            return child.wait(timeout: timeout, closingInput: false)
+                        child.keepsOutput = keepingOutput
+                        guard let feed else { return child.wait(timeout: timeout) }
+                        // A writer of its own, so a child that prints before it reads never deadlocks.
+                        // A write fails (EPIPE) once the child has stopped reading; that ends the feed.
+                        let writer = Thread {
+                            try? feed(child)
+                            child.closeInput()
                         }
-                        return child.wait(timeout: timeout)
+                        writer.start()
+                        return child.wait(timeout: timeout, closingInput: false)
                     })
             }
         }
