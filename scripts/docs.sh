@@ -33,6 +33,11 @@ for module in ChatStreamClient ChatStream; do
         -I Sources/CYajl -minimum-access-level public -skip-synthesized-members -output-dir "$graphs"
     "$docc" convert "Sources/$module/$module.docc" --additional-symbol-graph-dir "$graphs" \
         --fallback-display-name "$module" --fallback-bundle-identifier "chatstream.$module" \
-        --output-path "$build_path/docs/$module.doccarchive" --warnings-as-errors
+        --output-path "$build_path/docs/$module.doccarchive" --warnings-as-errors || {
+        echo "docs: docc found the problems above in $module (each names a file and line: a /// comment" >&2
+        echo "  or an article). A link to a symbol of another module cannot resolve: write it as plain" >&2
+        echo "  \`code\`. A parameter list must name every parameter or none. Re-run ./scripts/docs.sh." >&2
+        exit 1
+    }
 done
 echo "docs: built $build_path/docs/ChatStreamClient.doccarchive and $build_path/docs/ChatStream.doccarchive"
