@@ -65,4 +65,39 @@ import Testing
         #expect(run.status == 0)
         #expect(run.stdout == "Hello, how can I help?\n")
     }
+
+    @Test func messageJSONKeepsWhatTheToolEventsCarry() async throws {
+        // A provider-run call, a call the client runs, and one whose input failed (issue 18).
+        let lines = [
+            #"{"type":"start","messageId":"m1"}"#,
+            #"{"type":"tool-input-start","toolCallId":"s1","toolName":"web_search","providerExecuted":true}"#,
+            #"{"type":"tool-input-available","toolCallId":"s1","toolName":"web_search","input":{"q":"x"}}"#,
+            #"{"type":"tool-input-start","toolCallId":"c1","toolName":"get_weather"}"#,
+            #"{"type":"tool-input-available","toolCallId":"c1","toolName":"get_weather","input":{"city":"Paris"}}"#,
+            #"{"type":"tool-input-start","toolCallId":"e1","toolName":"broken"}"#,
+            #"{"type":"tool-input-error","toolCallId":"e1","toolName":"broken","errorText":"bad input"}"#,
+            #"{"type":"finish","finishReason":"tool-calls"}"#,
+        ]
+        let stream = lines.map { "data: \($0)\n\n" }.joined() + "data: [DONE]\n\n"
+        for size in ["1", "65536"] {
+            let run = try await Self.run(
+                [
+                    "replay", "--format", "ui-message-stream", "--chunk-size", size, "--output", "message", "--json",
+                    "-",
+                ],
+                stdin: Data(stream.utf8))
+            #expect(run.status == 0, "\(run)")
+            let message = try #require(run.lines.first.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) })
+            let parts = try #require((message as? [String: Any])?["parts"] as? [[String: Any]])
+            #expect(parts.count == 3, "\(run)")
+            guard parts.count == 3 else { continue }
+            #expect(parts[0]["toolCallId"] as? String == "s1")
+            #expect(parts[0]["providerExecuted"] as? Bool == true)
+            #expect(parts[1]["toolCallId"] as? String == "c1")
+            #expect(parts[1]["providerExecuted"] == nil)  // the client runs it: no key, as before
+            #expect(parts[1]["state"] == nil)
+            #expect(parts[2]["state"] as? String == "error")
+            #expect(parts[2]["errorText"] as? String == "bad input")
+        }
+    }
 }

@@ -67,7 +67,9 @@ public struct AssembledMessage: Sendable, Hashable {
     }
 
     /// The shape `chatstream replay --output message --json` prints:
-    /// `{"id","conversationId","parts","finishReason","rawFinishReason","usage","error"}`.
+    /// `{"id","conversationId","parts","finishReason","rawFinishReason","usage","error"}`, then,
+    /// only when the stream gave them, `userMessageId` and `choice` (when not 0). (The raw
+    /// ``metadata`` is not repeated: its known members are the fields above.)
     public var jsonValue: JSONTree {
         var object = JSONObject()
         object["id"] = id.map(JSONTree.string) ?? .null
@@ -81,6 +83,8 @@ public struct AssembledMessage: Sendable, Hashable {
         } else {
             object["error"] = .null
         }
+        if let userMessageId { object["userMessageId"] = .string(userMessageId) }
+        if choice != 0 { object["choice"] = JSONTree(integerLiteral: Int64(choice)) }
         return .object(object)
     }
 }

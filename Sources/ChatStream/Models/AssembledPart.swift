@@ -75,17 +75,24 @@ public struct ToolResultPart: Sendable, Hashable {
 }
 
 extension AssembledPart {
-    /// The part in its wire shape.
+    /// The part in its wire shape. A tool call adds `providerExecuted: true` when the provider ran
+    /// the tool, and `state` (`streaming`, `error`) and `errorText` when its input is not complete.
     public var jsonValue: JSONTree {
         switch self {
         case .text(let text): return ["type": "text", "text": .string(text)]
         case .reasoning(let text): return ["type": "reasoning", "text": .string(text)]
         case .refusal(let text): return ["type": "refusal", "text": .string(text)]
         case .toolCall(let call):
-            return [
-                "type": "tool-call", "toolCallId": .string(call.toolCallId), "toolName": .string(call.toolName),
-                "input": call.input,
-            ]
+            var object = JSONObject()
+            object["type"] = "tool-call"
+            object["toolCallId"] = .string(call.toolCallId)
+            object["toolName"] = .string(call.toolName)
+            object["input"] = call.input
+            // Only what differs from a complete call the client runs, so such a call reads as before.
+            if call.providerExecuted { object["providerExecuted"] = true }
+            if call.state != .available { object["state"] = .string(call.state.rawValue) }
+            if let errorText = call.errorText { object["errorText"] = .string(errorText) }
+            return .object(object)
         case .toolResult(let result):
             return [
                 "type": "tool-result", "toolCallId": .string(result.toolCallId), "toolName": .string(result.toolName),
@@ -125,7 +132,9 @@ extension AssembledPart {
             self = .toolCall(
                 ToolCallPart(
                     toolCallId: string("toolCallId")!, toolName: string("toolName") ?? "",
-                    input: json["input"] ?? .null))
+                    input: json["input"] ?? .null,
+                    state: string("state").flatMap(ToolCallPart.InputState.init(rawValue:)) ?? .available,
+                    providerExecuted: json["providerExecuted"]?.boolValue ?? false, errorText: string("errorText")))
         case "tool-result" where string("toolCallId") != nil:
             self = .toolResult(
                 ToolResultPart(
