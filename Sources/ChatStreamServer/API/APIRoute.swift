@@ -18,11 +18,12 @@ enum APIRoute: Equatable {
     case close(String)
     case tags(String)
     case read(String)
+    case events
 
     /// Whether the route belongs to the section 5 extensions.
     var isExtension: Bool {
         switch self {
-        case .conversation, .close, .tags, .read: true
+        case .conversation, .close, .tags, .read, .events: true
         default: false
         }
     }
@@ -30,7 +31,7 @@ enum APIRoute: Equatable {
     /// The method the route answers to.
     var method: String {
         switch self {
-        case .listConversations, .conversation, .messages: "GET"
+        case .listConversations, .conversation, .messages, .events: "GET"
         case .tags: "PUT"
         default: "POST"
         }
@@ -50,6 +51,7 @@ enum APIRoute: Equatable {
         case 1 where rest[0] == "chat": route = .chat
         case 1 where rest[0] == "verify": route = .verify
         case 1 where rest[0] == "conversations": route = .listConversations
+        case 1 where rest[0] == "events": route = .events
         case 2 where rest[0] == "conversations": route = .conversation(rest[1])
         case 3 where rest[0] == "conversations":
             switch rest[2] {

@@ -26,6 +26,17 @@ struct Caller: Sendable {
         }
     }
 
+    /// The identity that owns tags and read state (PROTOCOLS.md section 6): the signed-in user when a
+    /// token was sent (`user:<sub>`), else the device ID.
+    var identity: String { userId.map(Caller.userIdentity) ?? deviceId }
+
+    /// The identity key of user `id`.
+    static func userIdentity(_ id: String) -> String { "user:" + id }
+
+    /// The live-event audiences this caller hears: its device's anonymous conversations and, when
+    /// signed in, its user's (from every device). See ``ConversationRecord/audience``.
+    var audiences: [String] { [deviceId] + (userId.map { [Caller.userIdentity($0)] } ?? []) }
+
     /// Whether this caller may read and write `conversation`: its user's, or its device's while anonymous.
     func owns(_ conversation: ConversationRecord) -> Bool {
         if let owner = conversation.ownerUser { return owner == userId }

@@ -124,6 +124,14 @@ extension ChatAPIHandlers {
             for (id, conversation) in state.conversations
             where conversation.ownerUser == nil && conversation.ownerDevice == device {
                 state.conversations[id]!.ownerUser = userId
+                // The device's tags and read state become the user's (unless the user has their own).
+                let user = Caller.userIdentity(userId)
+                if let tags = conversation.tags[device], conversation.tags[user] == nil {
+                    state.conversations[id]!.tags[user] = tags
+                }
+                if let read = conversation.lastRead[device] {
+                    state.conversations[id]!.lastRead[user] = max(read, conversation.lastRead[user] ?? 0)
+                }
             }
         }
         try respond([:], writer)
@@ -153,6 +161,9 @@ extension ChatAPIHandlers {
         _ writer: HTTPServerResponseWriter
     ) throws {
         if stream {
+            // The owner's live stream sees the agent typing while the reply streams.
+            typing(metadata.conversationId, active: true)
+            defer { typing(metadata.conversationId, active: false) }
             let events = UIMessageStreamEncoder.events(UIMessageStreamEncoder.chunks(for: plan, metadata: metadata))
             try ReplyStreamer(pacing: configuration.replyDelay, fault: fault).stream(events, to: writer)
         } else {
@@ -162,6 +173,14 @@ extension ChatAPIHandlers {
             ]
             try respond(["data": message], writer)
         }
+    }
+
+    /// Records a `typing` live event for the agent.
+    private func typing(_ conversationId: String, active: Bool) {
+        store.recordLiveEvent(
+            type: "typing",
+            data: ["conversationId": .string(conversationId), "participant": "agent", "active": .bool(active)],
+            conversationId: conversationId)
     }
 
     /// A conversation title from its first message: at most 60 characters.

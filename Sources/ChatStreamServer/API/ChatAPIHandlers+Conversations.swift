@@ -104,7 +104,7 @@ extension ChatAPIHandlers {
         }
         try ListQuery.validate(tags: tags)
         let value: JSONTree = try store.update { state in
-            try state.withConversation(conversationId, for: caller) { $0.tags[caller.deviceId] = tags }
+            try state.withConversation(conversationId, for: caller) { $0.tags[caller.identity] = tags }
             return WireShapes.conversation(state.conversations[conversationId]!, caller: caller, extensions: true)
         }
         try respond(["data": value], writer)
@@ -120,8 +120,8 @@ extension ChatAPIHandlers {
                 guard let message = conversation.messages.first(where: { $0.id == messageId }) else {
                     throw APIError.messageNotFound
                 }
-                conversation.lastRead[caller.deviceId] = max(
-                    conversation.lastRead[caller.deviceId] ?? 0, message.sequence)
+                conversation.lastRead[caller.identity] = max(
+                    conversation.lastRead[caller.identity] ?? 0, message.sequence)
             }
             return WireShapes.conversation(state.conversations[conversationId]!, caller: caller, extensions: true)
         }

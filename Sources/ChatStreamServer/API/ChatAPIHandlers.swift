@@ -35,6 +35,7 @@ final class ChatAPIHandlers: Sendable {
             case .close(let id): try close(id, request, writer)
             case .tags(let id): try tags(id, request, writer)
             case .read(let id): try read(id, request, writer)
+            case .events: try events(request, writer)
             }
         } catch let error as APIError {
             guard !writer.hasStartedResponse else { throw error }

@@ -37,6 +37,8 @@ extension ChatAPIServer {
         /// A fault applied to every chat and retry request (for example from `chatstream serve --drop-after`).
         /// Default: none.
         public var fault: Fault = Fault()
+        /// The live event stream's settings (retry, heartbeat, buffer, the drop fault).
+        public var liveEvents: LiveEvents = LiveEvents()
         /// Limits and timeouts of the underlying HTTP server.
         public var http: HTTPServerConfiguration = HTTPServerConfiguration()
 

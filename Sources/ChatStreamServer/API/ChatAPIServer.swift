@@ -22,7 +22,9 @@ import ChatStream
 /// Routes, with or without the `/api/sdk` prefix: `POST /agents/{agentId}/chat`, `POST .../verify`,
 /// `GET .../conversations`, `GET .../conversations/{id}/messages`, `POST .../conversations/{id}/tool-result`,
 /// `POST .../conversations/{id}/retry`, and with the extensions `GET .../conversations/{id}`,
-/// `POST .../conversations/{id}/close`, `PUT .../conversations/{id}/tags`, `POST .../conversations/{id}/read`.
+/// `POST .../conversations/{id}/close`, `PUT .../conversations/{id}/tags`, `POST .../conversations/{id}/read`,
+/// and the live stream `GET .../events` (every change, from the API or from the admin calls below,
+/// is sent to its owner's subscribers after it commits).
 public final class ChatAPIServer: Sendable {
     /// The configuration the server was created with.
     public let configuration: Configuration
@@ -36,11 +38,12 @@ public final class ChatAPIServer: Sendable {
         let persistence = configuration.dataFile.map { StorePersistence(path: $0) }
         var loadError: (any Error)?
         let store: ConversationStore
+        let capacity = configuration.extensionsEnabled ? max(1, configuration.liveEvents.capacityPerCaller) : 0
         do {
-            store = try ConversationStore(persistence: persistence)
+            store = try ConversationStore(persistence: persistence, liveEventCapacity: capacity)
         } catch {
             loadError = error
-            store = try! ConversationStore(persistence: nil)
+            store = try! ConversationStore(persistence: nil, liveEventCapacity: capacity)
         }
         self.loadError = loadError
         let handlers = ChatAPIHandlers(configuration: configuration, store: store)
@@ -53,6 +56,7 @@ public final class ChatAPIServer: Sendable {
     /// Starts listening. Throws when the data file could not be read or the address cannot be bound.
     public func start() throws {
         if let loadError { throw loadError }
+        handlers.store.liveEventSignal.reopen()
         try http.start()
     }
 
@@ -60,7 +64,27 @@ public final class ChatAPIServer: Sendable {
     public var port: UInt16 { http.port }
 
     /// Stops listening and drops open connections. Idempotent.
-    public func stop() { http.stop() }
+    public func stop() {
+        handlers.store.liveEventSignal.close()
+        http.stop()
+    }
+
+    /// The number of open `GET .../events` streams.
+    public var liveSubscriberCount: Int { handlers.store.liveEventSignal.subscriberCount }
+
+    /// Records that a participant started or stopped typing in a conversation (as a human agent's
+    /// console would); the owner's live stream gets a `typing` event. False when there is no such conversation.
+    @discardableResult
+    public func setTyping(conversationId: String, participant: String = "human_agent", active: Bool) -> Bool {
+        guard (try? handlers.store.read({ $0.conversations[conversationId] != nil })) == true else { return false }
+        handlers.store.recordLiveEvent(
+            type: "typing",
+            data: [
+                "conversationId": .string(conversationId), "participant": .string(participant), "active": .bool(active),
+            ],
+            conversationId: conversationId)
+        return true
+    }
 
     /// Applies `fault` to the next `fault.count` chat or retry requests (after any fault injected before).
     public func injectFault(_ fault: Fault) { handlers.inject(fault) }

@@ -11,10 +11,16 @@ import Synchronization
 final class ConversationStore: Sendable {
     private let state: Mutex<StoreState>
     private let persistence: StorePersistence?
+    /// Live events held per audience; 0 records none (the live extension is off).
+    let liveEventCapacity: Int
+    /// Wakes live-event subscribers after a transaction that recorded events committed.
+    let liveEventSignal = LiveEventSignal()
 
-    /// A store loaded from `persistence` (empty when its file does not exist yet) or in memory.
-    init(persistence: StorePersistence?) throws {
+    /// A store loaded from `persistence` (empty when its file does not exist yet) or in memory,
+    /// holding the last `liveEventCapacity` live events of each audience.
+    init(persistence: StorePersistence?, liveEventCapacity: Int = 0) throws {
         self.persistence = persistence
+        self.liveEventCapacity = liveEventCapacity
         state = Mutex(try persistence?.load() ?? StoreState())
     }
 
@@ -23,11 +29,37 @@ final class ConversationStore: Sendable {
         try state.withLock { state in try body(state) }
     }
 
-    /// Runs `body` on the state and saves the result (also when `body` throws after changing it).
+    /// Runs `body` on the state, records the live events of what it changed, and saves the result
+    /// (also when `body` throws after changing it). Subscribers are woken after the commit.
     func update<R: Sendable>(_ body: (inout StoreState) throws -> R) throws -> R {
-        try state.withLock { state in
-            defer { persistence?.save(state) }
+        let capacity = liveEventCapacity
+        var recorded = false
+        defer { if recorded { liveEventSignal.notify() } }
+        return try state.withLock { state in
+            let before = state.conversations
+            let lastEvent = state.liveEvents?.lastId
+            defer {
+                if capacity > 0 { state.recordLiveEvents(since: before, capacity: capacity) }
+                recorded = state.liveEvents?.lastId != lastEvent
+                persistence?.save(state)
+            }
             return try body(&state)
+        }
+    }
+
+    /// Records one live event about `conversationId` that changes no conversation (typing).
+    func recordLiveEvent(type: String, data: JSONTree, conversationId: String) {
+        guard liveEventCapacity > 0 else { return }
+        _ = try? update { state in
+            state.recordLiveEvent(type: type, data: data, conversationId: conversationId, capacity: liveEventCapacity)
+        }
+    }
+
+    /// What a subscriber of `audiences` gets after event `id`, and the log's last ID.
+    func liveEvents(after id: Int, audiences: [String]) -> (LiveEventLog.Resumption, lastId: Int) {
+        state.withLock { state in
+            let log = state.liveEvents ?? LiveEventLog()
+            return (log.events(after: id, audiences: audiences), log.lastId)
         }
     }
 }

@@ -81,8 +81,8 @@ struct ListQuery: Sendable {
     func matches(_ conversation: ConversationRecord, caller: Caller) -> Bool {
         let status = Self.statuses.contains(conversation.status) ? conversation.status : "ongoing"
         if !statuses.isEmpty && !statuses.contains(status) { return false }
-        if !tags.isEmpty && !tags.isSubset(of: conversation.tags[caller.deviceId] ?? []) { return false }
-        if unreadOnly && conversation.unreadCount(for: caller.deviceId) == 0 { return false }
+        if !tags.isEmpty && !tags.isSubset(of: conversation.tags[caller.identity] ?? []) { return false }
+        if unreadOnly && conversation.unreadCount(for: caller.identity) == 0 { return false }
         if let search {
             let inTitle = conversation.title?.lowercased().contains(search) ?? false
             if !inTitle && !conversation.messages.contains(where: { $0.text.lowercased().contains(search) }) {

@@ -38,17 +38,20 @@ struct ConversationRecord: Codable, Sendable {
     /// `ongoing`, `ended` or `taken_over`.
     var status: String
     var messages: [MessageRecord]
-    /// Tags by device ID: each caller sees its own only.
+    /// Tags by identity (``Caller/identity``: the user when signed in, else the device): each sees its own only.
     var tags: [String: [String]]
-    /// The sequence number of the last message each device marked read.
+    /// The sequence number of the last message each identity marked read.
     var lastRead: [String: Int]
+
+    /// Who hears this conversation's live events: its user's identity once it has one, else its device.
+    var audience: String { ownerUser.map(Caller.userIdentity) ?? ownerDevice }
 
     /// The messages a history page shows (a message with no parts is skipped).
     var visibleMessages: [MessageRecord] { messages.filter { !$0.parts.isEmpty } }
 
-    /// Agent messages after `deviceId`'s last read.
-    func unreadCount(for deviceId: String) -> Int {
-        let last = lastRead[deviceId] ?? 0
+    /// Agent messages after `identity`'s last read.
+    func unreadCount(for identity: String) -> Int {
+        let last = lastRead[identity] ?? 0
         return messages.reduce(0) { $0 + ($1.isFromUser || $1.sequence <= last || $1.parts.isEmpty ? 0 : 1) }
     }
 }
@@ -59,6 +62,8 @@ struct StoreState: Codable, Sendable {
     var version = 1
     var sequence = 0
     var conversations: [String: ConversationRecord] = [:]
+    /// The live events still held for resumption (absent in data files written before them).
+    var liveEvents: LiveEventLog? = nil
 
     /// The next number of the store-wide sequence.
     mutating func nextSequence() -> Int {

@@ -15,6 +15,11 @@ enum WireShapes {
 
     /// A conversation; with the extensions, also the caller's `tags`, `unreadCount` and the `lastMessage`.
     static func conversation(_ conversation: ConversationRecord, caller: Caller, extensions: Bool) -> JSONTree {
+        self.conversation(conversation, identity: caller.identity, extensions: extensions)
+    }
+
+    /// A conversation with the `tags` and `unreadCount` of `identity` (see ``Caller/identity``).
+    static func conversation(_ conversation: ConversationRecord, identity: String, extensions: Bool) -> JSONTree {
         var object = JSONObject()
         object["id"] = .string(conversation.id)
         object["title"] = conversation.title.map { .string($0) } ?? .null
@@ -23,8 +28,8 @@ enum WireShapes {
         object["userId"] = conversation.ownerUser.map { .string($0) } ?? .null
         object["status"] = .string(conversation.status)
         if extensions {
-            object["tags"] = .array((conversation.tags[caller.deviceId] ?? []).map { .string($0) })
-            object["unreadCount"] = .number(JSONNumber(conversation.unreadCount(for: caller.deviceId)))
+            object["tags"] = .array((conversation.tags[identity] ?? []).map { .string($0) })
+            object["unreadCount"] = .number(JSONNumber(conversation.unreadCount(for: identity)))
             object["lastMessage"] = conversation.visibleMessages.last.map(message) ?? .null
         }
         return .object(object)

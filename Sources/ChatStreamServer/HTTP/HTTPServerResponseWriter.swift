@@ -121,6 +121,14 @@ public final class HTTPServerResponseWriter {
         }
     }
 
+    /// Bounds how long one later write may block on a peer that stops reading; past it the write
+    /// throws `connectionClosed` (an endless stream uses this so a stalled reader cannot hold it).
+    public func setWriteTimeout(_ timeout: Duration) {
+        let milliseconds = Int(timeout.pollMilliseconds)
+        var value = timeval(tv_sec: milliseconds / 1000, tv_usec: (milliseconds % 1000) * 1000)
+        setsockopt(socket.fd, SOL_SOCKET, SO_SNDTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))
+    }
+
     /// Drops the connection now, mid-response if need be (the client sees a truncated response).
     /// Later writes throw `connectionClosed`. For fault injection in tests.
     public func abortConnection() {
