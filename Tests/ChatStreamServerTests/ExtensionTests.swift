@@ -6,7 +6,7 @@ import Testing
 
 @Suite("Conversation extensions")
 struct ExtensionTests {
-    @Test func tagsBelongToTheDeviceThatSetThem() throws {
+    @Test func tagsBelongToTheSignedInUserOnEveryDevice() throws {
         let fixture = try APIFixture()
         let token = developmentToken(user: "shared-user")
         let id = try fixture.startConversation("tag me", device: "device-a", token: token)
@@ -15,19 +15,41 @@ struct ExtensionTests {
             body: #"{"tags":["work","urgent","work"]}"#)
         #expect(put.status == 200)
         #expect(put.json["data"]?["tags"] == ["work", "urgent"])
-        // The same user on another device sees the conversation but not device A's tags.
+        // PROTOCOLS.md section 6: the same user on another device sees the user's tags.
         let fromB = try fixture.request("GET", fixture.api("conversations/\(id)"), device: "device-b", token: token)
         #expect(fromB.status == 200)
-        #expect(fromB.json["data"]?["tags"] == [])
-        #expect(try fixture.page(fixture.api("conversations?tag=work"), device: "device-b", token: token).items.isEmpty)
+        #expect(fromB.json["data"]?["tags"] == ["work", "urgent"])
         #expect(
-            try fixture.page(fixture.api("conversations?tag=work"), device: "device-a", token: token).items.count == 1)
-        // B's own tags do not leak back to A.
+            try fixture.page(fixture.api("conversations?tag=work"), device: "device-b", token: token).items.count == 1)
         _ = try fixture.request(
             "PUT", fixture.api("conversations/\(id)/tags"), device: "device-b", token: token,
             body: #"{"tags":["mine"]}"#)
         let fromA = try fixture.request("GET", fixture.api("conversations/\(id)"), device: "device-a", token: token)
-        #expect(fromA.json["data"]?["tags"] == ["work", "urgent"])
+        #expect(fromA.json["data"]?["tags"] == ["mine"])
+        // Read state too: reading on B clears the unread count A sees.
+        let last = try #require(fromA.json["data"]?["lastMessage"]?["id"]?.stringValue)
+        _ = try fixture.request(
+            "POST", fixture.api("conversations/\(id)/read"), device: "device-b", token: token,
+            body: #"{"messageId":"\#(last)"}"#)
+        let again = try fixture.request("GET", fixture.api("conversations/\(id)"), device: "device-a", token: token)
+        #expect(again.json["data"]?["unreadCount"] == 0)
+    }
+
+    @Test func anAnonymousDevicesTagsAndReadStateBecomeTheUsersOnVerify() throws {
+        let fixture = try APIFixture()
+        let id = try fixture.startConversation("before sign-in", device: "device-c")
+        _ = try fixture.request(
+            "PUT", fixture.api("conversations/\(id)/tags"), device: "device-c", body: #"{"tags":["early"]}"#)
+        let token = developmentToken(user: "late-user")
+        let verify = try fixture.request(
+            "POST", fixture.api("verify"), device: "device-c", body: #"{"token":"\#(token)"}"#)
+        #expect(verify.status == 200)
+        let fromOther = try fixture.request(
+            "GET", fixture.api("conversations/\(id)"), device: "device-d", token: token)
+        #expect(fromOther.json["data"]?["tags"] == ["early"])
+        // Another (anonymous) device never sees them.
+        let stranger = try fixture.request("GET", fixture.api("conversations/\(id)"), device: "device-e")
+        #expect(stranger.status == 403)
     }
 
     @Test func unreadCountsFollowAgentMessagesAndReads() throws {

@@ -123,21 +123,24 @@ struct ConversationManagementTests {
         }
     }
 
-    @Test func tagsAreOneWayBetweenTwoDevicesOfOneUser() async throws {
+    @Test func tagsAndReadStateAreSharedByTheDevicesOfOneUser() async throws {
         try await EndToEndTests.withServer { _, makeClient in
             let phone = makeClient("phone-device")
             let laptop = makeClient("laptop-device")
+            let stranger = makeClient("stranger-device")
             try await phone.identify(token: EndToEndTests.token("user-tags"))
             try await laptop.identify(token: EndToEndTests.token("user-tags"))
             let id = try await phone.send("shared conversation").conversationId
             #expect(try await phone.setTags(["work", "urgent"], conversationId: id).tags == ["work", "urgent"])
-            #expect(try await laptop.conversation(id: id).tags == [])
-            #expect(try await laptop.listConversations(ConversationQuery().tag("work")).data.isEmpty)
-            #expect(try await phone.listConversations(ConversationQuery().tag("work")).data.map(\.id) == [id])
+            #expect(try await laptop.conversation(id: id).tags == ["work", "urgent"])
+            #expect(try await laptop.listConversations(ConversationQuery().tag("work")).data.map(\.id) == [id])
             #expect(try await laptop.setTags(["home"], conversationId: id).tags == ["home"])
-            #expect(try await phone.conversation(id: id).tags == ["work", "urgent"])
-            #expect(try await phone.listConversations(ConversationQuery().tag("home")).data.isEmpty)
-            #expect(try await laptop.listConversations().data.map(\.id) == [id])  // both see the conversation
+            #expect(try await phone.conversation(id: id).tags == ["home"])
+            #expect(try await phone.listConversations(ConversationQuery().tag("work")).data.isEmpty)
+            let reply = try #require(try await phone.conversation(id: id).lastMessage?.id)
+            #expect(try await laptop.markRead(conversationId: id, messageId: reply).unreadCount == 0)
+            #expect(try await phone.conversation(id: id).unreadCount == 0)
+            #expect(try await stranger.listConversations(ConversationQuery().tag("home")).data.isEmpty)
         }
     }
 
