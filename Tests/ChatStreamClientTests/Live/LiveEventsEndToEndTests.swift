@@ -30,7 +30,7 @@ final class LiveCollector: Sendable {
     var snapshot: [LiveEvent] { events.withLock { $0 } }
 
     /// Waits until `condition` holds for the events so far (polling), up to `timeout`.
-    func wait(timeout: Duration = .seconds(30), _ condition: ([LiveEvent]) -> Bool) async -> Bool {
+    func wait(timeout: Duration = .seconds(90), _ condition: ([LiveEvent]) -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if condition(snapshot) { return true }
@@ -63,7 +63,7 @@ struct LiveEventsEndToEndTests {
     static func client(_ port: UInt16, device: String, user: String? = nil) async throws -> ChatClient {
         let client = ChatClient(
             agentId: agent, baseURL: URL(string: "http://127.0.0.1:\(port)")!,
-            deviceIdStore: InMemoryDeviceIdStore(id: device))
+            identityStore: InMemoryIdentityStore(deviceId: device))
         if let user { try await client.identify(token: EndToEndTests.token(user)) }
         return client
     }
@@ -239,7 +239,7 @@ struct LiveEventsEndToEndTests {
         defer { server.stop() }
         let client = ChatClient(
             agentId: "nobody", baseURL: URL(string: "http://127.0.0.1:\(server.port)")!,
-            deviceIdStore: InMemoryDeviceIdStore(id: "d"))
+            identityStore: InMemoryIdentityStore(deviceId: "d"))
         await #expect(throws: ChatError.self) {
             for try await _ in client.events(options: Self.fast) {}
         }
@@ -268,7 +268,7 @@ extension LiveEvent.Kind {
 
 /// Polls a condition.
 enum TestWait {
-    static func until(timeout: Duration = .seconds(20), _ condition: () -> Bool) async -> Bool {
+    static func until(timeout: Duration = .seconds(90), _ condition: () -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if condition() { return true }
