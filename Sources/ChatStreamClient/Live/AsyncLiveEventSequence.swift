@@ -14,7 +14,7 @@
 import ChatStream
 import Foundation
 
-/// How ``ChatClient/events(since:options:)`` reconnects.
+/// How ``ChatbaseClient/events(since:options:)`` reconnects.
 public struct LiveEventOptions: Sendable, Hashable {
     /// The wait before reconnecting when the server gave no `retry:`. Default 1 s.
     public var defaultRetry: Duration
@@ -38,12 +38,12 @@ public struct LiveEventOptions: Sendable, Hashable {
     }
 }
 
-/// The caller's live conversation events, across reconnections; see ``ChatClient/events(since:options:)``.
+/// The caller's live conversation events, across reconnections; see ``ChatbaseClient/events(since:options:)``.
 public struct AsyncLiveEventSequence: AsyncSequence, Sendable {
     /// Each element is one event, handed over once, in order.
     public typealias Element = LiveEvent
 
-    let client: ChatClient
+    let client: ChatbaseClient
     let since: String?
     let options: LiveEventOptions
 
@@ -56,13 +56,14 @@ public struct AsyncLiveEventSequence: AsyncSequence, Sendable {
     public struct Iterator: AsyncIteratorProtocol {
         private let state: LiveEventSubscription
 
-        init(client: ChatClient, since: String?, options: LiveEventOptions) {
+        init(client: ChatbaseClient, since: String?, options: LiveEventOptions) {
             state = LiveEventSubscription(client: client, since: since, options: options)
         }
 
         /// The next event; nil when cancelled (or after `.notSupportedByServer`).
         ///
-        /// - Throws: ``ChatError`` on 401, 403 and 404 answers to the route.
+        /// - Throws: ``APIError`` on 401, 403 and 404 answers to the route (and the identity store's
+        ///   error when the device ID cannot be read).
         public mutating func next() async throws -> LiveEvent? {
             try await state.next()
         }
@@ -74,7 +75,7 @@ extension AsyncLiveEventSequence.Iterator: Sendable {}
 
 /// The mutable side of one subscription.
 final class LiveEventSubscription {
-    private let client: ChatClient
+    private let client: ChatbaseClient
     private let options: LiveEventOptions
     private var decoder = ConversationEventDecoder(format: .home)
     private var body: HTTPBody.AsyncIterator?
@@ -88,7 +89,7 @@ final class LiveEventSubscription {
     /// The server's `Retry-After` on the last failed attempt, if any.
     private var retryAfter: Duration?
 
-    init(client: ChatClient, since: String?, options: LiveEventOptions) {
+    init(client: ChatbaseClient, since: String?, options: LiveEventOptions) {
         self.client = client
         self.options = options
         lastHanded = since
@@ -156,13 +157,11 @@ final class LiveEventSubscription {
         do {
             let response = try await client.perform(request, extensionRoute: true)
             body = response.body.makeAsyncIterator()
-        } catch let error as ChatError {
-            if error.kind == .notSupportedByServer {
-                isFinished = true
-                pending.append(LiveEvent(id: nil, kind: .notSupportedByServer))
-                return
-            }
-            if let status = error.status, [401, 403, 404].contains(status) { throw error }
+        } catch let error as ClientError where error.kind == .notSupportedByServer {
+            isFinished = true
+            pending.append(LiveEvent(id: nil, kind: .notSupportedByServer))
+        } catch let error as APIError {
+            if let status = error.statusCode, [401, 403, 404].contains(status) { throw error }
             if let seconds = error.retryAfter { retryAfter = .milliseconds(Int(seconds * 1000)) }
             failuresInARow += 1
         } catch {
@@ -192,7 +191,7 @@ extension Duration {
     }
 }
 
-extension ChatClient {
+extension ChatbaseClient {
     /// The caller's live conversation events (`GET /agents/{agentId}/events`), as one sequence
     /// across reconnections.
     ///

@@ -3,7 +3,7 @@
 import ChatStream
 import Foundation
 
-/// One event of ``ChatClient/events(since:options:)``, with conversations and messages in the
+/// One event of ``ChatbaseClient/events(since:options:)``, with conversations and messages in the
 /// client's types.
 ///
 /// ```swift
@@ -17,7 +17,7 @@ import Foundation
 /// }
 /// ```
 public struct LiveEvent: Sendable, Hashable {
-    /// The event's ID (what ``ChatClient/events(since:options:)`` resumes after), when it has one.
+    /// The event's ID (what ``ChatbaseClient/events(since:options:)`` resumes after), when it has one.
     public var id: String?
     /// What happened.
     public var kind: Kind
@@ -111,7 +111,7 @@ extension Message {
     /// A message from a live event's history-shaped object; throws when it has no parts.
     public init(live: LiveMessage) throws {
         guard let message = try WireDecoding.decodeValue(live.json, { try WireDecoding.message($0) }) else {
-            throw ChatError(.decoding, "the live message \(live.id) has no parts")
+            throw ChatError.decodingFailed("the live message \(live.id) has no parts")
         }
         self = message
     }

@@ -17,7 +17,7 @@ final class LiveCollector: Sendable {
     private let task = Mutex<Task<Void, Never>?>(nil)
 
     init(_ sequence: AsyncLiveEventSequence) {
-        let started = Task { [self] in
+        let started = Task(executorPreference: NetworkTestExecutor.shared) { [self] in
             do {
                 for try await event in sequence { self.events.withLock { $0.append(event) } }
             } catch {
@@ -60,8 +60,8 @@ struct LiveEventsEndToEndTests {
         return configuration
     }
 
-    static func client(_ port: UInt16, device: String, user: String? = nil) async throws -> ChatClient {
-        let client = ChatClient(
+    static func client(_ port: UInt16, device: String, user: String? = nil) async throws -> ChatbaseClient {
+        let client = ChatbaseClient(
             agentId: agent, baseURL: URL(string: "http://127.0.0.1:\(port)")!,
             identityStore: InMemoryIdentityStore(deviceId: device))
         if let user { try await client.identify(token: EndToEndTests.token(user)) }
@@ -81,137 +81,148 @@ struct LiveEventsEndToEndTests {
     }
 
     @Test func twoHundredChangesArriveOnceInOrderAcrossDropsAndARestart() async throws {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("live-\(UUID().uuidString).json").path
-        defer { try? FileManager.default.removeItem(atPath: file) }
-        var server = ChatAPIServer(configuration: Self.configuration(dataFile: file, dropEvery: 10))
-        try server.start()
-        let port = server.port
-        defer { server.stop() }
-        // The subscriber is one device of user u1; the changes come from two other devices of u1.
-        let subscriber = try await Self.client(port, device: "device-watch", user: "u1")
-        let writers = [
-            try await Self.client(port, device: "device-phone", user: "u1"),
-            try await Self.client(port, device: "device-laptop", user: "u1"),
-        ]
-        let conversations = [
-            try await writers[0].sendMessage("first").conversationId,
-            try await writers[1].sendMessage("second").conversationId,
-        ]
-        let collector = LiveCollector(subscriber.events(options: Self.fast))
-        defer { collector.cancel() }
-        // The subscription is open once the server counts it.
-        #expect(await TestWait.until { server.liveSubscriberCount == 1 })
-        for change in 0..<200 {
-            if change == 100 {
-                // A restart: the new process reads the data file, event log included.
-                #expect(await collector.wait { Self.changes($0).count >= 90 })
-                server.stop()
-                server = ChatAPIServer(configuration: Self.configuration(port: port, dataFile: file, dropEvery: 10))
-                try server.start()
+        try await withTaskExecutorPreference(NetworkTestExecutor.shared) {
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("live-\(UUID().uuidString).json")
+                .path
+            defer { try? FileManager.default.removeItem(atPath: file) }
+            var server = ChatAPIServer(configuration: Self.configuration(dataFile: file, dropEvery: 10))
+            try server.start()
+            let port = server.port
+            defer { server.stop() }
+            // The subscriber is one device of user u1; the changes come from two other devices of u1.
+            let subscriber = try await Self.client(port, device: "device-watch", user: "u1")
+            let writers = [
+                try await Self.client(port, device: "device-phone", user: "u1"),
+                try await Self.client(port, device: "device-laptop", user: "u1"),
+            ]
+            let conversations = [
+                try await writers[0].sendNonStreaming("first").conversationId,
+                try await writers[1].sendNonStreaming("second").conversationId,
+            ]
+            let collector = LiveCollector(subscriber.events(options: Self.fast))
+            defer { collector.cancel() }
+            // The subscription is open once the server counts it.
+            #expect(await TestWait.until { server.liveSubscriberCount == 1 })
+            for change in 0..<200 {
+                if change == 100 {
+                    // A restart: the new process reads the data file, event log included.
+                    #expect(await collector.wait { Self.changes($0).count >= 90 })
+                    server.stop()
+                    server = ChatAPIServer(configuration: Self.configuration(port: port, dataFile: file, dropEvery: 10))
+                    try server.start()
+                }
+                let writer = writers[change % 2]
+                _ = try await writer.setTags(["change-\(change)"], conversationId: conversations[change % 2])
             }
-            let writer = writers[change % 2]
-            _ = try await writer.setTags(["change-\(change)"], conversationId: conversations[change % 2])
+            #expect(await collector.wait { Self.changes($0).count >= 200 })
+            let events = collector.snapshot
+            #expect(Self.changes(events) == Array(0..<200))
+            #expect(!events.contains { $0.kind == .reset })
+            let ids = events.compactMap { $0.id.flatMap(Int.init) }
+            #expect(ids == ids.sorted() && Set(ids).count == ids.count, "IDs strictly increase")
+            #expect(collector.failure.withLock { $0 } == nil)
         }
-        #expect(await collector.wait { Self.changes($0).count >= 200 })
-        let events = collector.snapshot
-        #expect(Self.changes(events) == Array(0..<200))
-        #expect(!events.contains { $0.kind == .reset })
-        let ids = events.compactMap { $0.id.flatMap(Int.init) }
-        #expect(ids == ids.sorted() && Set(ids).count == ids.count, "IDs strictly increase")
-        #expect(collector.failure.withLock { $0 } == nil)
     }
 
     @Test func aDeviceHearsOnlyItsOwnConversationsAndAUserAllTheirDevices() async throws {
-        let server = ChatAPIServer(configuration: Self.configuration())
-        try server.start()
-        defer { server.stop() }
-        let lonely = try await Self.client(server.port, device: "device-x")
-        let other = try await Self.client(server.port, device: "device-y")
-        let userPhone = try await Self.client(server.port, device: "device-p", user: "u2")
-        let userTablet = try await Self.client(server.port, device: "device-t", user: "u2")
-        let lonelyEvents = LiveCollector(lonely.events(options: Self.fast))
-        let tabletEvents = LiveCollector(userTablet.events(options: Self.fast))
-        defer {
-            lonelyEvents.cancel()
-            tabletEvents.cancel()
+        try await withTaskExecutorPreference(NetworkTestExecutor.shared) {
+            let server = ChatAPIServer(configuration: Self.configuration())
+            try server.start()
+            defer { server.stop() }
+            let lonely = try await Self.client(server.port, device: "device-x")
+            let other = try await Self.client(server.port, device: "device-y")
+            let userPhone = try await Self.client(server.port, device: "device-p", user: "u2")
+            let userTablet = try await Self.client(server.port, device: "device-t", user: "u2")
+            let lonelyEvents = LiveCollector(lonely.events(options: Self.fast))
+            let tabletEvents = LiveCollector(userTablet.events(options: Self.fast))
+            defer {
+                lonelyEvents.cancel()
+                tabletEvents.cancel()
+            }
+            #expect(await TestWait.until { server.liveSubscriberCount == 2 })
+            let mine = try await lonely.sendNonStreaming("mine").conversationId
+            _ = try await other.sendNonStreaming("not yours")
+            let shared = try await userPhone.sendNonStreaming("from my phone").conversationId
+            #expect(await lonelyEvents.wait { $0.contains { $0.kind.isUpdate(of: mine) || $0.conversationId == mine } })
+            #expect(await tabletEvents.wait { events in events.filter { $0.conversationId == shared }.count >= 3 })
+            try await Task.sleep(for: .milliseconds(100))
+            #expect(Set(lonelyEvents.snapshot.compactMap(\.conversationId)) == [mine])
+            #expect(Set(tabletEvents.snapshot.compactMap(\.conversationId)) == [shared])
+            let kinds = tabletEvents.snapshot.map(\.kind.name)
+            #expect(kinds.first == "conversation.created")
+            #expect(kinds.filter { $0 == "message.created" }.count == 2)
         }
-        #expect(await TestWait.until { server.liveSubscriberCount == 2 })
-        let mine = try await lonely.sendMessage("mine").conversationId
-        _ = try await other.sendMessage("not yours")
-        let shared = try await userPhone.sendMessage("from my phone").conversationId
-        #expect(await lonelyEvents.wait { $0.contains { $0.kind.isUpdate(of: mine) || $0.conversationId == mine } })
-        #expect(await tabletEvents.wait { events in events.filter { $0.conversationId == shared }.count >= 3 })
-        try await Task.sleep(for: .milliseconds(100))
-        #expect(Set(lonelyEvents.snapshot.compactMap(\.conversationId)) == [mine])
-        #expect(Set(tabletEvents.snapshot.compactMap(\.conversationId)) == [shared])
-        let kinds = tabletEvents.snapshot.map(\.kind.name)
-        #expect(kinds.first == "conversation.created")
-        #expect(kinds.filter { $0 == "message.created" }.count == 2)
     }
 
     @Test func adminCallsAndTypingReachTheOwnersStream() async throws {
-        let server = ChatAPIServer(configuration: Self.configuration())
-        try server.start()
-        defer { server.stop() }
-        let client = try await Self.client(server.port, device: "device-a")
-        let id = try await client.sendMessage("help").conversationId
-        let events = LiveCollector(client.events(options: Self.fast))
-        defer { events.cancel() }
-        #expect(await TestWait.until { server.liveSubscriberCount == 1 })
-        server.setTyping(conversationId: id, active: true)
-        let messageId = try #require(server.addAgentMessage(conversationId: id, text: "Sam here"))
-        server.takeOverConversation(id: id)
-        server.endConversation(id: id)
-        #expect(await events.wait { $0.count >= 5 })
-        let got = events.snapshot
-        #expect(got.first?.kind == .typing(conversationId: id, participant: .humanAgent, active: true))
-        guard case .messageCreated(let conversationId, let message) = got[1].kind else {
-            Issue.record("the second event is \(got[1].kind)")
-            return
+        try await withTaskExecutorPreference(NetworkTestExecutor.shared) {
+            let server = ChatAPIServer(configuration: Self.configuration())
+            try server.start()
+            defer { server.stop() }
+            let client = try await Self.client(server.port, device: "device-a")
+            let id = try await client.sendNonStreaming("help").conversationId
+            let events = LiveCollector(client.events(options: Self.fast))
+            defer { events.cancel() }
+            #expect(await TestWait.until { server.liveSubscriberCount == 1 })
+            server.setTyping(conversationId: id, active: true)
+            let messageId = try #require(server.addAgentMessage(conversationId: id, text: "Sam here"))
+            server.takeOverConversation(id: id)
+            server.endConversation(id: id)
+            #expect(await events.wait { $0.count >= 5 })
+            let got = events.snapshot
+            #expect(got.first?.kind == .typing(conversationId: id, participant: .humanAgent, active: true))
+            guard case .messageCreated(let conversationId, let message) = got[1].kind else {
+                Issue.record("the second event is \(got[1].kind)")
+                return
+            }
+            #expect(conversationId == id && message.id == messageId && message.text == "Sam here")
+            let statuses = got.compactMap { event -> ConversationStatus? in
+                if case .conversationUpdated(let conversation) = event.kind { return conversation.status }
+                return nil
+            }
+            #expect(statuses == [.ongoing, .takenOver, .ended])
+            let derived = Conversation(conversationId: id, message: message)
+            #expect(derived.lastMessage == message && derived.updatedAt == message.date)
         }
-        #expect(conversationId == id && message.id == messageId && message.text == "Sam here")
-        let statuses = got.compactMap { event -> ConversationStatus? in
-            if case .conversationUpdated(let conversation) = event.kind { return conversation.status }
-            return nil
-        }
-        #expect(statuses == [.ongoing, .takenOver, .ended])
-        let derived = Conversation(conversationId: id, message: message)
-        #expect(derived.lastMessage == message && derived.updatedAt == message.date)
     }
 
     @Test func aStreamedReplyShowsTheAgentTyping() async throws {
-        let server = ChatAPIServer(configuration: Self.configuration())
-        try server.start()
-        defer { server.stop() }
-        let client = try await Self.client(server.port, device: "device-a")
-        let events = LiveCollector(client.events(options: Self.fast))
-        defer { events.cancel() }
-        #expect(await TestWait.until { server.liveSubscriberCount == 1 })
-        for try await _ in client.send("hello there") {}
-        #expect(await events.wait { $0.filter { $0.kind.name == "typing" }.count >= 2 })
-        let typing = events.snapshot.compactMap { event -> Bool? in
-            if case .typing(_, .agent, let active) = event.kind { return active }
-            return nil
+        try await withTaskExecutorPreference(NetworkTestExecutor.shared) {
+            let server = ChatAPIServer(configuration: Self.configuration())
+            try server.start()
+            defer { server.stop() }
+            let client = try await Self.client(server.port, device: "device-a")
+            let events = LiveCollector(client.events(options: Self.fast))
+            defer { events.cancel() }
+            #expect(await TestWait.until { server.liveSubscriberCount == 1 })
+            for try await _ in client.updates(sending: "hello there") {}
+            #expect(await events.wait { $0.filter { $0.kind.name == "typing" }.count >= 2 })
+            let typing = events.snapshot.compactMap { event -> Bool? in
+                if case .typing(_, .agent, let active) = event.kind { return active }
+                return nil
+            }
+            #expect(typing == [true, false])
         }
-        #expect(typing == [true, false])
     }
 
     @Test func resumingFromAnIDTheServerNoLongerHoldsGivesReset() async throws {
-        var configuration = Self.configuration()
-        configuration.liveEvents.capacityPerCaller = 3
-        let server = ChatAPIServer(configuration: configuration)
-        try server.start()
-        defer { server.stop() }
-        let client = try await Self.client(server.port, device: "device-a")
-        let id = try await client.sendMessage("one").conversationId
-        for index in 0..<5 { _ = try await client.setTags(["t\(index)"], conversationId: id) }
-        let events = LiveCollector(client.events(since: "1", options: Self.fast))
-        defer { events.cancel() }
-        #expect(await events.wait { !$0.isEmpty })
-        #expect(events.snapshot.first?.kind == .reset)
-        _ = try await client.setTags(["after"], conversationId: id)
-        #expect(await events.wait { Self.tags($0).contains("after") })
-        #expect(events.snapshot.filter { $0.kind == .reset }.count == 1)
+        try await withTaskExecutorPreference(NetworkTestExecutor.shared) {
+            var configuration = Self.configuration()
+            configuration.liveEvents.capacityPerCaller = 3
+            let server = ChatAPIServer(configuration: configuration)
+            try server.start()
+            defer { server.stop() }
+            let client = try await Self.client(server.port, device: "device-a")
+            let id = try await client.sendNonStreaming("one").conversationId
+            for index in 0..<5 { _ = try await client.setTags(["t\(index)"], conversationId: id) }
+            let events = LiveCollector(client.events(since: "1", options: Self.fast))
+            defer { events.cancel() }
+            #expect(await events.wait { !$0.isEmpty })
+            #expect(events.snapshot.first?.kind == .reset)
+            _ = try await client.setTags(["after"], conversationId: id)
+            #expect(await events.wait { Self.tags($0).contains("after") })
+            #expect(events.snapshot.filter { $0.kind == .reset }.count == 1)
+        }
     }
 
     static func tags(_ events: [LiveEvent]) -> [String] {
@@ -222,26 +233,30 @@ struct LiveEventsEndToEndTests {
     }
 
     @Test func aServerWithoutTheRouteIsReportedOnce() async throws {
-        var configuration = Self.configuration()
-        configuration.extensionsEnabled = false
-        let server = ChatAPIServer(configuration: configuration)
-        try server.start()
-        defer { server.stop() }
-        let client = try await Self.client(server.port, device: "device-a")
-        var got: [LiveEvent] = []
-        for try await event in client.events(options: Self.fast) { got.append(event) }
-        #expect(got.map(\.kind) == [.notSupportedByServer])
+        try await withTaskExecutorPreference(NetworkTestExecutor.shared) {
+            var configuration = Self.configuration()
+            configuration.extensionsEnabled = false
+            let server = ChatAPIServer(configuration: configuration)
+            try server.start()
+            defer { server.stop() }
+            let client = try await Self.client(server.port, device: "device-a")
+            var got: [LiveEvent] = []
+            for try await event in client.events(options: Self.fast) { got.append(event) }
+            #expect(got.map(\.kind) == [.notSupportedByServer])
+        }
     }
 
     @Test func anUnknownAgentFailsClearly() async throws {
-        let server = ChatAPIServer(configuration: Self.configuration())
-        try server.start()
-        defer { server.stop() }
-        let client = ChatClient(
-            agentId: "nobody", baseURL: URL(string: "http://127.0.0.1:\(server.port)")!,
-            identityStore: InMemoryIdentityStore(deviceId: "d"))
-        await #expect(throws: ChatError.self) {
-            for try await _ in client.events(options: Self.fast) {}
+        try await withTaskExecutorPreference(NetworkTestExecutor.shared) {
+            let server = ChatAPIServer(configuration: Self.configuration())
+            try server.start()
+            defer { server.stop() }
+            let client = ChatbaseClient(
+                agentId: "nobody", baseURL: URL(string: "http://127.0.0.1:\(server.port)")!,
+                identityStore: InMemoryIdentityStore(deviceId: "d"))
+            await #expect(throws: APIError.self) {
+                for try await _ in client.events(options: Self.fast) {}
+            }
         }
     }
 }
