@@ -146,6 +146,13 @@ def seeds(target):
                 yield bytes([extra + 1, index | extra]) + payload
             # Under another dialect: it must fail cleanly.
             yield bytes([3, (index + 1 + len(payload) % 6) % 7]) + payload
+        # The vendor corpus's non-SSE streams, by folder (the SSE ones come in above).
+        for folder, index in (("ai-sdk-v4", 4), ("ndjson", 5), ("json-array", 6)):
+            for path in sorted(glob.glob(os.path.join(FIXTURES, "vendor-streams", folder, "*"))):
+                if not path.endswith(".expected.json"):
+                    payload = read(path)
+                    yield bytes([0, index]) + payload
+                    yield bytes([1, index | 32 | 64 | 128]) + payload
         for index, payload in test_streams():
             yield bytes([0, index]) + payload
             yield bytes([2, index | 8]) + payload

@@ -169,6 +169,7 @@ import Testing
         let chunked = run(pieces)
         #expect(whole.0 == chunked.0)
         #expect(whole.1 == chunked.1)
+        #expect(OneFinish.violations(whole.0, complete: false).isEmpty)
         var assembler = MessageAssembler()
         var text: [Int: String] = [:]
         for event in whole.0 {

@@ -94,6 +94,10 @@ enum OneFinish {
             case .finish:
                 if finished.contains(choice) { problems.append("a second finish for choice \(choice) at \(position)") }
                 finished.insert(choice)
+            case .messageStart:
+                finished = []
+                content = []
+                choice = 0
             case .done:
                 if complete {
                     for k in content.subtracting(finished) { problems.append("choice \(k) had no finish before done") }

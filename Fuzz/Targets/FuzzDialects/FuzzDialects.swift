@@ -15,7 +15,12 @@
 //   AnyStreamDecoder detects on the whole input and gives the messages, error and skipped errors
 //   of its events through MessageAssembler;
 // - bit 7: `decodeViews`, fed the chunked input, lends the whole input's events (each made
-//   owned), error and skipped errors, and no text delta comes owned from it.
+//   owned), error and skipped errors, and no text delta comes owned from it;
+// - one finish per message: per choice, within a message (up to `.done` or the next `.messageStart`),
+//   at most one `.finish`
+//   and no content (text, reasoning, refusal, tool input, file, source) after it; and for the
+//   dialects that make their own part IDs (OpenAI Chat, Ollama, Gemini), no two text parts of a
+//   message side by side when the stream carried no error.
 
 import ChatStream
 import FuzzSupport
@@ -105,6 +110,7 @@ func checkAssembly(_ outcome: Outcome, inputBytes: Int) -> [AssembledMessage] {
         _ = assembler.message
     }
     check(deltaBytes <= inputBytes, "\(deltaBytes) bytes of deltas from \(inputBytes) bytes of input")
+    checkOneFinish(outcome.events)
     let messages = assembler.finish(error: outcome.error)
     for message in messages {
         let joined = { (pick: (AssembledPart) -> String?) in message.parts.compactMap(pick).joined() }
@@ -122,6 +128,37 @@ func checkAssembly(_ outcome: Outcome, inputBytes: Int) -> [AssembledMessage] {
         if outcome.error != nil { check(message.error != nil, "an error was not recorded on the message") }
     }
     return messages
+}
+
+/// Per choice and message (a `.done` ends one), at most one `.finish`, and no content after it.
+func checkOneFinish(_ events: [StreamEvent]) {
+    var choice = 0
+    var finished: Set<Int> = []
+    for event in events {
+        switch event {
+        case .choice(let index): choice = index
+        case .finish:
+            check(!finished.contains(choice), "a second finish for choice \(choice) in one message")
+            finished.insert(choice)
+        case .done, .messageStart:
+            finished = []
+            choice = 0
+        case .textStart, .textDelta, .reasoningStart, .reasoningDelta, .refusalDelta, .toolCallStart, .toolInputDelta,
+            .toolInputAvailable, .toolInputError, .file, .source:
+            check(!finished.contains(choice), "content for choice \(choice) after its finish: \(event)")
+        default: break
+        }
+    }
+}
+
+/// No two text parts side by side in a message (for dialects that make their own part IDs).
+func checkAdjacentTextIsOnePart(_ messages: [AssembledMessage], _ events: [StreamEvent]) {
+    guard !events.contains(where: { if case .error = $0 { true } else { false } }) else { return }
+    for message in messages {
+        for (left, right) in zip(message.parts, message.parts.dropFirst()) {
+            if case .text = left, case .text = right { check(false, "adjacent text parts in \(message.parts)") }
+        }
+    }
 }
 
 /// What a decoder made of a whole stream: the final messages, the error, the skipped errors and
@@ -184,6 +221,9 @@ func run<Dialect: StreamDialect>(_ type: Dialect.Type, _ input: FuzzInput) {
     check(whole == chunked, "\(Dialect.self): whole and chunked differ:\n\(whole)\n\(chunked)")
     if !configuration.lenient { check(whole.skipped.isEmpty, "skipped errors without lenient mode") }
     let messages = checkAssembly(whole, inputBytes: payload.count)
+    if type == OpenAIChatDialect.self || type == OllamaDialect.self || type == GeminiDialect.self {
+        checkAdjacentTextIsOnePart(messages, whole.events)
+    }
     let expected = Decoded(messages: messages, failure: whole.error, skipped: whole.skipped, format: nil)
     var decoder = MessageDecoder<Dialect>(configuration: configuration)
     let decoded = finalMessages(&decoder, input.pieces)

@@ -8,7 +8,8 @@ extension AnthropicDialect {
             field: "event:", shapes: "present, or dropped by a relay",
             becomes: "ignored: every event is read by its JSON `type`"),
         DialectVariant(
-            field: "message_delta.delta.stop_reason", shapes: "repeated", becomes: "one `finish` per message"),
+            field: "message_delta.delta.stop_reason", shapes: "once, or repeated",
+            becomes: "one `finish` per message at `message_stop` (the last reason given), after all its blocks"),
         DialectVariant(
             field: "message_start", shapes: "repeated with the same ID before any block (proxy glitch)",
             becomes: "ignored"),

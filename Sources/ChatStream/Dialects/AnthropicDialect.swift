@@ -12,8 +12,8 @@
 // | `content_block_delta` `text_delta` / `thinking_delta` / `input_json_delta` | `.textDelta` / `.reasoningDelta` / `.toolInputDelta` |
 // | `content_block_delta` `citations_delta` with a URL | `.source` |
 // | `content_block_stop` | `.textEnd` / `.reasoningEnd` / `.toolInputAvailable` (or `.toolInputError` when the input is not JSON) |
-// | `message_delta {delta:{stop_reason}, usage}` | `.metadata(usage: message_start usage merged with this one)`, `.finish` |
-// | `message_stop` | `.done` |
+// | `message_delta {delta:{stop_reason}, usage}` | `.metadata(usage: message_start usage merged with this one)`; the stop reason is held |
+// | `message_stop` | `.finish` (the last stop reason held), `.done` |
 // | `error {error:{type, message}}` | `.error(code: type, message)` |
 // | `ping`, `signature_delta`, `redacted_thinking`, `compaction`, `fallback` | nothing |
 //
@@ -70,6 +70,8 @@ public struct AnthropicDialect: StreamDialect {
     var startUsage: JSONTree?
     var startStopReason: String?
     var finishEmitted = false
+    /// The last `message_delta` stop reason of the open message, held for `message_stop`.
+    var heldStopReason: String?
     var sawTerminator = false
     var sawError = false
     var sourceCount = 0
@@ -130,9 +132,8 @@ public struct AnthropicDialect: StreamDialect {
                     try messageDelta(root, emit: emit)
                 } else if type.isString("message_stop") {
                     try closeOpenBlocks(emit: emit)
-                    if !finishEmitted, let raw = startStopReason {
-                        try emit(.finish(reason: StreamFinishReason(normalizing: raw), rawReason: raw))
-                    }
+                    if heldStopReason == nil { heldStopReason = startStopReason }
+                    try emitHeldFinish(emit)
                     finishEmitted = true
                     messageOpen = false
                     sawTerminator = true
@@ -153,6 +154,7 @@ public struct AnthropicDialect: StreamDialect {
     /// `message_stop` or the stream carried an error.
     public mutating func finish(emit: (StreamEvent) throws -> Void) throws {
         try closeOpenBlocks(emit: emit)
+        try emitHeldFinish(emit)
         if sawError || (sawTerminator && !messageOpen) { return }
         throw StreamError(
             .truncated,
@@ -163,6 +165,15 @@ public struct AnthropicDialect: StreamDialect {
 
     // MARK: - Messages
 
+    /// Emits the message's held stop reason as its one `finish`, unless one was emitted.
+    private mutating func emitHeldFinish(_ emit: (StreamEvent) throws -> Void) throws {
+        guard let raw = heldStopReason else { return }
+        heldStopReason = nil
+        guard !finishEmitted else { return }
+        finishEmitted = true
+        try emit(.finish(reason: StreamFinishReason(normalizing: raw), rawReason: raw))
+    }
+
     private mutating func messageStart(_ root: JSONElement, offset: Int, emit: (StreamEvent) throws -> Void) throws {
         guard let message = root["message"], message.kind == .object else {
             throw Self.malformed("missing object field \"message\"", offset, "message_start", "message")
@@ -172,6 +183,7 @@ public struct AnthropicDialect: StreamDialect {
             return  // a duplicated message_start (proxy glitch): nothing to restart
         }
         try closeOpenBlocks(emit: emit)
+        try emitHeldFinish(emit)  // the previous message's, when it had no message_stop
         messageIndex += 1
         messageId = id
         messageOpen = true
@@ -212,10 +224,9 @@ public struct AnthropicDialect: StreamDialect {
             }
             try emit(.metadata(StreamMetadata(messageId: messageId, usage: .object(merged))))
         }
-        if let raw = root["delta"]?["stop_reason"]?.string {
-            finishEmitted = true
-            try emit(.finish(reason: StreamFinishReason(normalizing: raw), rawReason: raw))
-        }
+        // Held for `message_stop` (the last one given wins), so a repeated `message_delta` or a
+        // block after it still comes before the message's one finish.
+        if let raw = root["delta"]?["stop_reason"]?.string { heldStopReason = raw }
     }
 
     // MARK: - Content blocks
