@@ -276,6 +276,7 @@ public final class ChatbaseClient: Sendable {
         _ method: String, _ components: [String], query: [(String, String)] = [], body: JSONTree? = nil,
         accept: String = "application/json", checkIdentity: Bool = true
     ) throws -> HTTPRequest {
+        let target = try url(components, query: query)
         var headers: HTTPHeaderFields = ["Accept": accept, "User-Agent": "ChatStream/\(Self.version)"]
         headers["X-Device-Id"] = try storedDeviceId()
         let (token, identityError) = state.withLock { ($0.userToken, $0.identityError) }
@@ -283,7 +284,7 @@ public final class ChatbaseClient: Sendable {
         if let token { headers["X-User-Token"] = token }
         if body != nil { headers["Content-Type"] = "application/json" }
         return HTTPRequest(
-            method: method, url: try url(components, query: query), headers: headers, body: body?.jsonBytes,
+            method: method, url: target, headers: headers, body: body?.jsonBytes,
             idleTimeout: idleTimeout)
     }
 

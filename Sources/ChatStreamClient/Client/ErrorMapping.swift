@@ -4,6 +4,10 @@
 import ChatStream
 import Foundation
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 enum ErrorMapping {
     /// Turns anything a request threw into the documented errors.
     static func wrapping(_ error: any Error) -> any Error {
@@ -12,6 +16,8 @@ enum ErrorMapping {
         case let error as TransportError:
             if error.kind == .cancelled { return CancellationError() }
             if error.kind == .invalidResponse { return APIError.invalidResponse }
+            // As documented, the underlying URLError when there is one.
+            if let urlError = error.underlyingError as? URLError { return APIError.networkError(urlError) }
             return APIError.networkError(error)
         case let error as JSONError:
             return decoding(error.message, byteOffset: error.byteOffset)

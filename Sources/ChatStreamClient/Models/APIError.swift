@@ -60,7 +60,8 @@ public enum APIError: Error, LocalizedError, CustomStringConvertible {
     case invalidResponse
     /// The server answered with an error status; `detail` holds its code.
     case httpError(statusCode: Int, detail: APIErrorDetail)
-    /// The request did not get through, or its reply broke off (a ``TransportError`` or a
+    /// The request did not get through (the underlying `URLError`, or a ``TransportError`` when
+    /// there is none, as for the client's own idle timeout), or its reply broke off (a
     /// ``ReplyStreamError``).
     case networkError(any Error)
 
@@ -121,7 +122,8 @@ public enum APIError: Error, LocalizedError, CustomStringConvertible {
             return text + " [HTTP \(status) \(detail.code)]"
         case .networkError(let error):
             if let error = error as? TransportError { return "The request failed: \(error.message)" }
-            return error.localizedDescription
+            if error is ReplyStreamError { return error.localizedDescription }
+            return "The request failed: \(error.localizedDescription)"
         }
     }
 
@@ -133,7 +135,8 @@ public enum APIError: Error, LocalizedError, CustomStringConvertible {
         case .httpError(let status, let detail):
             return "\(status) \(detail.code): \(detail.message.isEmpty ? "HTTP \(status)" : detail.message)"
         case .networkError(let error as TransportError): return "network: \(error.message)"
-        case .networkError(let error): return "\(error)"
+        case .networkError(let error as ReplyStreamError): return "\(error)"
+        case .networkError(let error): return "network: \(error.localizedDescription)"
         }
     }
 }

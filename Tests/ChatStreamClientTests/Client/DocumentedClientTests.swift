@@ -8,6 +8,10 @@ import Testing
 
 @testable import ChatStreamClient
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 @Suite("ChatbaseClient as the Chatbase SDK documents it")
 struct DocumentedClientTests {
     @Test func theDocumentedInitializerHasTheDocumentedDefaults() async throws {
@@ -164,6 +168,26 @@ struct DocumentedClientTests {
         #expect(refused.localizedDescription == "limit must be between 1 and 100, got 0")
         let network = APIError.networkError(TransportError(.connectionFailed, "connection refused")) as any Error
         #expect(network.localizedDescription.contains("connection refused"))
+    }
+
+    @Test func aRequestThatCannotConnectIsANetworkErrorHoldingTheURLError() async throws {
+        var configuration = ChatAPIServer.Configuration()
+        configuration.port = 0
+        let server = ChatAPIServer(configuration: configuration)
+        try server.start()
+        let port = server.port
+        server.stop()  // nothing listens there now
+        let client = ChatbaseClient(
+            agentId: "agent-x", baseURL: URL(string: "http://127.0.0.1:\(port)")!,
+            identityStore: InMemoryIdentityStore())
+        var underlying: URLError? = nil
+        do {
+            _ = try await client.send("hi")
+        } catch APIError.networkError(let error as URLError) {
+            underlying = error
+        }
+        #expect(underlying != nil)
+        #expect(APIError.networkError(try #require(underlying)).isTransient)
     }
 
     @Test func identityIsAPropertyAndAnAuthState() async throws {
