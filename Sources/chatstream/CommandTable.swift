@@ -15,6 +15,7 @@ enum CommandTable {
         HistoryCommands.close,
         HistoryCommands.tag,
         HistoryCommands.read,
+        EventsCommand.command,
     ]
 
     /// The command named `name`.

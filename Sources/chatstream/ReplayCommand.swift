@@ -25,7 +25,10 @@ enum ReplayCommand {
     static let command = Command(
         "replay", operands: "FILE|-",
         flags: [
-            .value("format", "auto|" + StreamFormat.allCases.map(\.rawValue).joined(separator: "|")),
+            .value(
+                "format",
+                "auto|" + StreamFormat.allCases.map(\.rawValue).joined(separator: "|")
+                    + "|salesforce-messaging|live-events"),
             .value("chunk-size", "N"), .value("output", "message|events|text|none"), .json, .switch("lenient"),
         ],
         summary: "decode a recorded stream (a file, or - for standard input, read as it comes) and print what it holds",
@@ -45,6 +48,16 @@ enum ReplayCommand {
             throw ArgumentParser.UsageError(message: "replay needs exactly one FILE (or - for standard input)")
         }
         var format: StreamFormat? = nil
+        if let live = liveFormat(parsed.value("format")) {
+            var input: ReplayInput
+            do {
+                input = try ReplayInput(path: parsed.positional[0])
+            } catch {
+                Output.standardError("error: \(error)\n")
+                return 66
+            }
+            return replayLive(&input, format: live, json: parsed.has("json"))
+        }
         if let name = parsed.value("format"), name != "auto" {
             guard let known = StreamFormat(rawValue: name) else {
                 throw ArgumentParser.UsageError(message: "unknown format \"\(name)\"")

@@ -11,7 +11,7 @@ enum ServeCommand {
         flags: [
             .value("host", "127.0.0.1"), .value("port", "8787"), .value("agent", "ID"), .value("data", "FILE"),
             .value("delay-ms", "N"), .value("chunk-size", "N"), .value("drop-after", "N"),
-            .value("fail-status", "CODE"), .switch("no-extensions"),
+            .value("fail-status", "CODE"), .value("events-drop-every", "N"), .switch("no-extensions"),
         ],
         summary: "run the local Chatbase-compatible server until SIGINT/SIGTERM (fault flags for testing clients)",
         run: run)
@@ -60,6 +60,7 @@ enum ServeCommand {
         configuration.fault.chunkSize = try number("chunk-size", 1...1 << 20)
         configuration.fault.dropAfterBytes = try number("drop-after", 0...Int(Int32.max))
         configuration.fault.status = try number("fail-status", 400...599)
+        configuration.liveEvents.dropEvery = try number("events-drop-every", 1...Int(Int32.max))
         configuration.extensionsEnabled = !parsed.has("no-extensions")
         return configuration
     }

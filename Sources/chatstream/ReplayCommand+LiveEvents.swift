@@ -1,0 +1,40 @@
+// `chatstream replay --format salesforce-messaging` (or `live-events`, the home /events stream):
+// a recorded live conversation stream decoded into conversation events, one line each
+// (`--json`: `{"id","type",...}`), then a summary of the skipped events on stderr.
+
+import ChatStream
+
+extension ReplayCommand {
+    /// The live-event format a `--format` name asks for, if it is one.
+    static func liveFormat(_ name: String?) -> ConversationEventFormat? {
+        switch name {
+        case "salesforce-messaging": .salesforceMessaging
+        case "live-events": .home
+        default: nil
+        }
+    }
+
+    /// Decodes a live conversation stream; exit 0, or 65 when the SSE limits were passed.
+    static func replayLive(_ input: inout ReplayInput, format: ConversationEventFormat, json: Bool) -> Int32 {
+        var decoder = ConversationEventDecoder(format: format)
+        do {
+            try input.forEachPiece { piece in
+                try decoder.feed(piece) { event in
+                    Output.standardOutput((json ? event.jsonValue.jsonText : event.summary) + "\n")
+                }
+                return true
+            }
+            try decoder.finish()
+        } catch {
+            Output.flush()
+            Output.standardError("error: \(error)\n")
+            return 65
+        }
+        Output.flush()
+        for error in decoder.malformedEvents { Output.standardError("skipped: \(error)\n") }
+        Output.standardError(
+            "\(decoder.eventCount) events, \(decoder.unknownEventCount) of unknown types skipped, "
+                + "\(decoder.malformedEventCount) malformed skipped\n")
+        return 0
+    }
+}
