@@ -207,7 +207,9 @@ extension ChatbaseClient {
     /// }
     /// ```
     ///
-    /// - Parameter since: an event ID handed over before (resume after it); nil starts from now.
+    /// - Parameters:
+    ///   - since: an event ID handed over before (resume after it); nil starts from now.
+    ///   - options: how the sequence reconnects (see `LiveEventOptions`).
     public func events(since: String? = nil, options: LiveEventOptions = LiveEventOptions()) -> AsyncLiveEventSequence {
         AsyncLiveEventSequence(client: self, since: since, options: options)
     }
