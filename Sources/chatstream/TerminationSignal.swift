@@ -1,61 +1,53 @@
 // TerminationSignal: SIGINT and SIGTERM as something to await.
 //
-// The two signals are ignored process-wide (so no thread, whatever its signal mask, dies of them)
-// and watched by dispatch signal sources, which see them all the same.
+// The handlers are installed synchronously (before the server says it is listening, so no signal
+// sent after that is lost) and do the one thing a handler may: write a byte to a pipe. A thread of
+// its own blocks reading that pipe and resumes the waiting task, so stopping the server runs in
+// ordinary code. The signals are unblocked on the calling thread too, in case a parent started
+// this process with them blocked (the mask is inherited).
 
-import Dispatch
-import Synchronization
+import Foundation
 
 #if canImport(Glibc)
     import Glibc
+    private let systemRead = Glibc.read
+    private let systemWrite = Glibc.write
 #elseif canImport(Darwin)
     import Darwin
+    private let systemRead = Darwin.read
+    private let systemWrite = Darwin.write
 #endif
 
-/// SIGINT and SIGTERM, awaited: made before the server starts, so a signal that comes early is
-/// not lost (it is ignored by default from then on and reported to the sources).
-final class TerminationSignal {
-    /// Whether a signal came, and the task waiting for one.
-    private final class Latch: Sendable {
-        struct State {
-            var received = false
-            var waiter: CheckedContinuation<Void, Never>?
-        }
-        let state = Mutex(State())
-    }
-    private let latch = Latch()
-    private let sources: [any DispatchSourceSignal]
+/// The pipe the handlers write to: set once, before the handlers are installed.
+nonisolated(unsafe) private var signalPipe: (read: Int32, write: Int32) = (-1, -1)
 
+/// SIGINT and SIGTERM, awaited. Make it before the server starts.
+struct TerminationSignal {
     init() {
+        var ends: [Int32] = [-1, -1]
+        if pipe(&ends) == 0 { signalPipe = (ends[0], ends[1]) }
         let signals = [SIGINT, SIGTERM]
-        for number in signals { _ = signal(number, SIG_IGN) }
-        sources = signals.map { DispatchSource.makeSignalSource(signal: $0, queue: .global()) }
-        for source in sources {
-            source.setEventHandler { [latch] in
-                let waiter = latch.state.withLock { state -> CheckedContinuation<Void, Never>? in
-                    state.received = true
-                    defer { state.waiter = nil }
-                    return state.waiter
-                }
-                waiter?.resume()
+        var mask = sigset_t()
+        sigemptyset(&mask)
+        for number in signals { sigaddset(&mask, number) }
+        pthread_sigmask(SIG_UNBLOCK, &mask, nil)
+        for number in signals {
+            _ = signal(number) { _ in
+                var byte: UInt8 = 1
+                _ = systemWrite(signalPipe.write, &byte, 1)
             }
-            source.resume()
         }
-    }
-
-    deinit {
-        for source in sources { source.cancel() }
     }
 
     /// Returns once either signal has come.
     func wait() async {
-        await withCheckedContinuation { continuation in
-            let resumeNow = latch.state.withLock { state -> Bool in
-                if state.received { return true }
-                state.waiter = continuation
-                return false
+        let descriptor = signalPipe.read
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            Thread.detachNewThread {
+                var byte: UInt8 = 0
+                while systemRead(descriptor, &byte, 1) < 0, errno == EINTR {}
+                continuation.resume()
             }
-            if resumeNow { continuation.resume() }
         }
     }
 }

@@ -145,6 +145,39 @@ struct CLITests {
         }
     }
 
+    @Test(arguments: [SIGTERM, SIGINT])
+    func serveRunsUntilASignalThenExits0(signal: Int32) async throws {
+        let home = try Home()
+        let (listening, run) = try await withCheckedThrowingContinuation {
+            (continuation: CheckedContinuation<(String, ChildProcess.Result), any Error>) in
+            Thread.detachNewThread {
+                continuation.resume(
+                    with: Result {
+                        let child = try ChildProcess(
+                            ChildProcess.chatstream, ["serve", "--port", "0"],
+                            environment: ["XDG_DATA_HOME": home.url.path])
+                        child.read(orError: { $0.contains(UInt8(ascii: "\n")) }, timeout: .seconds(30))
+                        let listening = child.errorSoFar
+                        kill(child.pid, signal)
+                        return (listening, child.wait(timeout: .seconds(30)))
+                    })
+            }
+        }
+        #expect(listening.hasPrefix("listening on http://127.0.0.1:"), "\(run)")
+        #expect(run.status == 0, "\(run)")
+    }
+
+    @Test func everyCommandPrintsItsOwnUsageOnHelp() async throws {
+        let home = try Home()
+        for command in ["replay", "serve", "chat", "conversations", "messages", "conversation", "close", "tag", "read"]
+        {
+            let run = try await home.run([command, "--help"])
+            #expect(run.status == 0, "\(run)")
+            #expect(run.stdout.hasPrefix("usage: chatstream \(command)"), "\(run)")
+            #expect(try await home.run(["help", command]).stdout.hasPrefix("usage: chatstream \(command)"))
+        }
+    }
+
     // MARK: --base-url
 
     @Test func conversationManagementCommandsAgainstABaseURL() async throws {

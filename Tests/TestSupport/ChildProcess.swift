@@ -144,6 +144,9 @@ public final class ChildProcess: @unchecked Sendable {
         return (ends[0], ends[1])
     }
 
+    /// Standard error read so far, as UTF-8 text.
+    public var errorSoFar: String { String(decoding: errorBytes, as: UTF8.self) }
+
     /// Writes `bytes` to the child's standard input (blocking until the pipe takes them all).
     public func write(_ bytes: some Collection<UInt8>) throws {
         try Array(bytes).withUnsafeBytes { buffer in
@@ -167,14 +170,16 @@ public final class ChildProcess: @unchecked Sendable {
     }
 
     /// Reads standard output (and standard error, so the child never blocks on it) until
-    /// `condition` holds for the output so far, both close, or `timeout` passes; returns the output so far.
+    /// `condition` holds for the output so far (or `errorCondition` for standard error so far), both
+    /// close, or `timeout` passes; returns the output so far.
     @discardableResult
-    public func read(until condition: ([UInt8]) -> Bool = { _ in false }, timeout: Duration = .seconds(60))
-        -> [UInt8]
-    {
+    public func read(
+        until condition: ([UInt8]) -> Bool = { _ in false }, orError errorCondition: ([UInt8]) -> Bool = { _ in false },
+        timeout: Duration = .seconds(60)
+    ) -> [UInt8] {
         let deadline = ContinuousClock.now + timeout
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        while (outputOpen || errorOpen) && !condition(outputBytes) {
+        while (outputOpen || errorOpen) && !condition(outputBytes) && !errorCondition(errorBytes) {
             let left = deadline - ContinuousClock.now
             guard left > .zero else { break }
             var fds = [
