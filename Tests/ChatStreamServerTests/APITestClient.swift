@@ -45,8 +45,11 @@ final class APIFixture {
     let server: ChatAPIServer
     let agent: String
 
-    init(extensions: Bool = true, dataFile: String? = nil, agent: String = "demo-agent") throws {
+    init(
+        extensions: Bool = true, dataFile: String? = nil, agent: String = "demo-agent", faultHeader: Bool = true
+    ) throws {
         var configuration = ChatAPIServer.Configuration()
+        configuration.allowsFaultHeader = faultHeader
         configuration.port = 0
         configuration.replyDelay = .zero
         configuration.extensionsEnabled = extensions

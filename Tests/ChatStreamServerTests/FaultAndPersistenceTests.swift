@@ -1,9 +1,10 @@
 // Fault injection (headers and injectFault) and persistence across a restart with a data file.
 
 import ChatStream
-import ChatStreamServer
 import Foundation
 import Testing
+
+@testable import ChatStreamServer
 
 @Suite("Faults and persistence")
 struct FaultAndPersistenceTests {
@@ -65,6 +66,35 @@ struct FaultAndPersistenceTests {
         let bad = try fixture.chat("hi", headers: [("X-ChatStream-Fault", "explode=1")])
         #expect(bad.status == 400)
         #expect(fixture.server.conversationCount == 0)
+    }
+
+    @Test func faultHeaderIsIgnoredUnlessAllowed() throws {
+        let fixture = try APIFixture(faultHeader: false)
+        let reply = try fixture.chat("hi", headers: [("X-ChatStream-Fault", "status=500, drop-after=10")])
+        #expect(reply.status == 200)
+        #expect(reply.complete)
+        #expect(reply.streamChunks.done)
+        // Nor is a malformed one an error: the header means nothing to this server.
+        #expect(try fixture.chat("hi", headers: [("X-ChatStream-Fault", "explode=1")]).status == 200)
+    }
+
+    @Test(arguments: ["delay-ms=60001", "chunk-size=0", "chunk-size=1048577", "status=600", "retry-after=86401"])
+    func faultParametersBeyondTheirBoundsAre400(header: String) throws {
+        let fixture = try APIFixture()
+        let answer = try fixture.chat("hi", headers: [("X-ChatStream-Fault", header)])
+        #expect(answer.status == 400)
+        #expect(answer.errorCode == "VALIDATION_INVALID_FAULT")
+        #expect(fixture.server.conversationCount == 0)
+    }
+
+    @Test func aFaultSetInCodeIsClampedToTheBounds() throws {
+        var fault = ChatAPIServer.Fault(chunkSize: 0, delay: .seconds(3600), retryAfterSeconds: 1_000_000)
+        fault.status = 700
+        let bounded = fault.bounded
+        #expect(bounded.delay == .seconds(60))
+        #expect(bounded.chunkSize == 1)
+        #expect(bounded.retryAfterSeconds == 86_400)
+        #expect(bounded.status == nil)
     }
 
     @Test func stateSurvivesARestartWithTheDataFile() throws {

@@ -62,9 +62,11 @@ final class ChatAPIHandlers: Sendable {
         injectedFaults.withLock { $0.removeAll() }
     }
 
-    /// The fault for this chat or retry request: header, then the next injected one (used up), then the standing one.
+    /// The fault for this chat or retry request: header (only when allowed), then the next injected
+    /// one (used up), then the standing one; clamped to the documented bounds.
     func fault(for request: HTTPServerRequest) throws(APIError) -> ChatAPIServer.Fault {
-        let header = try request.headers["X-ChatStream-Fault"].map { header throws(APIError) in
+        let headerText = configuration.allowsFaultHeader ? request.headers["X-ChatStream-Fault"] : nil
+        let header = try headerText.map { header throws(APIError) in
             try ChatAPIServer.Fault.parse(header: header)
         }
         let injected: ChatAPIServer.Fault? = injectedFaults.withLock { queue in
@@ -77,7 +79,7 @@ final class ChatAPIHandlers: Sendable {
         var fault = configuration.fault
         if let injected { fault = injected.merged(with: fault) }
         if let header { fault = header.merged(with: fault) }
-        return fault
+        return fault.bounded
     }
 
     // MARK: - Helpers

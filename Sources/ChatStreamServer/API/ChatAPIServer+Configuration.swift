@@ -3,8 +3,9 @@
 // Faults exist so client tests can meet the failures real servers produce: replies cut into tiny
 // writes, slow replies, connections dropped mid-stream, and error statuses such as 429 with
 // `Retry-After`. They come from three places, merged field by field (first wins): the request's
-// `X-ChatStream-Fault` header, a fault queued with `ChatAPIServer.injectFault(_:)`, and the
-// configuration's standing `fault`.
+// `X-ChatStream-Fault` header (honoured only when `allowsFaultHeader` is set: it is a test tool, not
+// an API), a fault queued with `ChatAPIServer.injectFault(_:)`, and the configuration's standing
+// `fault`. Every parameter has a bound (`Fault.limits`), so no request can park a thread for long.
 
 import ChatStream
 
@@ -39,6 +40,10 @@ extension ChatAPIServer {
         public var fault: Fault = Fault()
         /// The live event stream's settings (retry, heartbeat, buffer, the drop fault).
         public var liveEvents: LiveEvents = LiveEvents()
+        /// Whether a request's `X-ChatStream-Fault` header is honoured. Off by default: the header is a test
+        /// tool (`chatstream serve --allow-fault-header`, and the CLI's fault flags, turn it on). When off,
+        /// the header is ignored.
+        public var allowsFaultHeader: Bool = false
         /// Limits and timeouts of the underlying HTTP server.
         public var http: HTTPServerConfiguration = HTTPServerConfiguration()
 
@@ -54,8 +59,18 @@ extension ChatAPIServer {
     /// ```
     ///
     /// The same faults can be asked for per request with the header
-    /// `X-ChatStream-Fault: drop-after=200, chunk-size=7, delay-ms=5, status=429, retry-after=2`.
+    /// `X-ChatStream-Fault: drop-after=200, chunk-size=7, delay-ms=5, status=429, retry-after=2`
+    /// when ``Configuration/allowsFaultHeader`` is on. Each header parameter is bounded (``limits``):
+    /// a value outside its range answers 400 `VALIDATION_INVALID_FAULT`. Faults set in code are
+    /// clamped to the same bounds when applied.
     public struct Fault: Sendable, Hashable {
+        /// The ranges of the header's parameters: `delay-ms` 0...60,000, `chunk-size` 1...1,048,576,
+        /// `drop-after` 0...2,147,483,647, `status` 400...599, `retry-after` 0...86,400.
+        public static let limits: [String: ClosedRange<Int>] = [
+            "delay-ms": 0...60_000, "chunk-size": 1...(1 << 20), "drop-after": 0...Int(Int32.max),
+            "status": 400...599, "retry-after": 0...86_400,
+        ]
+
         /// Split the streamed body into writes of at most this many bytes.
         public var chunkSize: Int?
         /// Pause this long after every write of a streamed body (replaces the configured pacing).
@@ -88,6 +103,20 @@ extension ChatAPIServer {
             chunkSize == nil && delay == nil && dropAfterBytes == nil && status == nil && retryAfterSeconds == nil
         }
 
+        /// This fault with each field clamped to ``limits`` (faults set in code obey the header's bounds).
+        var bounded: Fault {
+            func clamp(_ value: Int?, _ name: String) -> Int? {
+                value.map { min(max($0, Self.limits[name]!.lowerBound), Self.limits[name]!.upperBound) }
+            }
+            var fault = self
+            fault.chunkSize = clamp(chunkSize, "chunk-size")
+            fault.dropAfterBytes = clamp(dropAfterBytes, "drop-after")
+            fault.retryAfterSeconds = clamp(retryAfterSeconds, "retry-after")
+            if let delay { fault.delay = min(max(delay, .zero), .milliseconds(Self.limits["delay-ms"]!.upperBound)) }
+            if let status, !Self.limits["status"]!.contains(status) { fault.status = nil }
+            return fault
+        }
+
         /// This fault with every unset field taken from `other`.
         func merged(with other: Fault) -> Fault {
             Fault(
@@ -104,13 +133,18 @@ extension ChatAPIServer {
                 guard pieces.count == 2, let number = Int(pieces[1]), number >= 0 else {
                     throw APIError.invalidFault("malformed fault \"\(pair.trimmingSpaces())\"")
                 }
-                switch pieces[0].lowercased() {
+                let name = pieces[0].lowercased()
+                guard let range = limits[name] else { throw APIError.invalidFault("unknown fault \"\(pieces[0])\"") }
+                guard range.contains(number) else {
+                    throw APIError.invalidFault(
+                        "fault \(name)=\(number) is out of range \(range.lowerBound)...\(range.upperBound)")
+                }
+                switch name {
                 case "drop-after": fault.dropAfterBytes = number
-                case "chunk-size" where number > 0: fault.chunkSize = number
+                case "chunk-size": fault.chunkSize = number
                 case "delay-ms": fault.delay = .milliseconds(number)
-                case "status" where (400...599).contains(number): fault.status = number
-                case "retry-after": fault.retryAfterSeconds = number
-                default: throw APIError.invalidFault("unknown or out-of-range fault \"\(pieces[0])=\(number)\"")
+                case "status": fault.status = number
+                default: fault.retryAfterSeconds = number
                 }
             }
             return fault

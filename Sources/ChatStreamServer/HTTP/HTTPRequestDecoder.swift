@@ -4,13 +4,19 @@
 // `.expectContinue` once the head of a request with `Expect: 100-continue` and a body is parsed, then
 // `.request` when the whole request (body included) is in. Bytes after a request stay in the carry
 // buffer, so pipelined requests come out one after another. The buffer is read through an index and
-// compacted now and then (never removed from the front byte by byte). Every failure is a
-// `HTTPRequestDecodingError` carrying the status to answer with; after one the connection must close.
+// compacted now and then (never removed from the front byte by byte). The body being read lives in
+// its own array, outside the state enum, so each body byte is appended exactly once (were it inside
+// the enum payload, every append would copy the body so far: quadratic in the number of reads).
+// Every failure is a `HTTPRequestDecodingError` carrying the status to answer with; after one the
+// connection must close.
 //
 // Accepted: request line `METHOD SP target SP HTTP/1.x`, lines ending in CRLF or bare LF, empty lines
 // before the request line, `Content-Length` (repeated identical values allowed), `Transfer-Encoding:
-// chunked` with extensions and trailers (trailers are read and dropped). Rejected: obsolete line
-// folding, whitespace before a colon, both framings at once, other transfer codings (501).
+// chunked` with extensions and trailers (trailers are read and dropped). Rejected (RFC 9112): obsolete
+// line folding, whitespace before a colon, both framings at once, a repeated `Host`,
+// `Transfer-Encoding` on HTTP/1.0, a chunk size with anything but hex digits before its extensions,
+// other transfer codings (501). Bytes that cannot start a request line (a TLS ClientHello, binary
+// noise) are rejected as soon as they arrive, without waiting for a line end or a timeout.
 
 /// Why a request could not be decoded, and the status code to answer with.
 struct HTTPRequestDecodingError: Error, Equatable {
@@ -46,6 +52,8 @@ struct HTTPRequestDecoder {
     /// Where the search for the end of the head resumes (so a slow head is not rescanned: linear).
     private var scanIndex = 0
     private var state = State.head
+    /// The body of the request being read (moved into the request when it completes).
+    private var body: [UInt8] = []
     private var pendingContinue = false
 
     init(configuration: HTTPServerConfiguration, remoteAddress: String = "") {
@@ -84,9 +92,9 @@ struct HTTPRequestDecoder {
             case .head:
                 guard let request = try parseHead() else { return nil }
                 if let done = try startBody(request) { return .request(done) }
-            case .fixedBody(var request, let remaining):
+            case .fixedBody(let request, let remaining):
                 let available = min(remaining, buffer.count - readIndex)
-                request.body.append(contentsOf: buffer[readIndex..<readIndex + available])
+                body.append(contentsOf: buffer[readIndex..<readIndex + available])
                 readIndex += available
                 if available == remaining {
                     return finish(request)
@@ -95,23 +103,16 @@ struct HTTPRequestDecoder {
                 return nil
             case .chunkSize(let request):
                 guard let line = try nextLine(limit: 4096, tooLong: 400) else { return nil }
-                let sizeText = line.prefix { $0 != UInt8(ascii: ";") }
-                let digits = sizeText.drop { $0 == 0x20 || $0 == 0x09 }.prefix { $0 != 0x20 && $0 != 0x09 }
-                guard !digits.isEmpty, digits.count <= 15 else { throw bad("invalid chunk size") }
-                var size = 0
-                for byte in digits {
-                    guard let digit = QueryDecoding.hexValue(byte) else { throw bad("invalid chunk size") }
-                    size = size << 4 | Int(digit)
-                }
+                let size = try Self.chunkSize(line)
                 if size == 0 {
                     state = .trailers(request, bytes: 0)
                 } else {
-                    guard request.body.count + size <= configuration.maxBodyBytes else { throw tooLarge() }
+                    guard body.count + size <= configuration.maxBodyBytes else { throw tooLarge() }
                     state = .chunkData(request, remaining: size)
                 }
-            case .chunkData(var request, let remaining):
+            case .chunkData(let request, let remaining):
                 let available = min(remaining, buffer.count - readIndex)
-                request.body.append(contentsOf: buffer[readIndex..<readIndex + available])
+                body.append(contentsOf: buffer[readIndex..<readIndex + available])
                 readIndex += available
                 if available == remaining {
                     state = .chunkDataEnd(request)
@@ -164,6 +165,7 @@ struct HTTPRequestDecoder {
         }
         guard let headEnd = end else {
             scanIndex = index
+            try checkRequestLineStart()
             let buffered = buffer.count - readIndex
             if buffered > configuration.maxHeaderBytes {
                 let lineEnd = buffer[readIndex...].firstIndex(of: 0x0A) ?? buffer.count
@@ -214,7 +216,12 @@ struct HTTPRequestDecoder {
         let target = String(decoding: parts[1], as: UTF8.self)
         guard target.hasPrefix("/") || target.hasPrefix("http://") || target.hasPrefix("https://") || target == "*"
         else { throw bad("unsupported request target form") }
-        if version.minor >= 1, headers["Host"] == nil { throw bad("missing Host header") }
+        let hosts = headers.values(for: "Host").count
+        if version.minor >= 1, hosts == 0 { throw bad("missing Host header") }
+        guard hosts <= 1 else { throw bad("repeated Host header") }
+        if version.minor == 0, !headers.values(for: "Transfer-Encoding").isEmpty {
+            throw bad("Transfer-Encoding on an HTTP/1.0 request")
+        }
         return HTTPServerRequest(
             method: String(decoding: parts[0], as: UTF8.self), target: target, headers: headers,
             remoteAddress: remoteAddress, version: version)
@@ -306,10 +313,43 @@ struct HTTPRequestDecoder {
     }
 
     private mutating func finish(_ request: HTTPServerRequest) -> Event {
+        var request = request
         state = .head
         scanIndex = readIndex
+        swap(&request.body, &body)
         return .request(request)
     }
+
+    /// The size of a chunk-size line (RFC 9112 section 7.1): hex digits, then nothing or extensions
+    /// (`;`, with optional whitespace before it). Leading whitespace and any other trailing byte are 400.
+    private static func chunkSize(_ line: ArraySlice<UInt8>) throws(HTTPRequestDecodingError) -> Int {
+        let digits = line.prefix { QueryDecoding.hexValue($0) != nil }
+        let rest = line[digits.endIndex...].drop { $0 == 0x20 || $0 == 0x09 }
+        guard !digits.isEmpty, rest.isEmpty ? digits.endIndex == line.endIndex : rest.first == UInt8(ascii: ";")
+        else {
+            throw HTTPRequestDecodingError(status: 400, reason: "invalid chunk size line")
+        }
+        guard digits.count <= 15 else { throw HTTPRequestDecodingError(status: 400, reason: "chunk size too large") }
+        var size = 0
+        for byte in digits { size = size << 4 | Int(QueryDecoding.hexValue(byte)!) }
+        return size
+    }
+
+    /// Rejects at once bytes that cannot begin a request line: the method is a token followed by a
+    /// space, so any other byte before the first space (a TLS record's 0x16, binary noise) is not HTTP.
+    private func checkRequestLineStart() throws(HTTPRequestDecodingError) {
+        var index = readIndex
+        while index < buffer.count, index - readIndex <= Self.longestMethod {
+            let byte = buffer[index]
+            if byte == 0x20 { return }
+            guard Self.isTokenByte(byte) else { throw bad("not an HTTP request (byte \(byte) in the method)") }
+            index += 1
+        }
+        if index - readIndex > Self.longestMethod { throw bad("not an HTTP request (method too long)") }
+    }
+
+    /// The longest method accepted (RFC 9110 methods are short; longer text is not a request line).
+    private static let longestMethod = 32
 
     private func bad(_ reason: String) -> HTTPRequestDecodingError {
         HTTPRequestDecodingError(status: 400, reason: reason)

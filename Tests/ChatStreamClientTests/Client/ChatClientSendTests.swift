@@ -1,6 +1,7 @@
 import ChatStream
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import ChatStreamClient

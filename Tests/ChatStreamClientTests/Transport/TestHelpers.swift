@@ -1,7 +1,9 @@
-import ChatStreamServer
 import Dispatch
 import Foundation
 import Synchronization
+import TestSupport
+
+@testable import ChatStreamServer
 
 /// Test helpers shared by the transport suites.
 enum TestHelpers {
@@ -24,33 +26,15 @@ enum TestHelpers {
         return configuration
     }
 
-    /// Polls `condition` until it holds or `timeout` passes; the result is whether it held.
-    static func eventually(
-        timeout: Duration = .seconds(60), _ condition: @Sendable () -> Bool
-    ) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if condition() { return true }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return condition()
+    /// Polls `condition` until it holds or `timeout` passes (see TestSupport's `eventually`).
+    static func eventually(timeout: Duration = .seconds(60), _ condition: @Sendable () -> Bool) async -> Bool {
+        await TestSupport.eventually(timeout: timeout, condition)
     }
 
     /// The server's base URL.
     static func url(_ server: HTTPServer, _ path: String) -> URL {
         URL(string: "http://127.0.0.1:\(server.port)\(path)")!
     }
-}
-
-/// A value shared between a handler thread and the test.
-final class Shared<Value: Sendable>: Sendable {
-    private let storage: Mutex<Value>
-    init(_ value: Value) { storage = Mutex(value) }
-    var value: Value {
-        get { storage.withLock { $0 } }
-        set { storage.withLock { $0 = newValue } }
-    }
-    func update(_ change: (inout Value) -> Void) { storage.withLock { change(&$0) } }
 }
 
 /// Runs the network tests' async code on Dispatch's threads rather than on the cooperative pool.

@@ -1,10 +1,12 @@
 // URLSessionTransport against HTTPServer: streaming, cancellation, idle timeout, broken streams.
 
 import ChatStreamClient
-import ChatStreamServer
 import Dispatch
 import Foundation
+import TestSupport
 import Testing
+
+@testable import ChatStreamServer
 
 @Suite("URLSessionTransport")
 struct URLSessionTransportTests {

@@ -17,7 +17,7 @@ private let echo: HTTPServer.Handler = { request, response in
 @Suite("HTTPServer (raw sockets)")
 struct HTTPServerTests {
     @Test func keepAliveServesTwoRequestsOnOneConnection() async throws {
-        try await TestHelpers.withServer(handler: echo) { server in
+        try await HTTPTestServer.with(handler: echo) { server in
             let connection = try RawHTTPConnection(port: server.port)
             try connection.send("GET /one HTTP/1.1\r\nHost: x\r\n\r\n")
             let first = try connection.readResponse()
@@ -36,7 +36,7 @@ struct HTTPServerTests {
     }
 
     @Test func pipelinedRequestsAreAnsweredInOrder() async throws {
-        try await TestHelpers.withServer(handler: echo) { server in
+        try await HTTPTestServer.with(handler: echo) { server in
             let connection = try RawHTTPConnection(port: server.port)
             try connection.send(
                 "GET /a HTTP/1.1\r\nHost: x\r\n\r\n"
@@ -53,7 +53,7 @@ struct HTTPServerTests {
     }
 
     @Test func chunkedRequestBodyIsDecodedEvenWhenSentByteByByte() async throws {
-        try await TestHelpers.withServer(handler: echo) { server in
+        try await HTTPTestServer.with(handler: echo) { server in
             let connection = try RawHTTPConnection(port: server.port)
             let request =
                 "PUT /up HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
@@ -76,9 +76,17 @@ struct HTTPServerTests {
         "POST /x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\n",
         "GET /x HTTP/1.1\r\nHost: x\r\n folded\r\n\r\n",
         "GET x HTTP/1.1\r\nHost: x\r\n\r\n",
+        // RFC 9112: one Host, no Transfer-Encoding on HTTP/1.0, chunk sizes of hex digits only.
+        "GET /x HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n",
+        "GET /x HTTP/1.1\r\nHost: x\r\nhost: x\r\n\r\n",
+        "POST /x HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n1\r\na\r\n0\r\n\r\n",
+        "POST /x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5 junk\r\nhello\r\n0\r\n\r\n",
+        "POST /x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n 5\r\nhello\r\n0\r\n\r\n",
+        "POST /x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5 \r\nhello\r\n0\r\n\r\n",
+        "POST /x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n0x5\r\nhello\r\n0\r\n\r\n",
     ])
     func malformedRequestIsAnswered400AndClosed(request: String) async throws {
-        try await TestHelpers.withServer(handler: echo) { server in
+        try await HTTPTestServer.with(handler: echo) { server in
             let connection = try RawHTTPConnection(port: server.port)
             try connection.send(request)
             let response = try connection.readResponse()
@@ -88,12 +96,42 @@ struct HTTPServerTests {
         }
     }
 
+    @Test func chunkExtensionsMayFollowWhitespace() async throws {
+        try await HTTPTestServer.with(handler: echo) { server in
+            let connection = try RawHTTPConnection(port: server.port)
+            try connection.send(
+                "POST /x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5 ;a=b\r\nhello\r\n0\r\n\r\n")
+            #expect(try connection.readResponse().text.hasPrefix("POST /x body=hello "))
+        }
+    }
+
+    /// A TLS ClientHello (and other binary) gets 400 as soon as it arrives, not after a read timeout.
+    @Test(
+        arguments: [
+            [0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xFC, 0x03, 0x03],
+            [0x00, 0x00, 0x00, 0x00],
+            Array("GETTING-A-VERY-LONG-METHOD-NAME-WITHOUT-END".utf8),
+        ] as [[UInt8]])
+    func bytesThatAreNotHTTPAreAnswered400AtOnce(bytes: [UInt8]) async throws {
+        var configuration = HTTPTestServer.configuration
+        configuration.requestReadTimeout = .seconds(30)
+        try await HTTPTestServer.with(configuration: configuration, handler: echo) { server in
+            let connection = try RawHTTPConnection(port: server.port)
+            let start = ContinuousClock.now
+            try connection.send(bytes)
+            let response = try connection.readResponse()
+            #expect(response.status == 400)
+            #expect(response.text.contains("not an HTTP request"))
+            #expect(ContinuousClock.now - start < .seconds(5))
+        }
+    }
+
     @Test func oversizedHeadersAre431AndLongURIIs414() async throws {
-        var configuration = TestHelpers.configuration
+        var configuration = HTTPTestServer.configuration
         configuration.maxHeaderBytes = 2048
         configuration.maxURILength = 1024
         configuration.maxBodyBytes = 10
-        try await TestHelpers.withServer(configuration: configuration, handler: echo) { server in
+        try await HTTPTestServer.with(configuration: configuration, handler: echo) { server in
             let big = try RawHTTPConnection(port: server.port)
             try big.send("GET / HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 4000))\r\n\r\n")
             #expect(try big.readResponse().status == 431)
@@ -119,7 +157,7 @@ struct HTTPServerTests {
     }
 
     @Test func http10ClosesAfterTheResponseUnlessKeepAlive() async throws {
-        try await TestHelpers.withServer(handler: echo) { server in
+        try await HTTPTestServer.with(handler: echo) { server in
             let closing = try RawHTTPConnection(port: server.port)
             try closing.send("GET /old HTTP/1.0\r\n\r\n")
             let response = try closing.readResponse()
@@ -137,7 +175,7 @@ struct HTTPServerTests {
     }
 
     @Test func http10StreamIsSentUnframedAndClosed() async throws {
-        try await TestHelpers.withServer(handler: { _, response in
+        try await HTTPTestServer.with(handler: { _, response in
             try response.startStream(status: 200)
             try response.write("one,")
             try response.write("two")
@@ -152,7 +190,7 @@ struct HTTPServerTests {
     }
 
     @Test func expectContinueIsAnsweredBeforeTheBody() async throws {
-        try await TestHelpers.withServer(handler: echo) { server in
+        try await HTTPTestServer.with(handler: echo) { server in
             let connection = try RawHTTPConnection(port: server.port)
             try connection.send("POST /e HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 4\r\n\r\n")
             let interim = try connection.readResponse()
@@ -165,7 +203,7 @@ struct HTTPServerTests {
 
     @Test func queryIsSplitDecodedAndKeepsRepeatedNames() async throws {
         let seen = Shared<[String]>([])
-        try await TestHelpers.withServer(handler: { request, response in
+        try await HTTPTestServer.with(handler: { request, response in
             seen.value =
                 request.queryItems.map { "\($0.name)=\($0.value)" }
                 + ["tags=\(request.queryValues("tag"))", "path=\(request.path)", "segments=\(request.pathSegments)"]
@@ -183,7 +221,7 @@ struct HTTPServerTests {
     }
 
     @Test func headGetsNoBodyAndThrowingHandlerGets500() async throws {
-        try await TestHelpers.withServer(handler: { request, response in
+        try await HTTPTestServer.with(handler: { request, response in
             if request.path == "/fail" { throw RawHTTPError(description: "boom") }
             try response.respond(status: 200, body: Array("12345".utf8))
         }) { server in
@@ -197,23 +235,23 @@ struct HTTPServerTests {
     }
 
     @Test func idleKeepAliveConnectionIsClosedAfterTheTimeout() async throws {
-        var configuration = TestHelpers.configuration
+        var configuration = HTTPTestServer.configuration
         configuration.idleTimeout = .milliseconds(300)
-        try await TestHelpers.withServer(configuration: configuration, handler: echo) { server in
+        try await HTTPTestServer.with(configuration: configuration, handler: echo) { server in
             let connection = try RawHTTPConnection(port: server.port)
             try connection.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
             _ = try connection.readResponse()
             let start = ContinuousClock.now
             #expect(try connection.isClosedByPeer())  // blocks until the server closes (recv timeout 10 s)
             #expect(ContinuousClock.now - start < .seconds(8))
-            #expect(await TestHelpers.eventually { server.openConnections == 0 })
+            #expect(await eventually { server.openConnections == 0 })
         }
     }
 
     @Test func connectionsBeyondTheCapGet503() async throws {
-        var configuration = TestHelpers.configuration
+        var configuration = HTTPTestServer.configuration
         configuration.maxConnections = 1
-        try await TestHelpers.withServer(configuration: configuration, handler: echo) { server in
+        try await HTTPTestServer.with(configuration: configuration, handler: echo) { server in
             let first = try RawHTTPConnection(port: server.port)
             try first.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
             _ = try first.readResponse()  // the first connection is now registered and idle
@@ -224,7 +262,7 @@ struct HTTPServerTests {
     }
 
     @Test func stopWakesBlockedConnectionsAndFinishes() async throws {
-        let server = HTTPServer(configuration: TestHelpers.configuration, handler: echo)
+        let server = HTTPServer(configuration: HTTPTestServer.configuration, handler: echo)
         try server.start()
         let connection = try RawHTTPConnection(port: server.port)
         try connection.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -239,7 +277,7 @@ struct HTTPServerTests {
     }
 
     @Test func listensOnIPv6LoopbackWhenAsked() async throws {
-        let server = HTTPServer(host: "::1", configuration: TestHelpers.configuration, handler: echo)
+        let server = HTTPServer(host: "::1", configuration: HTTPTestServer.configuration, handler: echo)
         do {
             try server.start()
         } catch {
@@ -249,6 +287,34 @@ struct HTTPServerTests {
         let connection = try RawHTTPConnection(port: server.port, host: "::1")
         try connection.send("GET /v6 HTTP/1.1\r\nHost: [::1]\r\n\r\n")
         #expect(try connection.readResponse().text.hasPrefix("GET /v6 body= peer=[::1]:"))
+    }
+
+    /// Each body byte is appended once: 4 MiB in 64-byte pieces (65,536 feeds) takes about as long as
+    /// in one piece. Copying the body so far on every feed, as the decoder once did, moves 128 GiB.
+    @Test func bodyReadingIsLinearInTheNumberOfPieces() throws {
+        let size = 4 << 20
+        let head = Array("POST /b HTTP/1.1\r\nHost: h\r\nContent-Length: \(size)\r\n\r\n".utf8)
+        let body = [UInt8](repeating: 0x61, count: size)
+        var configuration = HTTPServerConfiguration()
+        configuration.maxBodyBytes = size
+        func decode(pieceSize: Int) throws -> (Duration, Int) {
+            var decoder = HTTPRequestDecoder(configuration: configuration)
+            var count = 0
+            let start = ContinuousClock.now
+            decoder.feed(head)
+            for offset in stride(from: 0, to: size, by: pieceSize) {
+                decoder.feed(body[offset..<min(offset + pieceSize, size)])
+                while let event = try decoder.next() {
+                    if case .request(let request) = event { count = request.body.count }
+                }
+            }
+            return (ContinuousClock.now - start, count)
+        }
+        let (whole, wholeCount) = try decode(pieceSize: size)
+        let (pieces, piecesCount) = try decode(pieceSize: 64)
+        #expect(wholeCount == size && piecesCount == size)
+        // Generous: per-feed overhead in a debug build, on a shared machine; quadratic copying is ~1000x.
+        #expect(pieces < whole * 40 + .seconds(2), "one piece \(whole), 64-byte pieces \(pieces)")
     }
 
     @Test func decoderGivesTheSameRequestsHoweverTheBytesAreCut() throws {
