@@ -2,7 +2,12 @@
 // (write size, delay, dropped connection). Runs on the connection's thread, so it may sleep.
 
 import ChatStream
-import Glibc
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Writes SSE events to a response, applying pacing and faults.
 struct ReplyStreamer {

@@ -2,8 +2,11 @@
 //
 // Loop: hand out every request the decoder can complete from buffered bytes (answering
 // `100 Continue` when asked), call the handler synchronously, and only when the buffer holds no
-// complete request read more, waiting at most the idle timeout between requests and the read
-// timeout inside one. A decoding error is answered with its status and closes the connection.
+// complete request read more. Every wait for bytes is bounded by the deadline of where the request
+// stands: the idle timeout between requests, the head deadline from a head's first byte, and for a
+// body the minimum rate (each byte received buys 1/rate seconds after a grace period); no single wait
+// exceeds the read timeout. Missing a deadline mid-request is answered 408. A decoding error is
+// answered with its status and closes the connection. Response writes carry the send timeout.
 
 /// One client connection, run on a dedicated thread.
 struct HTTPConnection {
@@ -12,18 +15,22 @@ struct HTTPConnection {
     let configuration: HTTPServerConfiguration
     let handler: @Sendable (HTTPServerRequest, HTTPServerResponseWriter) throws -> Void
 
-    /// Serves requests until the peer closes, a request asks to close, a timeout, or an error.
+    /// Serves requests until the peer closes, a request asks to close, a deadline passes, or an error.
     func run() {
         var decoder = HTTPRequestDecoder(configuration: configuration, remoteAddress: remoteAddress)
         var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
+        var phaseStart = ContinuousClock.now
+        var lastProgress = HTTPRequestDecoder.Progress.idle
         while true {
             do {
                 while let event = try decoder.next() {
                     switch event {
                     case .expectContinue:
-                        try socket.sendAll(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8))
+                        try socket.sendAll(
+                            Array("HTTP/1.1 100 Continue\r\n\r\n".utf8), deadline: .now + configuration.sendTimeout)
                     case .request(let request):
                         guard serve(request) else { return }
+                        phaseStart = .now
                     }
                 }
             } catch let error as HTTPRequestDecodingError {
@@ -32,10 +39,13 @@ struct HTTPConnection {
             } catch {
                 return  // the peer went away while we answered 100 Continue
             }
-            let idle = decoder.isIdle
-            let timeout = idle ? configuration.idleTimeout : configuration.requestReadTimeout
-            guard socket.waitReadable(timeoutMilliseconds: timeout.pollMilliseconds) else {
-                if !idle { reject(status: 408, reason: "request not received in time") }
+            let progress = decoder.progress
+            if Self.phase(of: progress) != Self.phase(of: lastProgress) { phaseStart = .now }
+            lastProgress = progress
+            let deadline = deadline(for: progress, since: phaseStart)
+            let wait = min(deadline - .now, configuration.requestReadTimeout)
+            guard wait > .zero, socket.waitReadable(timeoutMilliseconds: max(1, wait.pollMilliseconds)) else {
+                if progress != .idle { reject(status: 408, reason: Self.timeoutReason(progress)) }
                 return
             }
             guard let count = try? socket.receive(into: &readBuffer), count > 0 else { return }
@@ -43,9 +53,40 @@ struct HTTPConnection {
         }
     }
 
+    /// When the request standing at `progress` (in that phase since `start`) must have moved on.
+    private func deadline(for progress: HTTPRequestDecoder.Progress, since start: ContinuousClock.Instant)
+        -> ContinuousClock.Instant
+    {
+        switch progress {
+        case .idle:
+            return start + configuration.idleTimeout
+        case .head:
+            return start + configuration.requestHeadTimeout
+        case .body(let received):
+            let rate = max(1, configuration.minimumBodyBytesPerSecond)
+            let earned = Duration.milliseconds(Int64(received) * 1000 / Int64(rate))
+            return start + configuration.bodyRateGracePeriod + earned
+        }
+    }
+
+    private static func phase(of progress: HTTPRequestDecoder.Progress) -> Int {
+        switch progress {
+        case .idle: 0
+        case .head: 1
+        case .body: 2
+        }
+    }
+
+    private static func timeoutReason(_ progress: HTTPRequestDecoder.Progress) -> String {
+        switch progress {
+        case .body: "request body arrived too slowly"
+        default: "request head not received in time"
+        }
+    }
+
     /// Runs the handler for one request; true when the connection stays open.
     private func serve(_ request: HTTPServerRequest) -> Bool {
-        let writer = HTTPServerResponseWriter(socket: socket, request: request, serverName: configuration.serverName)
+        let writer = HTTPServerResponseWriter(socket: socket, request: request, configuration: configuration)
         var failure: (any Error)?
         do {
             try handler(request, writer)
@@ -56,11 +97,11 @@ struct HTTPConnection {
         return writer.keepAlive
     }
 
-    /// Answers a request that could not be decoded and lets the connection close.
+    /// Answers a request that could not be decoded (or came too slowly) and lets the connection close.
     private func reject(status: Int, reason: String) {
         let request = HTTPServerRequest(
             method: "GET", target: "/", headers: HTTPServerHeaders([("Connection", "close")]))
-        let writer = HTTPServerResponseWriter(socket: socket, request: request, serverName: configuration.serverName)
+        let writer = HTTPServerResponseWriter(socket: socket, request: request, configuration: configuration)
         try? writer.respond(
             status: status, headers: [("Content-Type", "text/plain; charset=utf-8")], body: Array("\(reason)\n".utf8))
     }

@@ -1,4 +1,8 @@
-import Glibc
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Formats the `Date` response header (RFC 9110 IMF-fixdate, always GMT, locale independent).
 enum HTTPDate {

@@ -67,6 +67,24 @@ struct HTTPRequestDecoder {
         return false
     }
 
+    /// How far the request being read has come, for the connection's deadlines.
+    enum Progress: Equatable {
+        /// Between requests: nothing buffered.
+        case idle
+        /// Some of a request head is buffered.
+        case head
+        /// The head is parsed and `received` body bytes are in.
+        case body(received: Int)
+    }
+
+    /// How far the request being read has come.
+    var progress: Progress {
+        switch state {
+        case .head: readIndex == buffer.count ? .idle : .head
+        default: .body(received: body.count)
+        }
+    }
+
     /// Appends bytes read from the connection.
     mutating func feed(_ bytes: some Collection<UInt8>) {
         if readIndex > 0 && readIndex == buffer.count {

@@ -1,5 +1,10 @@
 // HTTPServer: a small HTTP/1.1 server on blocking POSIX sockets, one thread per connection.
 //
+// Why threads: handlers block (a streamed reply sleeps between events), and with a deadline on every
+// wait (HTTPConnection) and a cap per client address a slow or abandoned client holds a thread for
+// seconds, not minutes; the figures in README ("The local server: limits") show a normal client
+// served at full speed while 300 slow and 256 abandoned connections are held.
+//
 // An accept thread polls the listening socket and a wake pipe (so `stop()` can end it without racing
 // on a closed descriptor). Each accepted connection gets a Foundation `Thread` that parses requests
 // and calls the handler synchronously; handlers may block or sleep to pace a stream without touching
@@ -10,7 +15,6 @@
 
 import Dispatch
 import Foundation
-import Glibc
 import Synchronization
 
 /// A small HTTP/1.1 server for the ChatStream API, the CLI's `serve`, and tests.
@@ -28,9 +32,9 @@ import Synchronization
 /// The handler runs on the connection's own thread, once per request, with the whole body read.
 /// If it throws before responding the client gets `500`; if it throws mid-stream the connection is
 /// dropped so the client sees a truncated response rather than a clean end.
-public final class HTTPServer: Sendable {
+final class HTTPServer: Sendable {
     /// The handler's type: called on the connection's thread for each request.
-    public typealias Handler = @Sendable (HTTPServerRequest, HTTPServerResponseWriter) throws -> Void
+    typealias Handler = @Sendable (HTTPServerRequest, HTTPServerResponseWriter) throws -> Void
 
     private enum Phase {
         case idle
@@ -43,22 +47,26 @@ public final class HTTPServer: Sendable {
         var port: UInt16 = 0
         var wakeWriteFD: Int32 = -1
         var connections: [Int: Socket] = [:]
+        var connectionsPerAddress: [String: Int] = [:]
         var nextConnectionID = 0
+        var pendingRejections = 0
     }
 
     /// The host the server listens on (`127.0.0.1`, `::1`, `0.0.0.0`, `localhost`, ...).
-    public let host: String
+    let host: String
     private let requestedPort: UInt16
     /// The limits and timeouts in force.
-    public let configuration: HTTPServerConfiguration
+    let configuration: HTTPServerConfiguration
     private let handler: Handler
     private let state = Mutex(State())
     private let connectionThreads = DispatchGroup()
     private let acceptThreadDone = DispatchSemaphore(value: 0)
+    /// Over-cap connections are answered 503 and drained here, off the accept thread.
+    private let rejections = DispatchQueue(label: "HTTPServer.rejections", attributes: .concurrent)
 
     /// A server for `host:port` (port 0: the system picks a free one, read it from ``port`` after
     /// ``start()``). Nothing happens until ``start()``.
-    public init(
+    init(
         host: String = "127.0.0.1", port: UInt16 = 0, configuration: HTTPServerConfiguration = .init(),
         handler: @escaping Handler
     ) {
@@ -69,29 +77,27 @@ public final class HTTPServer: Sendable {
     }
 
     /// The port the server listens on (the actual one when created with port 0); 0 before ``start()``.
-    public var port: UInt16 { state.withLock { $0.port } }
+    var port: UInt16 { state.withLock { $0.port } }
 
     /// The number of connections open right now.
-    public var openConnections: Int { state.withLock { $0.connections.count } }
+    var openConnections: Int { state.withLock { $0.connections.count } }
 
     /// Binds, listens and starts accepting connections on a background thread.
     ///
     /// - Throws: ``HTTPServerError/alreadyStarted`` when called twice, ``HTTPServerError/addressResolution``
     ///   or ``HTTPServerError/socket`` when the address cannot be bound.
-    public func start() throws {
+    func start() throws {
         try state.withLock { state throws(HTTPServerError) in
             guard state.phase == .idle else { throw HTTPServerError.alreadyStarted }
             let listener = try Socket.listen(host: host, port: requestedPort)
-            var pipeFDs: [Int32] = [-1, -1]
-            guard pipe(&pipeFDs) == 0 else {
+            guard let pipe = try? Socket.makePipe() else {
                 listener.close()
                 throw HTTPServerError.socket.with(message: Socket.errnoText("pipe"))
             }
-            for fd in pipeFDs { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
             state.phase = .running
             state.port = listener.localPort
-            state.wakeWriteFD = pipeFDs[1]
-            let wakeReadFD = pipeFDs[0]
+            state.wakeWriteFD = pipe.write
+            let wakeReadFD = pipe.read
             let thread = Thread { [self] in
                 acceptLoop(listener: listener, wakeReadFD: wakeReadFD)
             }
@@ -103,7 +109,7 @@ public final class HTTPServer: Sendable {
     /// Stops accepting, shuts every open connection down (handlers' next writes fail) and waits up to
     /// ``HTTPServerConfiguration/shutdownGracePeriod`` for their threads to finish. Idempotent.
     /// Do not call it from a handler (it would wait for that handler's own thread).
-    public func stop() {
+    func stop() {
         let wakeFD: Int32? = state.withLock { state in
             guard state.phase == .running else {
                 state.phase = .stopped
@@ -113,10 +119,9 @@ public final class HTTPServer: Sendable {
             return state.wakeWriteFD
         }
         guard let wakeFD else { return }
-        var byte: UInt8 = 1
-        _ = Glibc.write(wakeFD, &byte, 1)
+        Socket.signal(wakeFD)
         acceptThreadDone.wait()
-        Glibc.close(wakeFD)
+        Socket.close(wakeFD)
         state.withLock { state in
             for socket in state.connections.values { socket.shutdown() }
         }
@@ -129,60 +134,71 @@ public final class HTTPServer: Sendable {
     private func acceptLoop(listener: Socket, wakeReadFD: Int32) {
         defer {
             listener.close()
-            Glibc.close(wakeReadFD)
+            Socket.close(wakeReadFD)
             acceptThreadDone.signal()
         }
-        var fds = [
-            pollfd(fd: listener.fd, events: Int16(POLLIN), revents: 0),
-            pollfd(fd: wakeReadFD, events: Int16(POLLIN), revents: 0),
-        ]
         while true {
-            fds[0].revents = 0
-            fds[1].revents = 0
-            let ready = poll(&fds, 2, -1)
-            if ready < 0 {
-                if errno == EINTR { continue }
-                return
-            }
-            if fds[1].revents != 0 { return }
-            guard fds[0].revents & Int16(POLLIN) != 0 else { continue }
-            guard let (socket, address) = listener.accept() else {
-                if errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM { usleep(10_000) }
+            guard let ready = Socket.waitReadable([listener.fd, wakeReadFD], timeoutMilliseconds: -1) else { continue }
+            if ready == 1 { return }
+            guard let (socket, host, peer) = listener.accept(sendBufferBytes: configuration.sendBufferBytes) else {
+                if Socket.isResourceExhaustion { usleep(10_000) }
                 continue
             }
-            admit(socket, address: address)
+            admit(socket, host: host, peer: peer)
         }
     }
 
-    /// Registers and starts a connection thread, or answers 503 when at capacity (or stopping).
-    private func admit(_ socket: Socket, address: String) {
+    /// Registers and starts a connection thread, or answers 503 when the server or this client address
+    /// is at its cap (or the server is stopping).
+    private func admit(_ socket: Socket, host: String, peer: String) {
+        let cap = configuration.maxConnections
+        let perAddress = configuration.maxConnectionsPerAddress
         let id: Int? = state.withLock { state in
-            guard state.phase == .running, state.connections.count < configuration.maxConnections else { return nil }
+            guard state.phase == .running, state.connections.count < cap,
+                state.connectionsPerAddress[host, default: 0] < perAddress
+            else { return nil }
             let id = state.nextConnectionID
             state.nextConnectionID += 1
             state.connections[id] = socket
+            state.connectionsPerAddress[host, default: 0] += 1
             connectionThreads.enter()
             return id
         }
-        guard let id else {
-            let body = "server busy\n"
-            let response =
-                "HTTP/1.1 503 Service Unavailable\r\nDate: \(HTTPDate.string())\r\nServer: \(configuration.serverName)\r\n"
-                + "Content-Type: text/plain; charset=utf-8\r\nContent-Length: \(body.utf8.count)\r\n"
-                + "Retry-After: 1\r\nConnection: close\r\n\r\n\(body)"
-            try? socket.sendAll(Array(response.utf8))
-            socket.closeGracefully(drainMilliseconds: 50)
-            return
-        }
+        guard let id else { return reject(socket) }
         let connection = HTTPConnection(
-            socket: socket, remoteAddress: address, configuration: configuration, handler: handler)
+            socket: socket, remoteAddress: peer, configuration: configuration, handler: handler)
         let thread = Thread { [self] in
             connection.run()
-            state.withLock { _ = $0.connections.removeValue(forKey: id) }
+            state.withLock { state in
+                _ = state.connections.removeValue(forKey: id)
+                state.connectionsPerAddress[host, default: 1] -= 1
+                if state.connectionsPerAddress[host] == 0 { state.connectionsPerAddress[host] = nil }
+            }
             socket.closeGracefully()
             connectionThreads.leave()
         }
-        thread.name = "HTTPServer connection \(address)"
+        thread.name = "HTTPServer connection \(peer)"
+        thread.stackSize = 512 * 1024
         thread.start()
+    }
+
+    /// Answers 503 off the accept thread (its short drain must not stall accepting); beyond 64 pending
+    /// rejections the connection is reset at once instead.
+    private func reject(_ socket: Socket) {
+        let admitted = state.withLock { state in
+            guard state.pendingRejections < 64 else { return false }
+            state.pendingRejections += 1
+            return true
+        }
+        guard admitted else { return socket.resetAndClose() }
+        let response = Array(
+            ("HTTP/1.1 503 Service Unavailable\r\nDate: \(HTTPDate.string())\r\nServer: \(configuration.serverName)\r\n"
+                + "Content-Type: text/plain; charset=utf-8\r\nContent-Length: 12\r\n"
+                + "Retry-After: 1\r\nConnection: close\r\n\r\nserver busy\n").utf8)
+        rejections.async { [self] in
+            try? socket.sendAll(response, deadline: .now + .seconds(1))
+            socket.closeGracefully(drainMilliseconds: 50)
+            state.withLock { $0.pendingRejections -= 1 }
+        }
     }
 }

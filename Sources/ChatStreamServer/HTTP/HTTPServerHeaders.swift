@@ -4,47 +4,47 @@
 /// let type = request.headers["content-type"]      // first value, any case
 /// let all = request.headers.values(for: "Accept")  // every value, in order
 /// ```
-public struct HTTPServerHeaders: Sendable, Sequence, CustomStringConvertible {
+struct HTTPServerHeaders: Sendable, Sequence, CustomStringConvertible {
     /// The fields as received: names keep their original case.
-    public private(set) var fields: [(name: String, value: String)]
+    private(set) var fields: [(name: String, value: String)]
 
     /// Headers from name/value pairs, kept in order.
-    public init(_ fields: [(name: String, value: String)] = []) {
+    init(_ fields: [(name: String, value: String)] = []) {
         self.fields = fields
     }
 
     /// The first value of the field called `name` (compared case-insensitively), or nil.
-    public subscript(name: String) -> String? {
+    subscript(name: String) -> String? {
         fields.first { Self.equal($0.name, name) }?.value
     }
 
     /// Every value of the field called `name`, in order.
-    public func values(for name: String) -> [String] {
+    func values(for name: String) -> [String] {
         fields.filter { Self.equal($0.name, name) }.map(\.value)
     }
 
     /// Whether any field `name` holds the comma-separated token `token` (e.g. `Connection: close`).
-    public func contains(_ name: String, token: String) -> Bool {
+    func contains(_ name: String, token: String) -> Bool {
         values(for: name).contains { value in
             value.split(separator: ",").contains { Self.equal(trimmed($0), token) }
         }
     }
 
     /// Appends a field.
-    public mutating func append(name: String, value: String) {
+    mutating func append(name: String, value: String) {
         fields.append((name, value))
     }
 
     /// The number of fields.
-    public var count: Int { fields.count }
+    var count: Int { fields.count }
 
     /// Iterates the fields in order.
-    public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> {
+    func makeIterator() -> IndexingIterator<[(name: String, value: String)]> {
         fields.makeIterator()
     }
 
     /// `Name: value` lines.
-    public var description: String {
+    var description: String {
         fields.map { "\($0.name): \($0.value)" }.joined(separator: "\n")
     }
 

@@ -6,30 +6,30 @@
 ///     try response.respond(status: 200, headers: [("Content-Type", "text/plain")], body: Array("\(limit)".utf8))
 /// }
 /// ```
-public struct HTTPServerRequest: Sendable {
+struct HTTPServerRequest: Sendable {
     /// The method token as sent (`GET`, `POST`, ...); methods are case-sensitive.
-    public var method: String
+    var method: String
     /// The request target as sent (path and query, still percent-encoded).
-    public var target: String
+    var target: String
     /// The path part of the target, still percent-encoded (`/agents/a%20b/chat`).
-    public var path: String
+    var path: String
     /// The path split at `/` with each segment percent-decoded (`["agents", "a b", "chat"]`); empty segments dropped.
-    public var pathSegments: [String]
+    var pathSegments: [String]
     /// The raw query string after `?` (without it), or nil when the target has no `?`.
-    public var query: String?
+    var query: String?
     /// Query parameters in order, percent-decoded with `+` read as a space; repeated names are all kept.
-    public var queryItems: [(name: String, value: String)]
+    var queryItems: [(name: String, value: String)]
     /// The header fields.
-    public var headers: HTTPServerHeaders
+    var headers: HTTPServerHeaders
     /// The body (already de-chunked); empty when the request had none.
-    public var body: [UInt8]
+    var body: [UInt8]
     /// The peer's address, `127.0.0.1:54321` or `[::1]:54321`.
-    public var remoteAddress: String
+    var remoteAddress: String
     /// The protocol version: `(1, 1)` or `(1, 0)`.
-    public var version: (major: Int, minor: Int)
+    var version: (major: Int, minor: Int)
 
     /// A request built by hand (for handler unit tests); `path`, `pathSegments`, `query` and `queryItems` come from `target`.
-    public init(
+    init(
         method: String, target: String, headers: HTTPServerHeaders = HTTPServerHeaders(), body: [UInt8] = [],
         remoteAddress: String = "", version: (major: Int, minor: Int) = (1, 1)
     ) {
@@ -64,17 +64,17 @@ public struct HTTPServerRequest: Sendable {
     }
 
     /// Every value of the query parameter `name`, in order (`?tag=a&tag=b` gives `["a", "b"]`).
-    public func queryValues(_ name: String) -> [String] {
+    func queryValues(_ name: String) -> [String] {
         queryItems.filter { $0.name == name }.map(\.value)
     }
 
     /// The first value of the query parameter `name`, or nil.
-    public func queryValue(_ name: String) -> String? {
+    func queryValue(_ name: String) -> String? {
         queryItems.first { $0.name == name }?.value
     }
 
     /// Whether the client asked to keep the connection open after this request.
-    public var wantsKeepAlive: Bool {
+    var wantsKeepAlive: Bool {
         if version.major == 1 && version.minor >= 1 {
             return !headers.contains("Connection", token: "close")
         }

@@ -1,5 +1,3 @@
-import Glibc
-
 // HTTPServerResponseWriter: writes one response on the connection's thread.
 //
 // Two shapes: `respond` sends a whole response with `Content-Length`; `startStream` sends the head
@@ -7,7 +5,8 @@ import Glibc
 // is one chunk sent at once (the socket has TCP_NODELAY), and `finishStream` sends the last chunk.
 // The writer owns the framing headers (`Content-Length`, `Transfer-Encoding`, `Connection`): a
 // handler's own values for them are dropped. When the peer has gone, writes throw
-// `HTTPServerError.connectionClosed`, so a handler pacing a stream notices a cancelled client.
+// `HTTPServerError.connectionClosed`, so a handler pacing a stream notices a cancelled client; so
+// do writes the peer does not take within the send timeout (a client that stopped reading).
 
 /// Writes the response to one request. Use it only on the thread that called the handler.
 ///
@@ -21,7 +20,7 @@ import Glibc
 ///     try response.finishStream()
 /// }
 /// ```
-public final class HTTPServerResponseWriter {
+final class HTTPServerResponseWriter {
     private enum State {
         case idle
         case streaming(chunked: Bool)
@@ -33,20 +32,22 @@ public final class HTTPServerResponseWriter {
     private let isHead: Bool
     private let isHTTP10: Bool
     private let serverName: String
+    private let sendTimeout: Duration
     private var state = State.idle
     /// Whether the connection stays open for another request after this response.
     private(set) var keepAlive: Bool
 
-    init(socket: Socket, request: HTTPServerRequest, serverName: String) {
+    init(socket: Socket, request: HTTPServerRequest, configuration: HTTPServerConfiguration) {
         self.socket = socket
         self.isHead = request.method == "HEAD"
         self.isHTTP10 = request.version.minor == 0
-        self.serverName = serverName
+        self.serverName = configuration.serverName
+        self.sendTimeout = configuration.sendTimeout
         self.keepAlive = request.wantsKeepAlive
     }
 
     /// Whether a response head has been sent (or the connection aborted).
-    public var hasStartedResponse: Bool {
+    var hasStartedResponse: Bool {
         if case .idle = state { return false }
         return true
     }
@@ -55,7 +56,7 @@ public final class HTTPServerResponseWriter {
     ///
     /// - Throws: `HTTPServerError.connectionClosed` if the peer has gone, `.invalidState` if a response
     ///   was already started or a header contains CR or LF.
-    public func respond(status: Int, headers: [(String, String)] = [], body: [UInt8] = []) throws {
+    func respond(status: Int, headers: [(String, String)] = [], body: [UInt8] = []) throws {
         guard case .idle = state else { throw HTTPServerError.invalidState.with(message: "response already started") }
         let bodyAllowed = !HTTPStatus.forbidsBody(status)
         var head = try makeHead(
@@ -69,7 +70,7 @@ public final class HTTPServerResponseWriter {
     /// Sends a response head for a body written piece by piece with ``write(_:)``.
     ///
     /// - Throws: as ``respond(status:headers:body:)``.
-    public func startStream(status: Int, headers: [(String, String)] = []) throws {
+    func startStream(status: Int, headers: [(String, String)] = []) throws {
         guard case .idle = state else { throw HTTPServerError.invalidState.with(message: "response already started") }
         let chunked = !isHTTP10
         if !chunked { keepAlive = false }
@@ -83,7 +84,7 @@ public final class HTTPServerResponseWriter {
     ///
     /// - Throws: `HTTPServerError.connectionClosed` when the peer has gone (stop producing then),
     ///   `.invalidState` outside a stream.
-    public func write(_ bytes: [UInt8]) throws {
+    func write(_ bytes: [UInt8]) throws {
         guard case .streaming(let chunked) = state else {
             if case .broken = state { throw HTTPServerError.connectionClosed }
             throw HTTPServerError.invalidState.with(message: "write outside a stream")
@@ -102,12 +103,12 @@ public final class HTTPServerResponseWriter {
     }
 
     /// Sends UTF-8 text as one chunk; see ``write(_:)-([UInt8])``.
-    public func write(_ text: String) throws {
+    func write(_ text: String) throws {
         try write(Array(text.utf8))
     }
 
     /// Ends a stream (the terminating zero-length chunk). Calling it twice does nothing.
-    public func finishStream() throws {
+    func finishStream() throws {
         switch state {
         case .streaming(let chunked):
             state = .done
@@ -131,11 +132,10 @@ public final class HTTPServerResponseWriter {
 
     /// Drops the connection now, mid-response if need be (the client sees a truncated response).
     /// Later writes throw `connectionClosed`. For fault injection in tests.
-    public func abortConnection() {
+    func abortConnection() {
         state = .broken
         keepAlive = false
-        var linger = linger(l_onoff: 1, l_linger: 0)
-        setsockopt(socket.fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+        socket.setResetOnClose()
         socket.shutdown()
     }
 
@@ -162,7 +162,7 @@ public final class HTTPServerResponseWriter {
 
     private func send(_ bytes: [UInt8]) throws(HTTPServerError) {
         do {
-            try socket.sendAll(bytes)
+            try socket.sendAll(bytes, deadline: .now + sendTimeout)
         } catch {
             state = .broken
             keepAlive = false

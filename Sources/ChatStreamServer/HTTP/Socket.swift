@@ -1,7 +1,45 @@
-// Socket: thin wrappers over the POSIX calls the server needs (blocking sockets, poll for timeouts).
+// Socket: the only place the server calls POSIX socket functions, for Glibc and Darwin alike.
 //
-// Sends use MSG_NOSIGNAL, so a peer that went away gives EPIPE (an error) rather than SIGPIPE.
-import Glibc
+// Blocking sockets with poll(2) for every wait, so each deadline is a poll timeout. Platform
+// differences are kept to a few small branches: Darwin has no MSG_NOSIGNAL (a socket option,
+// SO_NOSIGPIPE, does the same there) and no SOCK_CLOEXEC (fcntl sets it after socket(2)); the
+// constants' Swift types differ (`SOCK_STREAM` is an enum on Glibc, an Int32 on Darwin).
+// Sends time out (SO_SNDTIMEO set to what is left of the caller's deadline), so a peer that stops
+// reading cannot hold a thread; the send buffer size bounds the bytes queued per connection.
+
+#if canImport(Glibc)
+    import Glibc
+
+    private let streamType = Int32(SOCK_STREAM.rawValue)
+    private let sendFlags = Int32(MSG_NOSIGNAL)
+    private let shutBoth = Int32(SHUT_RDWR)
+    private let shutWrite = Int32(SHUT_WR)
+    private let tcpLevel = Int32(IPPROTO_TCP)
+    private let ipv6Level = Int32(IPPROTO_IPV6)
+    private func systemClose(_ fd: Int32) -> Int32 { Glibc.close(fd) }
+    private func systemShutdown(_ fd: Int32, _ how: Int32) -> Int32 { Glibc.shutdown(fd, how) }
+    private func systemListen(_ fd: Int32, _ backlog: Int32) -> Int32 { Glibc.listen(fd, backlog) }
+    private func systemAccept(_ fd: Int32, _ address: UnsafeMutablePointer<sockaddr>, _ length: inout socklen_t)
+        -> Int32
+    { Glibc.accept(fd, address, &length) }
+    private func systemWrite(_ fd: Int32, _ byte: inout UInt8) -> Int { Glibc.write(fd, &byte, 1) }
+#elseif canImport(Darwin)
+    import Darwin
+
+    private let streamType = SOCK_STREAM
+    private let sendFlags: Int32 = 0  // SO_NOSIGPIPE is set on each socket instead
+    private let shutBoth = SHUT_RDWR
+    private let shutWrite = SHUT_WR
+    private let tcpLevel = IPPROTO_TCP
+    private let ipv6Level = IPPROTO_IPV6
+    private func systemClose(_ fd: Int32) -> Int32 { Darwin.close(fd) }
+    private func systemShutdown(_ fd: Int32, _ how: Int32) -> Int32 { Darwin.shutdown(fd, how) }
+    private func systemListen(_ fd: Int32, _ backlog: Int32) -> Int32 { Darwin.listen(fd, backlog) }
+    private func systemAccept(_ fd: Int32, _ address: UnsafeMutablePointer<sockaddr>, _ length: inout socklen_t)
+        -> Int32
+    { Darwin.accept(fd, address, &length) }
+    private func systemWrite(_ fd: Int32, _ byte: inout UInt8) -> Int { Darwin.write(fd, &byte, 1) }
+#endif
 
 /// A blocking TCP socket descriptor. A value type: whoever owns the connection closes it once.
 struct Socket: Sendable {
@@ -14,10 +52,10 @@ struct Socket: Sendable {
     }
 
     /// A listening socket bound to `host:port` (numeric IPv4 or IPv6, or a name such as `localhost`).
-    static func listen(host: String, port: UInt16, backlog: Int32 = 128) throws(HTTPServerError) -> Socket {
+    static func listen(host: String, port: UInt16, backlog: Int32 = 511) throws(HTTPServerError) -> Socket {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_socktype = streamType
         hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV
         var list: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(host, String(port), &hints, &list)
@@ -30,29 +68,47 @@ struct Socket: Sendable {
         var entry: UnsafeMutablePointer<addrinfo>? = first
         while let info = entry {
             entry = info.pointee.ai_next
-            let fd = socket(info.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            let fd = socket(info.pointee.ai_family, streamType, 0)
             guard fd >= 0 else {
                 lastError = .socket.with(message: errnoText("socket"))
                 continue
             }
-            var one: Int32 = 1
-            setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-            if info.pointee.ai_family == AF_INET6 {
-                setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &one, socklen_t(MemoryLayout<Int32>.size))
-            }
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            setOption(fd, SOL_SOCKET, SO_REUSEADDR, 1)
+            if info.pointee.ai_family == AF_INET6 { setOption(fd, ipv6Level, IPV6_V6ONLY, 1) }
             guard bind(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0 else {
                 lastError = .socket.with(message: errnoText("bind \(host):\(port)"))
-                Glibc.close(fd)
+                _ = systemClose(fd)
                 continue
             }
-            guard Glibc.listen(fd, backlog) == 0 else {
+            guard systemListen(fd, backlog) == 0 else {
                 lastError = .socket.with(message: errnoText("listen"))
-                Glibc.close(fd)
+                _ = systemClose(fd)
                 continue
             }
             return Socket(fd: fd)
         }
         throw lastError
+    }
+
+    /// Whether `host` names only loopback addresses (`127.0.0.0/8`, `::1`, `localhost`).
+    static func isLoopback(host: String) -> Bool {
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = streamType
+        hints.ai_flags = AI_PASSIVE
+        var list: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(host, nil, &hints, &list) == 0, let first = list else { return false }
+        defer { freeaddrinfo(list) }
+        var entry: UnsafeMutablePointer<addrinfo>? = first
+        while let info = entry {
+            entry = info.pointee.ai_next
+            var storage = sockaddr_storage()
+            memcpy(&storage, info.pointee.ai_addr, Int(info.pointee.ai_addrlen))
+            let address = describe(storage).address
+            guard address.hasPrefix("127.") || address == "::1" else { return false }
+        }
+        return true
     }
 
     /// The local port the socket is bound to.
@@ -66,30 +122,40 @@ struct Socket: Sendable {
         return Self.describe(storage).port
     }
 
-    /// Accepts one connection: the socket and the peer's address text. Nil for a transient failure.
-    func accept() -> (Socket, String)? {
+    /// Accepts one connection: the socket, the peer's numeric address and its `address:port` text.
+    /// Nil for a transient failure (errno tells which). The new socket's send buffer is capped at
+    /// `sendBufferBytes` (the bytes queued for a peer that does not read).
+    func accept(sendBufferBytes: Int) -> (socket: Socket, host: String, peer: String)? {
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         let client = withUnsafeMutablePointer(to: &storage) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.accept(fd, $0, &length)
-            }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { systemAccept(fd, $0, &length) }
         }
         guard client >= 0 else { return nil }
         _ = fcntl(client, F_SETFD, FD_CLOEXEC)
-        var one: Int32 = 1
-        setsockopt(client, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        Self.setOption(client, tcpLevel, TCP_NODELAY, 1)
+        Self.setOption(client, SOL_SOCKET, SO_SNDBUF, Int32(clamping: sendBufferBytes))
+        #if canImport(Darwin)
+            Self.setOption(client, SOL_SOCKET, SO_NOSIGPIPE, 1)
+        #endif
         let (address, port) = Self.describe(storage)
-        return (Socket(fd: client), address.contains(":") ? "[\(address)]:\(port)" : "\(address):\(port)")
+        let peer = address.contains(":") ? "[\(address)]:\(port)" : "\(address):\(port)"
+        return (Socket(fd: client), address, peer)
     }
 
     /// Waits until the socket is readable; false on timeout. A negative timeout waits forever.
     func waitReadable(timeoutMilliseconds: Int32) -> Bool {
-        var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        Self.waitReadable([fd], timeoutMilliseconds: timeoutMilliseconds) != nil
+    }
+
+    /// Waits until one of `fds` is readable (or has hung up); its index, nil on timeout or error.
+    static func waitReadable(_ fds: [Int32], timeoutMilliseconds: Int32) -> Int? {
+        var entries = fds.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
         while true {
-            let result = poll(&entry, 1, timeoutMilliseconds)
+            let result = poll(&entries, nfds_t(entries.count), timeoutMilliseconds)
             if result < 0 && errno == EINTR { continue }
-            return result != 0
+            guard result > 0 else { return nil }
+            return entries.firstIndex { $0.revents != 0 }
         }
     }
 
@@ -103,32 +169,49 @@ struct Socket: Sendable {
         }
     }
 
-    /// Writes all of `bytes`, blocking as needed; throws `connectionClosed` when the peer is gone.
-    func sendAll(_ bytes: some Collection<UInt8>) throws(HTTPServerError) {
+    /// Writes all of `bytes` before `deadline` (nil: no deadline), blocking as needed; throws
+    /// `connectionClosed` when the peer is gone or has not taken the bytes in time.
+    func sendAll(_ bytes: some Collection<UInt8>, deadline: ContinuousClock.Instant? = nil) throws(HTTPServerError) {
         let array = Array(bytes)
         var offset = 0
         while offset < array.count {
+            if let deadline {
+                let left = deadline - .now
+                guard left > .zero else {
+                    throw HTTPServerError.connectionClosed.with(message: "send timed out: the peer does not read")
+                }
+                setSendTimeout(left)
+            }
             let sent = array.withUnsafeBytes {
-                send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL))
+                send(fd, $0.baseAddress! + offset, $0.count - offset, sendFlags)
             }
             if sent < 0 {
-                if errno == EINTR { continue }
+                if errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK { continue }
                 throw HTTPServerError.connectionClosed.with(message: Self.errnoText("send"))
             }
             offset += sent
         }
     }
 
+    /// Sets SO_SNDTIMEO: a blocked send returns EAGAIN after `timeout` without progress.
+    private func setSendTimeout(_ timeout: Duration) {
+        let (seconds, attoseconds) = timeout.components
+        var value = timeval()
+        value.tv_sec = .init(seconds)
+        value.tv_usec = .init(max(1, attoseconds / 1_000_000_000_000))
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))
+    }
+
     /// Shuts both directions: a blocked `recv` returns 0 and later sends fail. Safe from any thread.
     func shutdown() {
-        _ = Glibc.shutdown(fd, Int32(SHUT_RDWR))
+        _ = systemShutdown(fd, shutBoth)
     }
 
     /// Closes after sending everything: shuts the write side, then reads and drops what the peer still
     /// sends for up to `drainMilliseconds`, so an unread request does not turn the close into a reset
     /// that could destroy the response in flight.
     func closeGracefully(drainMilliseconds: Int32 = 250) {
-        _ = Glibc.shutdown(fd, Int32(SHUT_WR))
+        _ = systemShutdown(fd, shutWrite)
         var scratch = [UInt8](repeating: 0, count: 4096)
         var total = 0
         while total < 1 << 20, waitReadable(timeoutMilliseconds: drainMilliseconds),
@@ -141,14 +224,66 @@ struct Socket: Sendable {
 
     /// Closes the descriptor.
     func close() {
-        _ = Glibc.close(fd)
+        _ = systemClose(fd)
+    }
+
+    /// Makes the next `close` (or a shutdown) reset the connection rather than end it cleanly.
+    func setResetOnClose() {
+        var value = linger()
+        value.l_onoff = 1
+        value.l_linger = 0
+        setsockopt(fd, SOL_SOCKET, SO_LINGER, &value, socklen_t(MemoryLayout<linger>.size))
     }
 
     /// Drops the connection at once: `SO_LINGER` 0 makes `close` send a reset rather than a clean FIN.
     func resetAndClose() {
-        var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
-        setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+        setResetOnClose()
         close()
+    }
+
+    // MARK: - Wake pipe
+
+    /// A close-on-exec pipe (read end, write end), for waking a thread blocked in poll.
+    static func makePipe() throws(HTTPServerError) -> (read: Int32, write: Int32) {
+        var fds: [Int32] = [-1, -1]
+        guard pipe(&fds) == 0 else { throw HTTPServerError.socket.with(message: errnoText("pipe")) }
+        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        return (fds[0], fds[1])
+    }
+
+    /// Writes one byte to a pipe's write end.
+    static func signal(_ fd: Int32) {
+        var byte: UInt8 = 1
+        _ = systemWrite(fd, &byte)
+    }
+
+    /// Closes a raw descriptor (a pipe end).
+    static func close(_ fd: Int32) {
+        _ = systemClose(fd)
+    }
+
+    /// Whether `errno` says the process or system ran out of descriptors or memory (back off a little).
+    static var isResourceExhaustion: Bool {
+        errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM
+    }
+
+    /// The most descriptors this process may open (RLIMIT_NOFILE's soft limit).
+    static var descriptorLimit: Int {
+        var limit = rlimit()
+        #if canImport(Glibc)
+            let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+        #else
+            let resource = RLIMIT_NOFILE
+        #endif
+        guard getrlimit(resource, &limit) == 0 else { return 1024 }
+        return Int(clamping: limit.rlim_cur)
+    }
+
+    // MARK: - Helpers
+
+    private static func setOption(_ fd: Int32, _ level: Int32, _ name: Int32, _ value: Int32) {
+        var value = value
+        setsockopt(fd, level, name, &value, socklen_t(MemoryLayout<Int32>.size))
     }
 
     /// A NUL-terminated C string buffer as a String.

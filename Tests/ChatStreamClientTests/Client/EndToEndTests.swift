@@ -259,7 +259,9 @@ final class ObservingTransport: HTTPTransport {
         let outcomes = self.outcomes
         response.body = HTTPBody(
             AsyncThrowingStream { continuation in
-                let task = Task {
+                // On the network executor: an unstructured task does not inherit the test's executor
+                // preference, and the cooperative pool may be held by long synchronous suites.
+                let task = Task(executorPreference: NetworkTestExecutor.shared) {
                     do {
                         for try await chunk in inner { continuation.yield(chunk) }
                         outcomes.update { $0.append(Task.isCancelled ? "cancelled" : "finished") }

@@ -36,21 +36,3 @@ enum TestHelpers {
         URL(string: "http://127.0.0.1:\(server.port)\(path)")!
     }
 }
-
-/// Runs the network tests' async code on Dispatch's threads rather than on the cooperative pool.
-///
-/// Many of these tests go in lock step with a server handler that waits for the client to have
-/// read a chunk, under an idle timeout. Swift Testing runs synchronous tests on the cooperative
-/// pool, which has one thread per core; a few long synchronous tests running at once (the corpus
-/// suites decode every stream at every chunking) would hold all of them, the client would read
-/// nothing, and the timeout would fire though nothing is wrong with the transport.
-final class NetworkTestExecutor: TaskExecutor {
-    static let shared = NetworkTestExecutor()
-
-    private let queue = DispatchQueue(label: "chatstream.tests.network", attributes: .concurrent)
-
-    func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
-    }
-}

@@ -6,7 +6,8 @@ import TestSupport
 
 /// Starting and stopping servers in the HTTP suites.
 enum HTTPTestServer {
-    /// Starts a server on 127.0.0.1 port 0, runs `body`, stops the server.
+    /// Starts a server on 127.0.0.1 port 0, runs `body` on ``NetworkTestExecutor`` (its blocking socket
+    /// reads must not hold the cooperative pool's few threads), stops the server.
     static func with<T>(
         configuration: HTTPServerConfiguration = HTTPTestServer.configuration,
         handler: @escaping HTTPServer.Handler,
@@ -15,7 +16,7 @@ enum HTTPTestServer {
         let server = HTTPServer(configuration: configuration, handler: handler)
         try server.start()
         defer { server.stop() }
-        return try await body(server)
+        return try await withTaskExecutorPreference(NetworkTestExecutor.shared) { try await body(server) }
     }
 
     /// Short grace period so a failing test does not hang in `stop()`.

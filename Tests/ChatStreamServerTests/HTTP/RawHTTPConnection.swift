@@ -27,8 +27,9 @@ final class RawHTTPConnection {
     let fd: Int32
     private var buffer: [UInt8] = []
 
-    /// Connects to `host` (a numeric IPv4 or IPv6 address) at `port`; reads time out after `timeout` seconds.
-    init(port: UInt16, host: String = "127.0.0.1", timeout: Int = 10) throws {
+    /// Connects to `host` (a numeric IPv4 or IPv6 address) at `port`, from the IPv4 `source` address when
+    /// given (another loopback address such as `127.0.0.2`); reads time out after `timeout` seconds.
+    init(port: UInt16, host: String = "127.0.0.1", source: String? = nil, timeout: Int = 10) throws {
         let v6 = host.contains(":")
         fd = socket(v6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw RawHTTPError(description: "socket failed") }
@@ -46,6 +47,20 @@ final class RawHTTPConnection {
                 }
             }
         } else {
+            if let source {
+                var local = sockaddr_in()
+                local.sin_family = sa_family_t(AF_INET)
+                inet_pton(AF_INET, source, &local.sin_addr)
+                let bound = withUnsafePointer(to: &local) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                        bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                    }
+                }
+                guard bound == 0 else {
+                    Glibc.close(fd)
+                    throw RawHTTPError(description: "bind \(source) failed: errno \(errno)")
+                }
+            }
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
             address.sin_port = port.bigEndian

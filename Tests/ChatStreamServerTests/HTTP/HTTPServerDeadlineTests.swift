@@ -1,0 +1,128 @@
+// The server's defences against slow and abandoned clients: head deadline, minimum body rate,
+// send timeout with a bounded send buffer, and the per-address connection cap.
+
+import Foundation
+import TestSupport
+import Testing
+
+@testable import ChatStreamServer
+
+private let ok: HTTPServer.Handler = { _, response in
+    try response.respond(status: 200, body: Array("ok".utf8))
+}
+
+@Suite("HTTPServer deadlines and caps")
+struct HTTPServerDeadlineTests {
+    /// A head trickling in a byte at a time never trips the per-read timeout, but the head deadline ends it.
+    @Test func aHeadThatTricklesInIsCutAtTheHeadDeadline() async throws {
+        var configuration = HTTPTestServer.configuration
+        configuration.requestHeadTimeout = .milliseconds(600)
+        configuration.requestReadTimeout = .seconds(30)
+        try await HTTPTestServer.with(configuration: configuration, handler: ok) { server in
+            let connection = try RawHTTPConnection(port: server.port)
+            let start = ContinuousClock.now
+            var status: Int?
+            for byte in "GET / HTTP/1.1\r\nHost: x\r\nX-Slow: ".utf8 + Array(repeating: UInt8(ascii: "a"), count: 200) {
+                guard (try? connection.send([byte])) != nil else { break }
+                try await Task.sleep(for: .milliseconds(20))
+                if ContinuousClock.now - start > .seconds(2) { break }
+            }
+            status = try connection.readResponse().status
+            #expect(status == 408)
+            #expect(ContinuousClock.now - start < .seconds(3))
+        }
+    }
+
+    @Test func aBodyBelowTheMinimumRateIs408() async throws {
+        var configuration = HTTPTestServer.configuration
+        configuration.minimumBodyBytesPerSecond = 1000
+        configuration.bodyRateGracePeriod = .milliseconds(300)
+        try await HTTPTestServer.with(configuration: configuration, handler: ok) { server in
+            let connection = try RawHTTPConnection(port: server.port)
+            try connection.send("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n")
+            let start = ContinuousClock.now
+            // 100 bytes/s: a tenth of the minimum.
+            while ContinuousClock.now - start < .seconds(3) {
+                guard (try? connection.send(Array(repeating: 0x61, count: 10))) != nil else { break }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            let response = try connection.readResponse()
+            #expect(response.status == 408)
+            #expect(response.text.contains("too slowly"))
+        }
+    }
+
+    @Test func aBodyAtTheMinimumRateIsServed() async throws {
+        var configuration = HTTPTestServer.configuration
+        configuration.minimumBodyBytesPerSecond = 1000
+        configuration.bodyRateGracePeriod = .milliseconds(300)
+        try await HTTPTestServer.with(configuration: configuration, handler: ok) { server in
+            let connection = try RawHTTPConnection(port: server.port)
+            try connection.send("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 4000\r\n\r\n")
+            for _ in 0..<10 {  // 4000 bytes in about a second: four times the minimum
+                try connection.send(Array(repeating: 0x61, count: 400))
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            #expect(try connection.readResponse().status == 200)
+        }
+    }
+
+    /// A client that never reads a large response loses its connection after the send timeout, and the
+    /// handler's write fails, instead of holding the thread.
+    @Test func aPeerThatDoesNotReadIsDroppedAfterTheSendTimeout() async throws {
+        var configuration = HTTPTestServer.configuration
+        configuration.sendTimeout = .milliseconds(500)
+        configuration.sendBufferBytes = 16 * 1024
+        let outcome = Shared<String>("")
+        try await HTTPTestServer.with(
+            configuration: configuration,
+            handler: { _, response in
+                do {
+                    try response.startStream(status: 200)
+                    for _ in 0..<1000 { try response.write(Array(repeating: 0x61, count: 64 * 1024)) }
+                    outcome.value = "wrote everything"
+                } catch {
+                    outcome.value = "write failed"
+                    throw error
+                }
+            }
+        ) { server in
+            let connection = try RawHTTPConnection(port: server.port)
+            try connection.send("GET /big HTTP/1.1\r\nHost: x\r\n\r\n")
+            let start = ContinuousClock.now
+            #expect(await eventually(timeout: .seconds(10)) { outcome.value == "write failed" })
+            #expect(ContinuousClock.now - start < .seconds(5))
+            #expect(await eventually(timeout: .seconds(10)) { server.openConnections == 0 })
+            withExtendedLifetime(connection) {}
+        }
+    }
+
+    @Test func oneAddressCannotTakeMoreThanItsShareOfConnections() async throws {
+        var configuration = HTTPTestServer.configuration
+        configuration.maxConnectionsPerAddress = 2
+        configuration.idleTimeout = .seconds(30)
+        try await HTTPTestServer.with(configuration: configuration, handler: ok) { server in
+            let held = try (0..<2).map { _ in try RawHTTPConnection(port: server.port, source: "127.0.0.2") }
+            for connection in held {
+                try connection.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+                #expect(try connection.readResponse().status == 200)
+            }
+            let third = try RawHTTPConnection(port: server.port, source: "127.0.0.2")
+            try third.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+            let refused = try third.readResponse()
+            #expect(refused.status == 503)
+            #expect(refused.header("Retry-After") == "1")
+            // Another address is still served.
+            let other = try RawHTTPConnection(port: server.port, source: "127.0.0.1")
+            try other.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(try other.readResponse().status == 200)
+            #expect(server.openConnections == 3)
+        }
+    }
+
+    @Test func theGlobalCapIsSizedToTheMachine() {
+        let cap = HTTPServerConfiguration.machineConnectionCap
+        #expect(cap >= 16 && cap <= 4096)
+        #expect(HTTPServerConfiguration().maxConnectionsPerAddress < HTTPServerConfiguration().maxConnections)
+    }
+}
