@@ -24,11 +24,20 @@ var package = Package(
             pkgConfig: "yajl",
             providers: [.apt(["libyajl-dev"]), .brew(["yajl"])]
         ),
+        // OpenSSL's libcrypto (HMAC-SHA256 for JWT verification) on Linux; CryptoKit on Apple platforms.
+        .systemLibrary(
+            name: "CCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"]), .brew(["openssl"])]
+        ),
         .target(name: "ChatStreamJSON", dependencies: ["CYajl"], linkerSettings: [.linkedLibrary("m")]),
         .target(name: "ChatStreamFraming"),
         .target(name: "ChatStream", dependencies: ["ChatStreamJSON", "ChatStreamFraming"]),
         .target(name: "ChatStreamClient", dependencies: ["ChatStream"]),
-        .target(name: "ChatStreamServer", dependencies: ["ChatStream"]),
+        .target(
+            name: "ChatStreamServer",
+            dependencies: ["ChatStream", .target(name: "CCrypto", condition: .when(platforms: [.linux]))]
+        ),
         .executableTarget(name: "chatstream", dependencies: ["ChatStreamClient", "ChatStreamServer"]),
         // Counting malloc for the benchmark's allocation figures; linked into chatstream-bench only.
         .target(name: "CAllocCounter"),

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Installs what ChatStream needs on a fresh Debian machine: libyajl-dev (and pkg-config).
+# Installs what ChatStream needs on a fresh Debian machine: libyajl-dev, libssl-dev (libcrypto, for the
+# server's JWT verification) and pkg-config.
 set -euo pipefail
 need=()
 pkg-config --exists yajl 2>/dev/null || need+=(libyajl-dev)
+pkg-config --exists libcrypto 2>/dev/null || need+=(libssl-dev)
 command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
 if [ ${#need[@]} -gt 0 ]; then
     SUDO=""

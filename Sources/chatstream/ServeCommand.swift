@@ -12,6 +12,7 @@ enum ServeCommand {
             .value("host", "127.0.0.1"), .value("port", "8787"), .value("agent", "ID"), .value("data", "FILE"),
             .value("delay-ms", "N"), .value("chunk-size", "N"), .value("drop-after", "N"),
             .value("fail-status", "CODE"), .value("events-drop-every", "N"), .switch("allow-fault-header"),
+            .value("jwt-secret", "SECRET"),
             .switch("no-extensions"),
         ],
         summary: "run the local Chatbase-compatible server until SIGINT/SIGTERM (fault flags for testing clients)",
@@ -63,6 +64,10 @@ enum ServeCommand {
         configuration.fault.status = try number("fail-status", 400...599)
         configuration.liveEvents.dropEvery = try number("events-drop-every", 1...Int(Int32.max))
         configuration.extensionsEnabled = !parsed.has("no-extensions")
+        if let secret = parsed.value("jwt-secret") {
+            guard !secret.isEmpty else { throw ArgumentParser.UsageError(message: "--jwt-secret needs a value") }
+            configuration.jwtSecret = secret
+        }
         // The fault flags make this a test server: per-request fault headers are honoured too.
         configuration.allowsFaultHeader = parsed.has("allow-fault-header") || !configuration.fault.isEmpty
         return configuration

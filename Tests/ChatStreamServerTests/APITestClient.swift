@@ -46,9 +46,11 @@ final class APIFixture {
     let agent: String
 
     init(
-        extensions: Bool = true, dataFile: String? = nil, agent: String = "demo-agent", faultHeader: Bool = true
+        extensions: Bool = true, dataFile: String? = nil, agent: String = "demo-agent", faultHeader: Bool = true,
+        jwtSecret: String? = nil
     ) throws {
         var configuration = ChatAPIServer.Configuration()
+        configuration.jwtSecret = jwtSecret
         configuration.allowsFaultHeader = faultHeader
         configuration.port = 0
         configuration.replyDelay = .zero

@@ -88,7 +88,7 @@ struct ExtensionTests {
         #expect(second.json["data"]?["status"] == "ended")
         #expect(second.json["data"]?["updatedAt"] == first.json["data"]?["updatedAt"])
         let otherDevice = try fixture.request("POST", fixture.api("conversations/\(id)/close"), device: "device-z")
-        #expect(otherDevice.errorCode == "AUTH_OWNERSHIP")
+        #expect(otherDevice.errorCode == "RESOURCE_CONVERSATION_NOT_FOUND")
     }
 
     @Test func withExtensionsOffTheirRoutesAreNotFoundAndFieldsAbsent() throws {

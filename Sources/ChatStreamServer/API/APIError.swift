@@ -35,9 +35,19 @@ struct APIError: Error, Sendable {
     static func invalidFault(_ message: String) -> APIError {
         APIError(status: 400, code: "VALIDATION_INVALID_FAULT", message: message)
     }
-    static let invalidJWT = APIError(status: 401, code: "AUTH_INVALID_JWT", message: "the token is not a valid JWT")
-    static let ownership = APIError(
-        status: 403, code: "AUTH_OWNERSHIP", message: "the conversation belongs to someone else")
+    /// 401 for a user token that is not a valid JWT (or, with a secret, not validly signed or not current).
+    static func invalidJWT(_ failure: JWTVerifier.Failure) -> APIError {
+        let reason: String
+        switch failure {
+        case .malformed: reason = "the token is not a valid JWT"
+        case .algorithm: reason = "the token is not signed with HS256"
+        case .signature: reason = "the token's signature does not verify"
+        case .expired: reason = "the token has expired"
+        case .notYetValid: reason = "the token is not valid yet"
+        case .noSubject: reason = "the token names no subject"
+        }
+        return APIError(status: 401, code: "AUTH_INVALID_JWT", message: reason)
+    }
     static let notOngoing = APIError(
         status: 403, code: "CHAT_CONVERSATION_NOT_ONGOING", message: "the conversation no longer takes messages")
     static let conversationNotFound = APIError(

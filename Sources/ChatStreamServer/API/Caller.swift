@@ -1,9 +1,6 @@
-// Caller: who sent a request (`X-Device-Id`, and `X-User-Token` once identified), and the
-// development JWT reading behind `/verify`.
-//
-// DEVELOPMENT SERVER: a token is accepted when it has the shape of a JWT (three base64url segments,
-// a JSON header and a JSON payload with a string `sub`); the signature is NOT checked. Never expose
-// this server to untrusted clients.
+// Caller: who sent a request (`X-Device-Id`, and `X-User-Token` once identified). The token is
+// checked by the server's JWTVerifier: an HS256 signature with a configured secret, or only the JWT
+// shape in development mode (loopback only).
 
 import ChatStream
 import Foundation
@@ -14,15 +11,15 @@ struct Caller: Sendable {
     /// The `sub` of a valid `X-User-Token`, if one was sent.
     var userId: String?
 
-    /// The caller named by `request`'s headers; 400 without `X-Device-Id`, 401 for a malformed token.
-    init(request: HTTPServerRequest) throws(APIError) {
+    /// The caller named by `request`'s headers; 400 without `X-Device-Id`, 401 `AUTH_INVALID_JWT` for a
+    /// token `verifier` refuses.
+    init(request: HTTPServerRequest, verifier: JWTVerifier) throws(APIError) {
         guard let device = request.headers["X-Device-Id"]?.trimmingSpaces(), !device.isEmpty else {
             throw APIError.invalidBody("the X-Device-Id header is required", field: "X-Device-Id")
         }
         deviceId = device
         if let token = request.headers["X-User-Token"]?.trimmingSpaces(), !token.isEmpty {
-            guard let subject = DevelopmentJWT.subject(of: token) else { throw APIError.invalidJWT }
-            userId = subject
+            userId = try verifier.verifiedSubject(of: token)
         }
     }
 
@@ -41,29 +38,6 @@ struct Caller: Sendable {
     func owns(_ conversation: ConversationRecord) -> Bool {
         if let owner = conversation.ownerUser { return owner == userId }
         return conversation.ownerDevice == deviceId
-    }
-}
-
-/// Reads JWTs without checking signatures (development only).
-enum DevelopmentJWT {
-    /// The payload's `sub`, when `token` has the JWT shape; nil otherwise.
-    static func subject(of token: String) -> String? {
-        let segments = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard segments.count == 3, !segments[0].isEmpty, !segments[1].isEmpty,
-            segments.allSatisfy({ $0.allSatisfy(isBase64URL) }),
-            let header = decode(segments[0]), header.objectValue != nil,
-            let payload = decode(segments[1]), let subject = payload["sub"]?.stringValue, !subject.isEmpty
-        else { return nil }
-        return subject
-    }
-
-    private static func isBase64URL(_ character: Character) -> Bool {
-        character.isASCII && (character.isLetter || character.isNumber || character == "-" || character == "_")
-    }
-
-    private static func decode(_ segment: Substring) -> JSONTree? {
-        guard let bytes = Base64URL.decode(String(segment)) else { return nil }
-        return try? JSONTree(parsing: bytes)
     }
 }
 

@@ -8,7 +8,7 @@ import ChatStream
 extension ChatAPIHandlers {
     /// POST /agents/{agentId}/chat `{"message"?, "conversationId"?, "stream"}`.
     func chat(_ request: HTTPServerRequest, _ writer: HTTPServerResponseWriter) throws {
-        let caller = try Caller(request: request)
+        let caller = try Caller(request: request, verifier: verifier)
         let fault = try fault(for: request)
         if let status = fault.status { throw APIError.injected(status: status, retryAfter: fault.retryAfterSeconds) }
         let body = try jsonObject(request)
@@ -54,7 +54,7 @@ extension ChatAPIHandlers {
     /// POST /agents/{agentId}/conversations/{id}/retry `{"messageId", "stream"}`: regenerates that reply
     /// (the reply and any later messages are replaced).
     func retry(_ conversationId: String, _ request: HTTPServerRequest, _ writer: HTTPServerResponseWriter) throws {
-        let caller = try Caller(request: request)
+        let caller = try Caller(request: request, verifier: verifier)
         let fault = try fault(for: request)
         if let status = fault.status { throw APIError.injected(status: status, retryAfter: fault.retryAfterSeconds) }
         let body = try jsonObject(request)
@@ -82,7 +82,7 @@ extension ChatAPIHandlers {
 
     /// POST /agents/{agentId}/conversations/{id}/tool-result `{"toolCallId", "output"}`.
     func toolResult(_ conversationId: String, _ request: HTTPServerRequest, _ writer: HTTPServerResponseWriter) throws {
-        let caller = try Caller(request: request)
+        let caller = try Caller(request: request, verifier: verifier)
         let body = try jsonObject(request)
         let toolCallId = try requiredString(body, "toolCallId")
         guard let output = body["output"] else { throw APIError.invalidBody("output is required", field: "output") }
@@ -116,7 +116,7 @@ extension ChatAPIHandlers {
     func verify(_ request: HTTPServerRequest, _ writer: HTTPServerResponseWriter) throws {
         let body = try jsonObject(request)
         let token = try requiredString(body, "token")
-        guard let userId = DevelopmentJWT.subject(of: token) else { throw APIError.invalidJWT }
+        let userId = try verifier.verifiedSubject(of: token)
         guard let device = request.headers["X-Device-Id"]?.trimmingSpaces(), !device.isEmpty else {
             throw APIError.invalidBody("the X-Device-Id header is required", field: "X-Device-Id")
         }

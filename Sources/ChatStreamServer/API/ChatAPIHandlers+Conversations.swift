@@ -11,7 +11,7 @@ import ChatStream
 extension ChatAPIHandlers {
     /// GET /agents/{agentId}/conversations.
     func listConversations(_ request: HTTPServerRequest, _ writer: HTTPServerResponseWriter) throws {
-        let caller = try Caller(request: request)
+        let caller = try Caller(request: request, verifier: verifier)
         let query = try ListQuery(request: request, filters: extensions)
         let filterKey = query.filterKey
         let anchor = try query.cursor.map { text throws(APIError) in
@@ -43,7 +43,7 @@ extension ChatAPIHandlers {
 
     /// GET /agents/{agentId}/conversations/{id}/messages.
     func messages(_ conversationId: String, _ request: HTTPServerRequest, _ writer: HTTPServerResponseWriter) throws {
-        let caller = try Caller(request: request)
+        let caller = try Caller(request: request, verifier: verifier)
         let query = try ListQuery(request: request, filters: false)
         let anchor = try query.cursor.map { text throws(APIError) in
             try PageCursor.decode(text, kind: "messages", scope: conversationId, filters: "").anchor
@@ -66,7 +66,7 @@ extension ChatAPIHandlers {
     /// GET /agents/{agentId}/conversations/{id}.
     func conversation(_ conversationId: String, _ request: HTTPServerRequest, _ writer: HTTPServerResponseWriter) throws
     {
-        let caller = try Caller(request: request)
+        let caller = try Caller(request: request, verifier: verifier)
         let value: JSONTree = try store.read { state in
             WireShapes.conversation(
                 try state.conversation(conversationId, for: caller), caller: caller, extensions: true)
@@ -76,7 +76,7 @@ extension ChatAPIHandlers {
 
     /// POST /agents/{agentId}/conversations/{id}/close: now `ended` (idempotent).
     func close(_ conversationId: String, _ request: HTTPServerRequest, _ writer: HTTPServerResponseWriter) throws {
-        let caller = try Caller(request: request)
+        let caller = try Caller(request: request, verifier: verifier)
         let now = Self.now
         let value: JSONTree = try store.update { state in
             if try state.conversation(conversationId, for: caller).status != "ended" {
@@ -90,7 +90,7 @@ extension ChatAPIHandlers {
 
     /// PUT /agents/{agentId}/conversations/{id}/tags `{"tags":[...]}`: replaces the caller's own tags.
     func tags(_ conversationId: String, _ request: HTTPServerRequest, _ writer: HTTPServerResponseWriter) throws {
-        let caller = try Caller(request: request)
+        let caller = try Caller(request: request, verifier: verifier)
         let body = try jsonObject(request)
         guard let array = body["tags"]?.arrayValue else {
             throw APIError.invalidBody("tags must be an array of strings", field: "tags")
@@ -112,7 +112,7 @@ extension ChatAPIHandlers {
 
     /// POST /agents/{agentId}/conversations/{id}/read `{"messageId"}`: the caller has read up to that message.
     func read(_ conversationId: String, _ request: HTTPServerRequest, _ writer: HTTPServerResponseWriter) throws {
-        let caller = try Caller(request: request)
+        let caller = try Caller(request: request, verifier: verifier)
         let body = try jsonObject(request)
         let messageId = try requiredString(body, "messageId")
         let value: JSONTree = try store.update { state in

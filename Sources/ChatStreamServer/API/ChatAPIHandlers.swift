@@ -10,11 +10,15 @@ import Synchronization
 final class ChatAPIHandlers: Sendable {
     let configuration: ChatAPIServer.Configuration
     let store: ConversationStore
+    /// Checks user tokens (HS256 with the configured secret, or development mode).
+    let verifier: JWTVerifier
     private let injectedFaults = Mutex<[ChatAPIServer.Fault]>([])
 
     init(configuration: ChatAPIServer.Configuration, store: ConversationStore) {
         self.configuration = configuration
         self.store = store
+        self.verifier = JWTVerifier(
+            secret: configuration.jwtSecret.map { Array($0.utf8) }, clockSkew: configuration.jwtClockSkew)
     }
 
     var extensions: Bool { configuration.extensionsEnabled }

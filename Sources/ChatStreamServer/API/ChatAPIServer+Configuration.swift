@@ -40,6 +40,13 @@ extension ChatAPIServer {
         public var fault: Fault = Fault()
         /// The live event stream's settings (retry, heartbeat, buffer, the drop fault).
         public var liveEvents: LiveEvents = LiveEvents()
+        /// The HS256 secret user tokens (`X-User-Token`, `/verify`) are verified with: signature, `exp` and
+        /// `nbf` (with ``jwtClockSkew``); a token that fails answers 401 `AUTH_INVALID_JWT`. Nil (the
+        /// default) is development mode: tokens need only the JWT shape and a `sub`, signatures are not
+        /// checked, and ``ChatAPIServer/start()`` refuses a host that is not loopback.
+        public var jwtSecret: String? = nil
+        /// The clock difference tolerated for a token's `exp` and `nbf`. Default 30 s.
+        public var jwtClockSkew: Duration = .seconds(30)
         /// Whether a request's `X-ChatStream-Fault` header is honoured. Off by default: the header is a test
         /// tool (`chatstream serve --allow-fault-header`, and the CLI's fault flags, turn it on). When off,
         /// the header is ignored.

@@ -2,8 +2,9 @@
 // HTTPServer, for the CLI's `serve`, client tests and demos.
 //
 // The demo agent replies deterministically (see ReplyGenerator). State lives in a mutex-guarded
-// store, optionally persisted to a JSON file. DEVELOPMENT SERVER: user tokens are read as JWTs
-// without checking their signatures.
+// store, optionally persisted to a JSON file. User tokens are verified as HS256 JWTs when a secret
+// is configured; without one (development mode) their signatures are not checked, so the server
+// then refuses to listen on anything but loopback.
 
 import ChatStream
 
@@ -53,9 +54,17 @@ public final class ChatAPIServer: Sendable {
         }
     }
 
-    /// Starts listening. Throws when the data file could not be read or the address cannot be bound.
+    /// Starts listening. Throws when the data file could not be read, the address cannot be bound, or
+    /// (``HTTPServerError/insecureBinding``) the host is not loopback while no ``Configuration/jwtSecret``
+    /// is set: development mode accepts unsigned tokens, so anyone who can reach it could claim any user.
     public func start() throws {
         if let loadError { throw loadError }
+        if configuration.jwtSecret == nil, !Socket.isLoopback(host: configuration.host) {
+            throw HTTPServerError.insecureBinding.with(
+                message: "refusing to listen on \(configuration.host) without a JWT secret: development mode "
+                    + "accepts unsigned user tokens, so only loopback is allowed; set a secret "
+                    + "(chatstream serve --jwt-secret SECRET) or listen on 127.0.0.1")
+        }
         handlers.store.liveEventSignal.reopen()
         try http.start()
     }

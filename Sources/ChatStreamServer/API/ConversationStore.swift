@@ -68,7 +68,8 @@ extension StoreState {
     /// The conversation `id` if `caller` may use it; 404 or 403 otherwise.
     func conversation(_ id: String, for caller: Caller) throws(APIError) -> ConversationRecord {
         guard let conversation = conversations[id] else { throw APIError.conversationNotFound }
-        guard caller.owns(conversation) else { throw APIError.ownership }
+        // Another identity's conversation answers exactly as a missing one (no 403 that confirms it exists).
+        guard caller.owns(conversation) else { throw APIError.conversationNotFound }
         return conversation
     }
 

@@ -8,6 +8,7 @@ public struct HTTPServerError: Error, Hashable, Sendable, CustomStringConvertibl
         case socket
         case connectionClosed
         case invalidState
+        case insecureBinding
     }
 
     private let base: Base
@@ -27,6 +28,10 @@ public struct HTTPServerError: Error, Hashable, Sendable, CustomStringConvertibl
     public static let socket = HTTPServerError(.socket, "socket operation failed")
     /// The peer closed the connection or the connection was aborted; nothing more can be written.
     public static let connectionClosed = HTTPServerError(.connectionClosed, "the connection is closed")
+    /// The server was asked to listen beyond loopback in development mode (no JWT secret), which would
+    /// let anyone who reaches it claim any user.
+    public static let insecureBinding = HTTPServerError(
+        .insecureBinding, "refusing to listen beyond loopback without a JWT secret")
     /// The response writer was used out of order (for example `write` before `startStream`).
     public static let invalidState = HTTPServerError(.invalidState, "response writer used out of order")
 
