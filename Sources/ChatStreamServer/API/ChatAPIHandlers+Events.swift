@@ -13,7 +13,7 @@ import Dispatch
 extension ChatAPIHandlers {
     /// GET /agents/{agentId}/events.
     func events(_ request: HTTPServerRequest, _ writer: HTTPServerResponseWriter) throws {
-        let caller = try Caller(request: request)
+        let caller = try Caller(request: request, verifier: verifier)
         let settings = configuration.liveEvents
         let given = request.headers["Last-Event-ID"]?.trimmingSpaces() ?? request.queryValue("lastEventId")
         guard let (ticket, wake) = store.liveEventSignal.subscribe() else {
