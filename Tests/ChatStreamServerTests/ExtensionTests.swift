@@ -49,7 +49,7 @@ struct ExtensionTests {
         #expect(fromOther.json["data"]?["tags"] == ["early"])
         // Another (anonymous) device never sees them.
         let stranger = try fixture.request("GET", fixture.api("conversations/\(id)"), device: "device-e")
-        #expect(stranger.status == 403)
+        #expect(stranger.status == 404)
     }
 
     @Test func unreadCountsFollowAgentMessagesAndReads() throws {

@@ -32,7 +32,7 @@ final class HTTPServerResponseWriter {
     private let isHead: Bool
     private let isHTTP10: Bool
     private let serverName: String
-    private let sendTimeout: Duration
+    private var sendTimeout: Duration
     private var state = State.idle
     /// Whether the connection stays open for another request after this response.
     private(set) var keepAlive: Bool
@@ -125,9 +125,7 @@ final class HTTPServerResponseWriter {
     /// Bounds how long one later write may block on a peer that stops reading; past it the write
     /// throws `connectionClosed` (an endless stream uses this so a stalled reader cannot hold it).
     public func setWriteTimeout(_ timeout: Duration) {
-        let milliseconds = Int(timeout.pollMilliseconds)
-        var value = timeval(tv_sec: milliseconds / 1000, tv_usec: (milliseconds % 1000) * 1000)
-        setsockopt(socket.fd, SOL_SOCKET, SO_SNDTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))
+        sendTimeout = timeout  // each send's deadline (Socket.sendAll sets SO_SNDTIMEO from it)
     }
 
     /// Drops the connection now, mid-response if need be (the client sees a truncated response).

@@ -6,6 +6,7 @@ import ChatStream
 import ChatStreamServer
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import ChatStreamClient
