@@ -24,11 +24,18 @@ var package = Package(
             pkgConfig: "yajl",
             providers: [.apt(["libyajl-dev"]), .brew(["yajl"])]
         ),
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
+        // The Swift layer over SQLite (prepared statements, transactions, migrations), `package` access only.
+        .target(name: "ChatStreamSQLite", dependencies: ["CSQLite"]),
         .target(name: "ChatStreamJSON", dependencies: ["CYajl"], linkerSettings: [.linkedLibrary("m")]),
         .target(name: "ChatStreamFraming"),
         .target(name: "ChatStream", dependencies: ["ChatStreamJSON", "ChatStreamFraming"]),
-        .target(name: "ChatStreamClient", dependencies: ["ChatStream"]),
-        .target(name: "ChatStreamServer", dependencies: ["ChatStream"]),
+        .target(name: "ChatStreamClient", dependencies: ["ChatStream", "ChatStreamSQLite"]),
+        .target(name: "ChatStreamServer", dependencies: ["ChatStream", "ChatStreamSQLite"]),
         .executableTarget(name: "chatstream", dependencies: ["ChatStreamClient", "ChatStreamServer"]),
         // Counting malloc for the benchmark's allocation figures; linked into chatstream-bench only.
         .target(name: "CAllocCounter"),

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Installs what ChatStream needs on a fresh Debian machine: libyajl-dev (and pkg-config).
+# Installs what ChatStream needs on a fresh Debian machine: libyajl-dev, libsqlite3-dev (and pkg-config).
 set -euo pipefail
 need=()
 pkg-config --exists yajl 2>/dev/null || need+=(libyajl-dev)
+pkg-config --exists sqlite3 2>/dev/null || need+=(libsqlite3-dev)
 command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
 if [ ${#need[@]} -gt 0 ]; then
     SUDO=""

@@ -26,6 +26,14 @@ struct Caller: Sendable {
         }
     }
 
+    /// The list partition of this caller's conversations: `u:<user>` when signed in, else `d:<device>`.
+    var ownerKey: String { Self.ownerKey(user: userId, device: deviceId) }
+
+    /// The list partition of a conversation owned by `user`, or by `device` while anonymous.
+    static func ownerKey(user: String?, device: String) -> String {
+        user.map { "u:" + $0 } ?? "d:" + device
+    }
+
     /// Whether this caller may read and write `conversation`: its user's, or its device's while anonymous.
     func owns(_ conversation: ConversationRecord) -> Bool {
         if let owner = conversation.ownerUser { return owner == userId }

@@ -1,8 +1,8 @@
 // ChatAPIServer: a local, Chatbase-compatible chat API (PROTOCOLS.md sections 1, 2 and 5) on top of
 // HTTPServer, for the CLI's `serve`, client tests and demos.
 //
-// The demo agent replies deterministically (see ReplyGenerator). State lives in a mutex-guarded
-// store, optionally persisted to a JSON file. DEVELOPMENT SERVER: user tokens are read as JWTs
+// The demo agent replies deterministically (see ReplyGenerator). State lives in a SQLite database
+// (ConversationStore): a file in WAL mode, or in memory. DEVELOPMENT SERVER: user tokens are read as JWTs
 // without checking their signatures.
 
 import ChatStream
@@ -33,14 +33,13 @@ public final class ChatAPIServer: Sendable {
     /// A server with `configuration`; the data file, if any, is read now (a failure surfaces from ``start()``).
     public init(configuration: Configuration) {
         self.configuration = configuration
-        let persistence = configuration.dataFile.map { StorePersistence(path: $0) }
         var loadError: (any Error)?
         let store: ConversationStore
         do {
-            store = try ConversationStore(persistence: persistence)
+            store = try ConversationStore(path: configuration.dataFile)
         } catch {
             loadError = error
-            store = try! ConversationStore(persistence: nil)
+            store = try! ConversationStore(path: nil)
         }
         self.loadError = loadError
         let handlers = ChatAPIHandlers(configuration: configuration, store: store)
@@ -69,7 +68,7 @@ public final class ChatAPIServer: Sendable {
     public func clearFaults() { handlers.clearInjectedFaults() }
 
     /// The number of conversations stored.
-    public var conversationCount: Int { (try? handlers.store.read { $0.conversations.count }) ?? 0 }
+    public var conversationCount: Int { (try? handlers.store.read { try $0.conversationCount() }) ?? 0 }
 
     /// Marks a conversation `ended`, as an agent would; false when there is no such conversation.
     @discardableResult
@@ -89,13 +88,12 @@ public final class ChatAPIServer: Sendable {
     @discardableResult
     public func addAgentMessage(conversationId: String, text: String) -> String? {
         let now = ChatAPIHandlers.now
-        return try? handlers.store.update { state -> String? in
-            guard state.conversations[conversationId] != nil else { return nil }
-            let message = MessageRecord(
+        return try? handlers.store.write { store -> String? in
+            guard try store.conversation(conversationId) != nil else { return nil }
+            let message = try store.appendMessage(
                 id: ChatAPIHandlers.newID(), role: "assistant", parts: [AssembledPart.text(text).jsonValue],
-                createdAt: now, sequence: state.nextSequence())
-            state.conversations[conversationId]!.messages.append(message)
-            state.touch(conversationId, now: now)
+                to: conversationId, now: now)
+            try store.touch(conversationId, now: now)
             return message.id
         }
     }
@@ -103,10 +101,10 @@ public final class ChatAPIServer: Sendable {
     private func setStatus(_ status: String, of id: String) -> Bool {
         let now = ChatAPIHandlers.now
         return
-            (try? handlers.store.update { state -> Bool in
-                guard state.conversations[id] != nil else { return false }
-                state.conversations[id]!.status = status
-                state.touch(id, now: now)
+            (try? handlers.store.write { store -> Bool in
+                guard try store.conversation(id) != nil else { return false }
+                try store.setStatus(status, of: id)
+                try store.touch(id, now: now)
                 return true
             }) ?? false
     }

@@ -1,57 +1,49 @@
-// ConversationStore: the server's state behind a mutex, saved after every change.
+// ConversationStore: the server's state in one SQLite database (a file in WAL mode, or in memory).
 //
-// Handlers run on many connection threads at once; every read and change happens inside
-// `read` or `update`, which hold the lock for the whole operation, so checks and changes are
-// atomic. `update` saves while still holding the lock, so saves happen in change order.
+// Handlers run on many connection threads at once; the store holds one connection behind a mutex,
+// so every `read` and `write` runs alone and sees a consistent state. A `write` is one transaction:
+// it commits before the handler answers, and when its body or the commit throws nothing of it
+// stays (the handler then answers 500, or the body's own API error). With `synchronous=FULL` a
+// committed write survives a crash of the process and a power loss.
 
 import ChatStream
-import Synchronization
+import ChatStreamSQLite
+import Foundation
 
-/// The server's conversations, guarded by a mutex and optionally persisted.
+/// The server's conversations in a SQLite database.
+///
+/// Other parts of the server reach the data through ``read(_:)`` and ``write(_:)`` and the typed
+/// operations of ``StoreTransaction``; no SQL leaves the store's files.
 final class ConversationStore: Sendable {
-    private let state: Mutex<StoreState>
-    private let persistence: StorePersistence?
+    private let database: SQLiteDatabase
+    private let lock = NSLock()
+    /// The database file, nil in memory.
+    let path: String?
 
-    /// A store loaded from `persistence` (empty when its file does not exist yet) or in memory.
-    init(persistence: StorePersistence?) throws {
-        self.persistence = persistence
-        state = Mutex(try persistence?.load() ?? StoreState())
+    /// Opens the database at `path` (created when missing; a JSON data file of the earlier format
+    /// found there is imported first and kept beside it as `<path>.json-backup`), or an in-memory
+    /// one when `path` is nil.
+    init(path: String?, options: SQLiteDatabase.Options = .durable) throws {
+        self.path = path
+        if let path { try StorePersistence.importLegacyFile(at: path, options: options) }
+        let database = try SQLiteDatabase(path: path ?? ":memory:", options: options)
+        try database.migrate(StoreSchema.migrations)
+        self.database = database
     }
 
-    /// Runs `body` on the state without changing it.
-    func read<R: Sendable>(_ body: (StoreState) throws -> R) throws -> R {
-        try state.withLock { state in try body(state) }
+    /// Runs `body` on the store without a write transaction (it must not change anything).
+    func read<R>(_ body: (StoreTransaction) throws -> R) throws -> R {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(StoreTransaction(database: database))
     }
 
-    /// Runs `body` on the state and saves the result (also when `body` throws after changing it).
-    func update<R: Sendable>(_ body: (inout StoreState) throws -> R) throws -> R {
-        try state.withLock { state in
-            defer { persistence?.save(state) }
-            return try body(&state)
-        }
-    }
-}
-
-extension StoreState {
-    /// The conversation `id` if `caller` may use it; 404 or 403 otherwise.
-    func conversation(_ id: String, for caller: Caller) throws(APIError) -> ConversationRecord {
-        guard let conversation = conversations[id] else { throw APIError.conversationNotFound }
-        guard caller.owns(conversation) else { throw APIError.ownership }
-        return conversation
-    }
-
-    /// Changes the conversation `id` if `caller` may use it; 404 or 403 otherwise.
-    mutating func withConversation<R>(
-        _ id: String, for caller: Caller, _ body: (inout ConversationRecord) throws -> R
-    ) throws -> R {
-        _ = try conversation(id, for: caller)
-        return try body(&conversations[id]!)
-    }
-
-    /// Marks a conversation changed now (bumps its list position).
-    mutating func touch(_ id: String, now: Int) {
-        let sequence = nextSequence()
-        conversations[id]?.updatedAt = now
-        conversations[id]?.updateSequence = sequence
+    /// Runs `body` in one transaction: all of its changes are committed before this returns, or
+    /// none when it throws (the error is rethrown).
+    @discardableResult
+    func write<R>(_ body: (StoreTransaction) throws -> R) throws -> R {
+        lock.lock()
+        defer { lock.unlock() }
+        return try database.transaction { try body(StoreTransaction(database: database)) }
     }
 }
