@@ -30,13 +30,22 @@ var package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"]), .brew(["openssl"])]
         ),
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
+        // The Swift layer over SQLite (prepared statements, transactions, migrations), `package` access only.
+        .target(name: "ChatStreamSQLite", dependencies: ["CSQLite"]),
         .target(name: "ChatStreamJSON", dependencies: ["CYajl"], linkerSettings: [.linkedLibrary("m")]),
         .target(name: "ChatStreamFraming"),
         .target(name: "ChatStream", dependencies: ["ChatStreamJSON", "ChatStreamFraming"]),
-        .target(name: "ChatStreamClient", dependencies: ["ChatStream"]),
+        .target(name: "ChatStreamClient", dependencies: ["ChatStream", "ChatStreamSQLite"]),
         .target(
             name: "ChatStreamServer",
-            dependencies: ["ChatStream", .target(name: "CCrypto", condition: .when(platforms: [.linux]))]
+            dependencies: [
+                "ChatStream", "ChatStreamSQLite", .target(name: "CCrypto", condition: .when(platforms: [.linux])),
+            ]
         ),
         .executableTarget(name: "chatstream", dependencies: ["ChatStreamClient", "ChatStreamServer"]),
         // Counting malloc for the benchmark's allocation figures; linked into chatstream-bench only.

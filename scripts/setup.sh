@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs what ChatStream needs on a fresh Debian machine: libyajl-dev, libssl-dev (libcrypto, for the
-# server's JWT verification) and pkg-config.
+# server's JWT verification), libsqlite3-dev (the server's store and the client's history) and pkg-config.
 set -euo pipefail
 need=()
 pkg-config --exists yajl 2>/dev/null || need+=(libyajl-dev)
 pkg-config --exists libcrypto 2>/dev/null || need+=(libssl-dev)
+pkg-config --exists sqlite3 2>/dev/null || need+=(libsqlite3-dev)
 command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
 if [ ${#need[@]} -gt 0 ]; then
     SUDO=""

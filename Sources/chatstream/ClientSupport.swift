@@ -26,7 +26,7 @@ enum ClientSupport {
         configuration.port = 0
         configuration.agentId = agent
         configuration.replyDelay = .zero
-        configuration.dataFile = directory.appendingPathComponent("server-data.json").path
+        configuration.dataFile = embeddedDatabase(in: directory)
         let server = ChatAPIServer(configuration: configuration)
         do {
             try server.start()
@@ -35,6 +35,19 @@ enum ClientSupport {
         }
         let url = URL(string: "http://127.0.0.1:\(server.port)")!
         return (ChatbaseClient(agentId: agent, baseURL: url), { server.stop() })
+    }
+
+    /// The embedded server's SQLite database in `directory` (`server-data.sqlite`). A JSON data file
+    /// of the earlier releases (`server-data.json`) is moved there first, so the server imports it once
+    /// and keeps it as `server-data.sqlite.json-backup`.
+    static func embeddedDatabase(in directory: URL) -> String {
+        let database = directory.appendingPathComponent("server-data.sqlite").path
+        let legacy = directory.appendingPathComponent("server-data.json").path
+        let files = FileManager.default
+        if !files.fileExists(atPath: database) && files.fileExists(atPath: legacy) {
+            try? files.moveItem(atPath: legacy, toPath: database)
+        }
+        return database
     }
 
     /// Prints `error` as the contract says and returns exit status 1.

@@ -136,7 +136,9 @@ struct ConversationListTests {
             ("POST", "verify", #"{"token":7}"#, 400, "VALIDATION_INVALID_BODY"),
             ("DELETE", "chat", nil, 405, "METHOD_NOT_ALLOWED"),
             ("GET", "chat", nil, 405, "METHOD_NOT_ALLOWED"),
-            ("POST", "conversations", nil, 405, "METHOD_NOT_ALLOWED"),
+            ("DELETE", "conversations", nil, 405, "METHOD_NOT_ALLOWED"),
+            ("POST", "conversations", #"{"id":"not-a-uuid"}"#, 400, "VALIDATION_INVALID_BODY"),
+            ("POST", "chat", #"{"message":"hi","clientMessageId":"x"}"#, 400, "VALIDATION_INVALID_BODY"),
             ("GET", "nowhere", nil, 404, "NOT_FOUND"),
             ("GET", "conversations/x/unknown", nil, 404, "NOT_FOUND"),
         ] as [(String, String, String?, Int, String)])

@@ -101,7 +101,7 @@ struct FaultAndPersistenceTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("chatstream-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let file = directory.appendingPathComponent("state.json").path
+        let file = directory.appendingPathComponent("state.sqlite").path
         let id: String
         let before: [JSONTree]
         do {
@@ -114,7 +114,9 @@ struct FaultAndPersistenceTests {
             fixture.server.stop()
         }
         #expect(FileManager.default.fileExists(atPath: file))
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["state.json"])
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        #expect(files.filter { !$0.hasSuffix("-wal") && !$0.hasSuffix("-shm") } == ["state.sqlite"])
+        #expect(try Data(contentsOf: URL(fileURLWithPath: file)).prefix(15) == Data("SQLite format 3".utf8))
         let fixture = try APIFixture(dataFile: file)
         #expect(fixture.server.conversationCount == 2)
         #expect(try fixture.page(fixture.api("conversations")).items == before)

@@ -173,7 +173,7 @@ func readmeLocalServer(someId: String) throws {
     var configuration = ChatAPIServer.Configuration()
     configuration.port = 0                  // any free port; read server.port after start()
     configuration.replyDelay = .zero        // no pacing (default 15 ms between events)
-    configuration.dataFile = "/tmp/chat.json"   // persist (default: in memory)
+    configuration.dataFile = "/tmp/chat.sqlite" // persist in SQLite (default: in memory)
     configuration.extensionsEnabled = true  // false: a plain Chatbase-like server
     let server = ChatAPIServer(configuration: configuration)
     try server.start()

@@ -50,6 +50,9 @@ struct APIError: Error, Sendable {
     }
     static let notOngoing = APIError(
         status: 403, code: "CHAT_CONVERSATION_NOT_ONGOING", message: "the conversation no longer takes messages")
+    static let conversationConflict = APIError(
+        status: 409, code: "RESOURCE_CONVERSATION_CONFLICT",
+        message: "a conversation with this id belongs to someone else")
     static let conversationNotFound = APIError(
         status: 404, code: "RESOURCE_CONVERSATION_NOT_FOUND", message: "no such conversation")
     static let toolCallNotFound = APIError(

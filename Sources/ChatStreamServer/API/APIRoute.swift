@@ -11,6 +11,8 @@ enum APIRoute: Equatable {
     case chat
     case verify
     case listConversations
+    /// `POST .../conversations` (section 6).
+    case createConversation
     case conversation(String)
     case messages(String)
     case toolResult(String)
@@ -23,7 +25,7 @@ enum APIRoute: Equatable {
     /// Whether the route belongs to the section 5 extensions.
     var isExtension: Bool {
         switch self {
-        case .conversation, .close, .tags, .read, .events: true
+        case .conversation, .close, .tags, .read, .events, .createConversation: true
         default: false
         }
     }
@@ -50,7 +52,8 @@ enum APIRoute: Equatable {
         switch rest.count {
         case 1 where rest[0] == "chat": route = .chat
         case 1 where rest[0] == "verify": route = .verify
-        case 1 where rest[0] == "conversations": route = .listConversations
+        case 1 where rest[0] == "conversations":
+            route = request.method == "POST" && extensions ? .createConversation : .listConversations
         case 1 where rest[0] == "events": route = .events
         case 2 where rest[0] == "conversations": route = .conversation(rest[1])
         case 3 where rest[0] == "conversations":
@@ -67,7 +70,9 @@ enum APIRoute: Equatable {
         }
         if route.isExtension && !extensions { throw APIError.notFound }
         let method = request.method == "HEAD" ? "GET" : request.method
-        guard method == route.method else { throw APIError.methodNotAllowed(route.method) }
+        guard method == route.method else {
+            throw APIError.methodNotAllowed(route == .listConversations && extensions ? "GET, POST" : route.method)
+        }
         guard agent == agentId else { throw APIError.agentNotFound(agent) }
         return route
     }

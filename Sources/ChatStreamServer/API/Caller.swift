@@ -11,6 +11,12 @@ struct Caller: Sendable {
     /// The `sub` of a valid `X-User-Token`, if one was sent.
     var userId: String?
 
+    /// A caller with these IDs (as a verified request would give).
+    init(deviceId: String, userId: String? = nil) {
+        self.deviceId = deviceId
+        self.userId = userId
+    }
+
     /// The caller named by `request`'s headers; 400 without `X-Device-Id`, 401 `AUTH_INVALID_JWT` for a
     /// token `verifier` refuses.
     init(request: HTTPServerRequest, verifier: JWTVerifier) throws(APIError) {
@@ -23,16 +29,19 @@ struct Caller: Sendable {
         }
     }
 
-    /// The identity that owns tags and read state (PROTOCOLS.md section 6): the signed-in user when a
-    /// token was sent (`user:<sub>`), else the device ID.
-    var identity: String { userId.map(Caller.userIdentity) ?? deviceId }
+    /// The list partition of this caller's conversations: `u:<user>` when signed in, else `d:<device>`.
+    /// It is also the identity that owns tags and read state (PROTOCOLS.md section 6): the signed-in
+    /// user's from every device, else the device's.
+    var ownerKey: String { Self.ownerKey(user: userId, device: deviceId) }
 
-    /// The identity key of user `id`.
-    static func userIdentity(_ id: String) -> String { "user:" + id }
+    /// The list partition of a conversation owned by `user`, or by `device` while anonymous.
+    static func ownerKey(user: String?, device: String) -> String {
+        user.map { "u:" + $0 } ?? "d:" + device
+    }
 
     /// The live-event audiences this caller hears: its device's anonymous conversations and, when
-    /// signed in, its user's (from every device). See ``ConversationRecord/audience``.
-    var audiences: [String] { [deviceId] + (userId.map { [Caller.userIdentity($0)] } ?? []) }
+    /// signed in, its user's (from every device). See ``ConversationRecord/ownerKey``.
+    var audiences: [String] { ["d:" + deviceId] + (userId.map { ["u:" + $0] } ?? []) }
 
     /// Whether this caller may read and write `conversation`: its user's, or its device's while anonymous.
     func owns(_ conversation: ConversationRecord) -> Bool {

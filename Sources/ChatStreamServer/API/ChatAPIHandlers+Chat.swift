@@ -1,12 +1,17 @@
-// The chat side of the API: chat, retry, tool-result and verify (PROTOCOLS.md section 1).
+// The chat side of the API: chat, retry, tool-result and verify (PROTOCOLS.md section 1), with
+// idempotent chats (`clientMessageId`, section 6).
 //
-// A chat stores the user message and the agent's reply in one store update (so history is
-// complete even when the client drops the stream), then streams or returns the reply.
+// A chat stores the user message and the agent's reply in one transaction, committed before the
+// first byte of the answer (so history is complete even when the client drops the stream, and a
+// failed write answers 500 with nothing stored), then streams or returns the reply. A chat whose
+// `clientMessageId` is already stored is a resend: nothing new is stored and the reply made for
+// it is answered again, with `Idempotent-Replayed: true`.
 
 import ChatStream
+import Foundation
 
 extension ChatAPIHandlers {
-    /// POST /agents/{agentId}/chat `{"message"?, "conversationId"?, "stream"}`.
+    /// POST /agents/{agentId}/chat `{"message"?, "conversationId"?, "clientMessageId"?, "stream"}`.
     func chat(_ request: HTTPServerRequest, _ writer: HTTPServerResponseWriter) throws {
         let caller = try Caller(request: request, verifier: verifier)
         let fault = try fault(for: request)
@@ -15,6 +20,7 @@ extension ChatAPIHandlers {
         let message = try optionalString(body, "message")
         let conversationId = try optionalString(body, "conversationId")
         let stream = try optionalBool(body, "stream") ?? true
+        let clientMessageId = try optionalUUID(body, "clientMessageId")
         if let message, message.trimmingSpaces().isEmpty {
             throw APIError.invalidBody("message must not be empty", field: "message")
         }
@@ -22,33 +28,60 @@ extension ChatAPIHandlers {
             throw APIError.invalidBody("message is required to start a conversation", field: "message")
         }
         let now = Self.now
-        let (plan, metadata) = try store.update { state in
+        let (plan, metadata, replayed) = try store.write { store -> (ReplyPlan, ReplyMetadata, Bool) in
+            if let clientMessageId, message != nil,
+                let replay = try Self.replay(clientMessageId, conversationId: conversationId, caller: caller, store)
+            {
+                return (replay.0, replay.1, true)
+            }
             let id: String
             if let conversationId {
-                let conversation = try state.conversation(conversationId, for: caller)
+                let conversation = try store.conversation(conversationId, for: caller)
                 guard conversation.status == "ongoing" else { throw APIError.notOngoing }
                 id = conversationId
             } else {
                 id = Self.newID()
-                state.conversations[id] = ConversationRecord(
-                    id: id, title: nil, createdAt: now, updatedAt: now, updateSequence: state.nextSequence(),
-                    ownerDevice: caller.deviceId, ownerUser: caller.userId, status: "ongoing", messages: [],
-                    tags: [:], lastRead: [:])
+                _ = try store.createConversation(id: id, title: nil, for: caller, now: now)
             }
+            var userSequence: Int?
             if let message {
-                let userMessage = MessageRecord(
-                    id: Self.newID(), role: "user", parts: [AssembledPart.text(message).jsonValue], createdAt: now,
-                    sequence: state.nextSequence())
-                state.conversations[id]!.messages.append(userMessage)
-                if state.conversations[id]!.title == nil { state.conversations[id]!.title = Self.title(for: message) }
+                let stored = try store.appendMessage(
+                    id: Self.newID(), role: "user", parts: [AssembledPart.text(message).jsonValue], to: id, now: now,
+                    clientMessageId: clientMessageId)
+                userSequence = stored.sequence
+                if try store.conversation(id)?.title == nil { try store.setTitle(Self.title(for: message), of: id) }
             }
             let replyId = Self.newID()
             let plan =
-                message.map { ReplyGenerator.reply(to: $0, messageId: replyId) }
-                ?? ReplyGenerator.continuation(after: state.conversations[id]!.messages)
-            return Self.storeReply(plan, id: replyId, in: id, state: &state, now: now)
+                try message.map { ReplyGenerator.reply(to: $0, messageId: replyId) }
+                ?? ReplyGenerator.continuation(after: store.messages(of: id))
+            let (_, metadata) = try Self.storeReply(
+                plan, id: replyId, in: id, replyTo: userSequence, store: store, now: now)
+            return (plan, metadata, false)
         }
-        try send(plan, metadata, stream: stream, fault: fault, writer)
+        let headers = replayed ? [("Idempotent-Replayed", "true")] : []
+        try send(plan, metadata, stream: stream, fault: fault, headers: headers, writer)
+    }
+
+    /// The reply already made for the user message sent with `clientMessageId`, nil when there is none.
+    static func replay(
+        _ clientMessageId: String, conversationId: String?, caller: Caller, _ store: StoreTransaction
+    ) throws -> (ReplyPlan, ReplyMetadata)? {
+        let found: (MessageRecord, String)?
+        if let conversationId {
+            _ = try store.conversation(conversationId, for: caller)
+            found = try store.message(clientMessageId: clientMessageId, in: conversationId).map { ($0, conversationId) }
+        } else {
+            found = try store.message(clientMessageId: clientMessageId, for: caller)
+        }
+        guard let (userMessage, conversation) = found,
+            let (reply, finishReason) = try store.reply(to: userMessage.sequence)
+        else { return nil }
+        let plan = ReplyPlan(parts: reply.parts.compactMap(ReplyPart.init(stored:)), finishReason: finishReason)
+        let metadata = ReplyMetadata(
+            conversationId: conversation, messageId: reply.id, userMessageId: userMessage.id,
+            userId: try store.conversation(conversation)?.ownerUser)
+        return (plan, metadata)
     }
 
     /// POST /agents/{agentId}/conversations/{id}/retry `{"messageId", "stream"}`: regenerates that reply
@@ -61,21 +94,25 @@ extension ChatAPIHandlers {
         let messageId = try requiredString(body, "messageId")
         let stream = try optionalBool(body, "stream") ?? true
         let now = Self.now
-        let (plan, metadata) = try store.update { state in
-            let conversation = try state.conversation(conversationId, for: caller)
+        let (plan, metadata) = try store.write { store in
+            let conversation = try store.conversation(conversationId, for: caller)
             guard conversation.status == "ongoing" else { throw APIError.notOngoing }
-            guard let index = conversation.messages.firstIndex(where: { $0.id == messageId && !$0.isFromUser }) else {
+            let messages = try store.messages(of: conversationId)
+            guard let index = messages.firstIndex(where: { $0.id == messageId && !$0.isFromUser }) else {
                 throw APIError.retryMessageNotFound
             }
-            let earlier = Array(conversation.messages[..<index])
+            let earlier = Array(messages[..<index])
             guard let userMessage = earlier.last(where: \.isFromUser) else { throw APIError.retryNoUserMessage }
-            state.conversations[conversationId]!.messages.removeSubrange(index...)
+            try store.deleteMessages(of: conversationId, from: messages[index].sequence)
             let replyId = Self.newID()
+            let answersUser = earlier.last?.isFromUser == true
             let plan =
-                earlier.last?.isFromUser == true
+                answersUser
                 ? ReplyGenerator.reply(to: userMessage.text, messageId: replyId)
                 : ReplyGenerator.continuation(after: earlier)
-            return Self.storeReply(plan, id: replyId, in: conversationId, state: &state, now: now)
+            return try Self.storeReply(
+                plan, id: replyId, in: conversationId, replyTo: answersUser ? userMessage.sequence : nil,
+                store: store, now: now)
         }
         try send(plan, metadata, stream: stream, fault: fault, writer)
     }
@@ -87,27 +124,27 @@ extension ChatAPIHandlers {
         let toolCallId = try requiredString(body, "toolCallId")
         guard let output = body["output"] else { throw APIError.invalidBody("output is required", field: "output") }
         let now = Self.now
-        try store.update { state in
-            try state.withConversation(conversationId, for: caller) { conversation in
-                for index in conversation.messages.indices.reversed() where !conversation.messages[index].isFromUser {
-                    let parts = conversation.messages[index].parts
-                    guard
-                        let call = parts.first(where: {
-                            $0["type"]?.stringValue == "tool-call" && $0["toolCallId"]?.stringValue == toolCallId
-                        })
-                    else { continue }
-                    let result = AssembledPart.toolResult(
-                        ToolResultPart(
-                            toolCallId: toolCallId, toolName: call["toolName"]?.stringValue ?? "", output: output))
-                    conversation.messages[index].parts.removeAll {
-                        $0["type"]?.stringValue == "tool-result" && $0["toolCallId"]?.stringValue == toolCallId
-                    }
-                    conversation.messages[index].parts.append(result.jsonValue)
-                    return
+        try store.write { store in
+            _ = try store.conversation(conversationId, for: caller)
+            for message in try store.messages(of: conversationId).reversed() where !message.isFromUser {
+                guard
+                    let call = message.parts.first(where: {
+                        $0["type"]?.stringValue == "tool-call" && $0["toolCallId"]?.stringValue == toolCallId
+                    })
+                else { continue }
+                let result = AssembledPart.toolResult(
+                    ToolResultPart(
+                        toolCallId: toolCallId, toolName: call["toolName"]?.stringValue ?? "", output: output))
+                var parts = message.parts
+                parts.removeAll {
+                    $0["type"]?.stringValue == "tool-result" && $0["toolCallId"]?.stringValue == toolCallId
                 }
-                throw APIError.toolCallNotFound
+                parts.append(result.jsonValue)
+                try store.setParts(parts, ofMessage: message.sequence)
+                try store.touch(conversationId, now: now)
+                return
             }
-            state.touch(conversationId, now: now)
+            throw APIError.toolCallNotFound
         }
         try respond(["data": ["success": true]], writer)
     }
@@ -120,58 +157,49 @@ extension ChatAPIHandlers {
         guard let device = request.headers["X-Device-Id"]?.trimmingSpaces(), !device.isEmpty else {
             throw APIError.invalidBody("the X-Device-Id header is required", field: "X-Device-Id")
         }
-        try store.update { state in
-            for (id, conversation) in state.conversations
-            where conversation.ownerUser == nil && conversation.ownerDevice == device {
-                state.conversations[id]!.ownerUser = userId
-                // The device's tags and read state become the user's (unless the user has their own).
-                let user = Caller.userIdentity(userId)
-                if let tags = conversation.tags[device], conversation.tags[user] == nil {
-                    state.conversations[id]!.tags[user] = tags
-                }
-                if let read = conversation.lastRead[device] {
-                    state.conversations[id]!.lastRead[user] = max(read, conversation.lastRead[user] ?? 0)
-                }
-            }
-        }
+        try store.write { store in try store.assignAnonymousConversations(ofDevice: device, toUser: userId) }
         try respond([:], writer)
     }
 
     // MARK: - Replies
 
-    /// Appends the agent message for `plan` and returns what streaming it needs.
+    /// Appends the agent message for `plan` (answering the user message `replyTo`, if any) and
+    /// returns what streaming it needs.
     static func storeReply(
-        _ plan: ReplyPlan, id replyId: String, in conversationId: String, state: inout StoreState, now: Int
-    ) -> (ReplyPlan, ReplyMetadata) {
-        let reply = MessageRecord(
-            id: replyId, role: "assistant", parts: plan.parts.map(\.jsonValue), createdAt: now,
-            sequence: state.nextSequence())
-        state.conversations[conversationId]!.messages.append(reply)
-        state.touch(conversationId, now: now)
-        let conversation = state.conversations[conversationId]!
+        _ plan: ReplyPlan, id replyId: String, in conversationId: String, replyTo: Int?, store: StoreTransaction,
+        now: Int
+    ) throws -> (ReplyPlan, ReplyMetadata) {
+        try store.appendMessage(
+            id: replyId, role: "assistant", parts: plan.parts.map(\.jsonValue), to: conversationId, now: now,
+            replyTo: replyTo, finishReason: plan.finishReason)
+        try store.touch(conversationId, now: now)
+        let lastUser = try store.messages(of: conversationId).last(where: \.isFromUser)
         let metadata = ReplyMetadata(
-            conversationId: conversationId, messageId: replyId,
-            userMessageId: conversation.messages.last(where: \.isFromUser)?.id, userId: conversation.ownerUser)
+            conversationId: conversationId, messageId: replyId, userMessageId: lastUser?.id,
+            userId: try store.conversation(conversationId)?.ownerUser)
         return (plan, metadata)
     }
 
     /// Streams the reply as a UI message stream, or answers `{"data":{"id","role","parts","metadata"}}`.
     func send(
         _ plan: ReplyPlan, _ metadata: ReplyMetadata, stream: Bool, fault: ChatAPIServer.Fault,
-        _ writer: HTTPServerResponseWriter
+        headers: [(String, String)] = [], _ writer: HTTPServerResponseWriter
     ) throws {
         if stream {
             // The owner's live stream sees the agent typing while the reply streams.
             typing(metadata.conversationId, active: true)
             defer { typing(metadata.conversationId, active: false) }
             let events = UIMessageStreamEncoder.events(UIMessageStreamEncoder.chunks(for: plan, metadata: metadata))
-            try ReplyStreamer(pacing: configuration.replyDelay, fault: fault).stream(events, to: writer)
+            try ReplyStreamer(pacing: configuration.replyDelay, fault: fault).stream(
+                events, to: writer, extraHeaders: headers)
         } else {
             let message: JSONTree = [
                 "id": .string(metadata.messageId), "role": "assistant", "parts": .array(plan.parts.map(\.jsonValue)),
                 "metadata": metadata.finishMetadata(reason: plan.finishReason),
             ]
-            try respond(["data": message], writer)
+            try writer.respond(
+                status: 200, headers: [("Content-Type", "application/json; charset=utf-8")] + headers,
+                body: (["data": message] as JSONTree).jsonBytes)
         }
     }
 
@@ -187,5 +215,19 @@ extension ChatAPIHandlers {
     static func title(for message: String) -> String {
         let flat = message.split(whereSeparator: \.isNewline).joined(separator: " ").trimmingSpaces()
         return flat.count <= 60 ? flat : flat.prefix(59).trimmingSpaces() + "…"
+    }
+}
+
+extension ReplyPart {
+    /// The reply part a stored history part stands for (text or tool call); nil for others.
+    init?(stored part: JSONTree) {
+        switch part["type"]?.stringValue {
+        case "text": self = .text(part["text"]?.stringValue ?? "")
+        case "tool-call":
+            self = .toolCall(
+                id: part["toolCallId"]?.stringValue ?? "", name: part["toolName"]?.stringValue ?? "",
+                input: part["input"] ?? .null)
+        default: return nil
+        }
     }
 }

@@ -18,27 +18,38 @@ extension ChatAPIHandlers {
             try PageCursor.decode(text, kind: "conversations", scope: "", filters: filterKey).anchor
         }
         let extensions = extensions
-        let page: JSONTree = try store.read { state in
-            var matches = state.conversations.values.filter { caller.owns($0) && query.matches($0, caller: caller) }
-            matches.sort {
-                query.ascending ? $0.updateSequence < $1.updateSequence : $0.updateSequence > $1.updateSequence
-            }
-            let total = matches.count
-            if let anchor {
-                matches.removeAll { query.ascending ? $0.updateSequence <= anchor : $0.updateSequence >= anchor }
-            }
-            let items = Array(matches.prefix(query.limit))
-            let hasMore = matches.count > items.count
+        let page: JSONTree = try store.read { store in
+            let (items, hasMore, total) = try store.conversationPage(for: caller, query: query, after: anchor)
             let cursor =
                 hasMore
-                ? PageCursor(kind: "conversations", scope: "", anchor: items.last!.updateSequence, filters: filterKey)
-                    .encoded
+                ? PageCursor(
+                    kind: "conversations", scope: "", anchor: items.last!.record.updateSequence, filters: filterKey
+                ).encoded
                 : nil
             return WireShapes.page(
-                items.map { WireShapes.conversation($0, caller: caller, extensions: extensions) }, cursor: cursor,
-                hasMore: hasMore, total: total)
+                items.map { WireShapes.conversation($0, extensions: extensions) }, cursor: cursor, hasMore: hasMore,
+                total: total)
         }
         try respond(page, writer)
+    }
+
+    /// POST /agents/{agentId}/conversations `{"id"?, "title"?}` (section 6): 201 with a new
+    /// conversation; the same `id` again from its owner answers 200 with it, from anyone else 409.
+    func createConversation(_ request: HTTPServerRequest, _ writer: HTTPServerResponseWriter) throws {
+        let caller = try Caller(request: request, verifier: verifier)
+        let body = request.body.isEmpty ? JSONObject() : try jsonObject(request)
+        let id = try optionalUUID(body, "id") ?? Self.newID()
+        let title = try optionalString(body, "title")
+        let now = Self.now
+        let (value, created): (JSONTree, Bool) = try store.write { store in
+            if let existing = try store.conversation(id) {
+                guard caller.owns(existing) else { throw APIError.conversationConflict }
+                return (WireShapes.conversation(try store.view(existing, for: caller), extensions: true), false)
+            }
+            let record = try store.createConversation(id: id, title: title, for: caller, now: now)
+            return (WireShapes.conversation(try store.view(record, for: caller), extensions: true), true)
+        }
+        try respond(["data": value], status: created ? 201 : 200, writer)
     }
 
     /// GET /agents/{agentId}/conversations/{id}/messages.
@@ -48,17 +59,15 @@ extension ChatAPIHandlers {
         let anchor = try query.cursor.map { text throws(APIError) in
             try PageCursor.decode(text, kind: "messages", scope: conversationId, filters: "").anchor
         }
-        let page: JSONTree = try store.read { state in
-            let all = try state.conversation(conversationId, for: caller).visibleMessages
-            let older = anchor.map { anchor in all.filter { $0.sequence < anchor } } ?? all
-            let items = Array(older.suffix(query.limit))
-            let hasMore = older.count > items.count
+        let page: JSONTree = try store.read { store in
+            _ = try store.conversation(conversationId, for: caller)
+            let (items, hasMore, total) = try store.messagePage(of: conversationId, limit: query.limit, before: anchor)
             let cursor =
                 hasMore
                 ? PageCursor(kind: "messages", scope: conversationId, anchor: items.first!.sequence, filters: "")
                     .encoded
                 : nil
-            return WireShapes.page(items.map(WireShapes.message), cursor: cursor, hasMore: hasMore, total: all.count)
+            return WireShapes.page(items.map(WireShapes.message), cursor: cursor, hasMore: hasMore, total: total)
         }
         try respond(page, writer)
     }
@@ -67,9 +76,9 @@ extension ChatAPIHandlers {
     func conversation(_ conversationId: String, _ request: HTTPServerRequest, _ writer: HTTPServerResponseWriter) throws
     {
         let caller = try Caller(request: request, verifier: verifier)
-        let value: JSONTree = try store.read { state in
+        let value: JSONTree = try store.read { store in
             WireShapes.conversation(
-                try state.conversation(conversationId, for: caller), caller: caller, extensions: true)
+                try store.view(store.conversation(conversationId, for: caller), for: caller), extensions: true)
         }
         try respond(["data": value], writer)
     }
@@ -78,12 +87,13 @@ extension ChatAPIHandlers {
     func close(_ conversationId: String, _ request: HTTPServerRequest, _ writer: HTTPServerResponseWriter) throws {
         let caller = try Caller(request: request, verifier: verifier)
         let now = Self.now
-        let value: JSONTree = try store.update { state in
-            if try state.conversation(conversationId, for: caller).status != "ended" {
-                state.conversations[conversationId]!.status = "ended"
-                state.touch(conversationId, now: now)
+        let value: JSONTree = try store.write { store in
+            if try store.conversation(conversationId, for: caller).status != "ended" {
+                try store.setStatus("ended", of: conversationId)
+                try store.touch(conversationId, now: now)
             }
-            return WireShapes.conversation(state.conversations[conversationId]!, caller: caller, extensions: true)
+            return WireShapes.conversation(
+                try store.view(store.conversation(conversationId, for: caller), for: caller), extensions: true)
         }
         try respond(["data": value], writer)
     }
@@ -103,9 +113,10 @@ extension ChatAPIHandlers {
             if !tags.contains(tag) { tags.append(tag) }
         }
         try ListQuery.validate(tags: tags)
-        let value: JSONTree = try store.update { state in
-            try state.withConversation(conversationId, for: caller) { $0.tags[caller.identity] = tags }
-            return WireShapes.conversation(state.conversations[conversationId]!, caller: caller, extensions: true)
+        let value: JSONTree = try store.write { store in
+            let record = try store.conversation(conversationId, for: caller)
+            try store.setTags(tags, of: conversationId, identity: caller.ownerKey)
+            return WireShapes.conversation(try store.view(record, for: caller), extensions: true)
         }
         try respond(["data": value], writer)
     }
@@ -115,15 +126,13 @@ extension ChatAPIHandlers {
         let caller = try Caller(request: request, verifier: verifier)
         let body = try jsonObject(request)
         let messageId = try requiredString(body, "messageId")
-        let value: JSONTree = try store.update { state in
-            try state.withConversation(conversationId, for: caller) { conversation in
-                guard let message = conversation.messages.first(where: { $0.id == messageId }) else {
-                    throw APIError.messageNotFound
-                }
-                conversation.lastRead[caller.identity] = max(
-                    conversation.lastRead[caller.identity] ?? 0, message.sequence)
+        let value: JSONTree = try store.write { store in
+            let record = try store.conversation(conversationId, for: caller)
+            guard let message = try store.message(messageId, in: conversationId) else {
+                throw APIError.messageNotFound
             }
-            return WireShapes.conversation(state.conversations[conversationId]!, caller: caller, extensions: true)
+            try store.markRead(conversationId, identity: caller.ownerKey, upTo: message.sequence)
+            return WireShapes.conversation(try store.view(record, for: caller), extensions: true)
         }
         try respond(["data": value], writer)
     }

@@ -32,6 +32,7 @@ final class ChatAPIHandlers: Sendable {
             case .chat: try chat(request, writer)
             case .verify: try verify(request, writer)
             case .listConversations: try listConversations(request, writer)
+            case .createConversation: try createConversation(request, writer)
             case .conversation(let id): try conversation(id, request, writer)
             case .messages(let id): try messages(id, request, writer)
             case .toolResult(let id): try toolResult(id, request, writer)
@@ -117,6 +118,15 @@ final class ChatAPIHandlers: Sendable {
             throw APIError.invalidBody("\(key) is required", field: key)
         }
         return text
+    }
+
+    /// The string member `key` as a lowercase UUID, nil when absent; 400 when it is not a UUID.
+    func optionalUUID(_ body: JSONObject, _ key: String) throws(APIError) -> String? {
+        guard let text = try optionalString(body, key) else { return nil }
+        guard text.utf8.count == 36, UUID(uuidString: text) != nil else {
+            throw APIError.invalidBody("\(key) must be a UUID such as 0b7e8f9a-1c2d-4e5f-8a9b-0c1d2e3f4a5b", field: key)
+        }
+        return text.lowercased()
     }
 
     /// The Boolean member `key`, nil when absent; 400 for another type.

@@ -26,8 +26,9 @@ extension ChatAPIServer {
         public var port: UInt16 = 8787
         /// The only agent this server knows; other agent IDs answer 404 `AGENT_NOT_FOUND`. Default `demo-agent`.
         public var agentId: String = "demo-agent"
-        /// A JSON file holding the state: loaded at start, rewritten atomically after every change.
-        /// Nil (the default) keeps state in memory only.
+        /// The SQLite database holding the state (created when missing; WAL mode, every change committed
+        /// and synced before its answer). A JSON data file of earlier releases at this path is imported once
+        /// and kept as `<path>.json-backup`. Nil (the default) keeps state in an in-memory database.
         public var dataFile: String? = nil
         /// Whether the conversation-management extensions (PROTOCOLS.md section 5) are served. When false their
         /// routes answer 404 `NOT_FOUND`, list filters are ignored, and conversations carry no `tags`,

@@ -1,9 +1,9 @@
 // ChatAPIServer: a local, Chatbase-compatible chat API (PROTOCOLS.md sections 1, 2 and 5) on top of
 // HTTPServer, for the CLI's `serve`, client tests and demos.
 //
-// The demo agent replies deterministically (see ReplyGenerator). State lives in a mutex-guarded
-// store, optionally persisted to a JSON file. User tokens are verified as HS256 JWTs when a secret
-// is configured; without one (development mode) their signatures are not checked, so the server
+// The demo agent replies deterministically (see ReplyGenerator). State lives in a SQLite database
+// (ConversationStore): a file in WAL mode, or in memory. User tokens are verified as HS256 JWTs when a
+// secret is configured; without one (development mode) their signatures are not checked, so the server
 // then refuses to listen on anything but loopback.
 
 import ChatStream
@@ -36,15 +36,14 @@ public final class ChatAPIServer: Sendable {
     /// A server with `configuration`; the data file, if any, is read now (a failure surfaces from ``start()``).
     public init(configuration: Configuration) {
         self.configuration = configuration
-        let persistence = configuration.dataFile.map { StorePersistence(path: $0) }
         var loadError: (any Error)?
         let store: ConversationStore
         let capacity = configuration.extensionsEnabled ? max(1, configuration.liveEvents.capacityPerCaller) : 0
         do {
-            store = try ConversationStore(persistence: persistence, liveEventCapacity: capacity)
+            store = try ConversationStore(path: configuration.dataFile, liveEventCapacity: capacity)
         } catch {
             loadError = error
-            store = try! ConversationStore(persistence: nil, liveEventCapacity: capacity)
+            store = try! ConversationStore(path: nil, liveEventCapacity: capacity)
         }
         self.loadError = loadError
         let handlers = ChatAPIHandlers(configuration: configuration, store: store)
@@ -85,7 +84,7 @@ public final class ChatAPIServer: Sendable {
     /// console would); the owner's live stream gets a `typing` event. False when there is no such conversation.
     @discardableResult
     public func setTyping(conversationId: String, participant: String = "human_agent", active: Bool) -> Bool {
-        guard (try? handlers.store.read({ $0.conversations[conversationId] != nil })) == true else { return false }
+        guard (try? handlers.store.read({ try $0.conversation(conversationId) != nil })) == true else { return false }
         handlers.store.recordLiveEvent(
             type: "typing",
             data: [
@@ -102,7 +101,7 @@ public final class ChatAPIServer: Sendable {
     public func clearFaults() { handlers.clearInjectedFaults() }
 
     /// The number of conversations stored.
-    public var conversationCount: Int { (try? handlers.store.read { $0.conversations.count }) ?? 0 }
+    public var conversationCount: Int { (try? handlers.store.read { try $0.conversationCount() }) ?? 0 }
 
     /// Marks a conversation `ended`, as an agent would; false when there is no such conversation.
     @discardableResult
@@ -122,13 +121,12 @@ public final class ChatAPIServer: Sendable {
     @discardableResult
     public func addAgentMessage(conversationId: String, text: String) -> String? {
         let now = ChatAPIHandlers.now
-        return try? handlers.store.update { state -> String? in
-            guard state.conversations[conversationId] != nil else { return nil }
-            let message = MessageRecord(
+        return try? handlers.store.write { store -> String? in
+            guard try store.conversation(conversationId) != nil else { return nil }
+            let message = try store.appendMessage(
                 id: ChatAPIHandlers.newID(), role: "assistant", parts: [AssembledPart.text(text).jsonValue],
-                createdAt: now, sequence: state.nextSequence())
-            state.conversations[conversationId]!.messages.append(message)
-            state.touch(conversationId, now: now)
+                to: conversationId, now: now)
+            try store.touch(conversationId, now: now)
             return message.id
         }
     }
@@ -136,10 +134,10 @@ public final class ChatAPIServer: Sendable {
     private func setStatus(_ status: String, of id: String) -> Bool {
         let now = ChatAPIHandlers.now
         return
-            (try? handlers.store.update { state -> Bool in
-                guard state.conversations[id] != nil else { return false }
-                state.conversations[id]!.status = status
-                state.touch(id, now: now)
+            (try? handlers.store.write { store -> Bool in
+                guard try store.conversation(id) != nil else { return false }
+                try store.setStatus(status, of: id)
+                try store.touch(id, now: now)
                 return true
             }) ?? false
     }

@@ -1,90 +1,80 @@
-// ConversationStore: the server's state behind a mutex, saved after every change.
+// ConversationStore: the server's state in one SQLite database (a file in WAL mode, or in memory).
 //
-// Handlers run on many connection threads at once; every read and change happens inside
-// `read` or `update`, which hold the lock for the whole operation, so checks and changes are
-// atomic. `update` saves while still holding the lock, so saves happen in change order.
+// Handlers run on many connection threads at once; the store holds one connection behind a mutex,
+// so every `read` and `write` runs alone and sees a consistent state. A `write` is one transaction:
+// it commits before the handler answers, and when its body or the commit throws nothing of it
+// stays (the handler then answers 500, or the body's own API error). With `synchronous=FULL` a
+// committed write survives a crash of the process and a power loss.
+//
+// Live events are rows of the same database: a write's changes are turned into events inside its
+// transaction (StoreTransaction+LiveEvents.swift), and subscribers are woken after it committed.
 
 import ChatStream
-import Synchronization
+import ChatStreamSQLite
+import Foundation
 
-/// The server's conversations, guarded by a mutex and optionally persisted.
+/// The server's conversations in a SQLite database.
+///
+/// Other parts of the server reach the data through ``read(_:)`` and ``write(_:)`` and the typed
+/// operations of ``StoreTransaction``; no SQL leaves the store's files.
 final class ConversationStore: Sendable {
-    private let state: Mutex<StoreState>
-    private let persistence: StorePersistence?
+    private let database: SQLiteDatabase
+    private let lock = NSLock()
+    /// The database file, nil in memory.
+    let path: String?
     /// Live events held per audience; 0 records none (the live extension is off).
     let liveEventCapacity: Int
     /// Wakes live-event subscribers after a transaction that recorded events committed.
     let liveEventSignal = LiveEventSignal()
 
-    /// A store loaded from `persistence` (empty when its file does not exist yet) or in memory,
-    /// holding the last `liveEventCapacity` live events of each audience.
-    init(persistence: StorePersistence?, liveEventCapacity: Int = 0) throws {
-        self.persistence = persistence
+    /// Opens the database at `path` (created when missing; a JSON data file of the earlier format
+    /// found there is imported first and kept beside it as `<path>.json-backup`), or an in-memory
+    /// one when `path` is nil, holding the last `liveEventCapacity` live events of each audience.
+    init(path: String?, options: SQLiteDatabase.Options = .durable, liveEventCapacity: Int = 0) throws {
+        self.path = path
         self.liveEventCapacity = liveEventCapacity
-        state = Mutex(try persistence?.load() ?? StoreState())
+        if let path { try StorePersistence.importLegacyFile(at: path, options: options) }
+        let database = try SQLiteDatabase(path: path ?? ":memory:", options: options)
+        try database.migrate(StoreSchema.migrations)
+        self.database = database
     }
 
-    /// Runs `body` on the state without changing it.
-    func read<R: Sendable>(_ body: (StoreState) throws -> R) throws -> R {
-        try state.withLock { state in try body(state) }
+    /// Runs `body` on the store without a write transaction (it must not change anything).
+    func read<R>(_ body: (StoreTransaction) throws -> R) throws -> R {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(StoreTransaction(database: database))
     }
 
-    /// Runs `body` on the state, records the live events of what it changed, and saves the result
-    /// (also when `body` throws after changing it). Subscribers are woken after the commit.
-    func update<R: Sendable>(_ body: (inout StoreState) throws -> R) throws -> R {
-        let capacity = liveEventCapacity
+    /// Runs `body` in one transaction with the live events of what it changed: all of it is
+    /// committed before this returns, or none when it throws (the error is rethrown). Live
+    /// subscribers are woken after the commit.
+    @discardableResult
+    func write<R>(_ body: (StoreTransaction) throws -> R) throws -> R {
         var recorded = false
         defer { if recorded { liveEventSignal.notify() } }
-        return try state.withLock { state in
-            let before = state.conversations
-            let lastEvent = state.liveEvents?.lastId
-            defer {
-                if capacity > 0 { state.recordLiveEvents(since: before, capacity: capacity) }
-                recorded = state.liveEvents?.lastId != lastEvent
-                persistence?.save(state)
-            }
-            return try body(&state)
+        lock.lock()
+        defer { lock.unlock() }
+        let capacity = liveEventCapacity
+        return try database.transaction {
+            let store = StoreTransaction(database: database)
+            let result = try body(store)
+            if capacity > 0 { recorded = try store.recordLiveEvents(capacity: capacity) }
+            return result
         }
     }
 
-    /// Records one live event about `conversationId` that changes no conversation (typing).
+    /// Records one live event about `conversationId` that changes no conversation (typing), in a
+    /// transaction of its own. Does nothing when the live extension is off or there is no such conversation.
     func recordLiveEvent(type: String, data: JSONTree, conversationId: String) {
         guard liveEventCapacity > 0 else { return }
-        _ = try? update { state in
-            state.recordLiveEvent(type: type, data: data, conversationId: conversationId, capacity: liveEventCapacity)
+        _ = try? write { store in
+            try store.recordLiveEvent(type: type, data: data, conversationId: conversationId)
         }
     }
 
     /// What a subscriber of `audiences` gets after event `id`, and the log's last ID.
-    func liveEvents(after id: Int, audiences: [String]) -> (LiveEventLog.Resumption, lastId: Int) {
-        state.withLock { state in
-            let log = state.liveEvents ?? LiveEventLog()
-            return (log.events(after: id, audiences: audiences), log.lastId)
-        }
-    }
-}
-
-extension StoreState {
-    /// The conversation `id` if `caller` may use it; 404 or 403 otherwise.
-    func conversation(_ id: String, for caller: Caller) throws(APIError) -> ConversationRecord {
-        guard let conversation = conversations[id] else { throw APIError.conversationNotFound }
-        // Another identity's conversation answers exactly as a missing one (no 403 that confirms it exists).
-        guard caller.owns(conversation) else { throw APIError.conversationNotFound }
-        return conversation
-    }
-
-    /// Changes the conversation `id` if `caller` may use it; 404 or 403 otherwise.
-    mutating func withConversation<R>(
-        _ id: String, for caller: Caller, _ body: (inout ConversationRecord) throws -> R
-    ) throws -> R {
-        _ = try conversation(id, for: caller)
-        return try body(&conversations[id]!)
-    }
-
-    /// Marks a conversation changed now (bumps its list position).
-    mutating func touch(_ id: String, now: Int) {
-        let sequence = nextSequence()
-        conversations[id]?.updatedAt = now
-        conversations[id]?.updateSequence = sequence
+    func liveEvents(after id: Int, audiences: [String]) -> (LiveEventResumption, lastId: Int) {
+        (try? read { store in try store.liveEvents(after: id, audiences: audiences) }) ?? (.events([]), 0)
     }
 }

@@ -3,7 +3,7 @@
 // `limit` is 1...100 (default 20). With the extensions on, the conversation list also takes
 // `status=` (repeatable), `tag=` (repeatable, all must match), `unread=true|false`, `q=` and
 // `order=desc|asc`; they combine with AND. Their canonical text (sorted, lowercased where matching
-// ignores case) is what a cursor carries.
+// ignores case) is what a cursor carries. The store applies them in SQL (StoreTransaction+Pages.swift).
 
 import ChatStream
 
@@ -74,21 +74,5 @@ struct ListQuery: Sendable {
             "order": ascending ? "asc" : "desc",
         ]
         return value.jsonText
-    }
-
-    /// Whether `conversation` passes every filter for `caller`. A stored status outside
-    /// ``statuses`` counts as `ongoing`, which is how clients read it (PROTOCOLS.md section 1).
-    func matches(_ conversation: ConversationRecord, caller: Caller) -> Bool {
-        let status = Self.statuses.contains(conversation.status) ? conversation.status : "ongoing"
-        if !statuses.isEmpty && !statuses.contains(status) { return false }
-        if !tags.isEmpty && !tags.isSubset(of: conversation.tags[caller.identity] ?? []) { return false }
-        if unreadOnly && conversation.unreadCount(for: caller.identity) == 0 { return false }
-        if let search {
-            let inTitle = conversation.title?.lowercased().contains(search) ?? false
-            if !inTitle && !conversation.messages.contains(where: { $0.text.lowercased().contains(search) }) {
-                return false
-            }
-        }
-        return true
     }
 }

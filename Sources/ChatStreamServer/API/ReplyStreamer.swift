@@ -23,8 +23,10 @@ struct ReplyStreamer {
 
     /// Starts the stream and writes `events`; stops early (dropping the connection) after
     /// `fault.dropAfterBytes` body bytes. Throws when the client went away.
-    func stream(_ events: [[UInt8]], to writer: HTTPServerResponseWriter) throws {
-        try writer.startStream(status: 200, headers: Self.headers)
+    func stream(
+        _ events: [[UInt8]], to writer: HTTPServerResponseWriter, extraHeaders: [(String, String)] = []
+    ) throws {
+        try writer.startStream(status: 200, headers: Self.headers + extraHeaders)
         var sent = 0
         for (index, event) in events.enumerated() {
             if index > 0, fault.delay == nil { Self.sleep(pacing) }

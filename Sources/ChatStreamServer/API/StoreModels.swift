@@ -1,4 +1,4 @@
-// StoreModels: the records a ChatAPIServer keeps, in memory and in its data file.
+// StoreModels: the records a ChatAPIServer keeps in its database (see StoreSchema for the tables).
 //
 // Every change takes a number from one store-wide sequence: messages carry theirs (history order
 // and message cursors) and conversations carry the number of their last change (list order and
@@ -7,24 +7,29 @@
 import ChatStream
 
 /// One message of a conversation, parts in the history wire shape.
-struct MessageRecord: Codable, Sendable {
+struct MessageRecord: Sendable {
     var id: String
     /// `user`, or `assistant` for everything the agent says.
     var role: String
     var parts: [JSONTree]
     var createdAt: Int
     var sequence: Int
+    /// The ID the client sent the message with (PROTOCOLS.md section 6), if any.
+    var clientMessageId: String? = nil
 
     var isFromUser: Bool { role == "user" }
 
     /// The text of the message's text parts, joined.
-    var text: String {
+    var text: String { Self.text(of: parts) }
+
+    /// The text of `parts`' text parts, joined.
+    static func text(of parts: [JSONTree]) -> String {
         parts.compactMap { $0["type"]?.stringValue == "text" ? $0["text"]?.stringValue : nil }.joined(separator: " ")
     }
 }
 
-/// One conversation with its messages and each device's tags and read position.
-struct ConversationRecord: Codable, Sendable {
+/// One conversation's own fields (its messages, tags and read positions are rows of their own).
+struct ConversationRecord: Sendable {
     var id: String
     var title: String?
     var createdAt: Int
@@ -37,37 +42,16 @@ struct ConversationRecord: Codable, Sendable {
     var ownerUser: String?
     /// `ongoing`, `ended` or `taken_over`.
     var status: String
-    var messages: [MessageRecord]
-    /// Tags by identity (``Caller/identity``: the user when signed in, else the device): each sees its own only.
-    var tags: [String: [String]]
-    /// The sequence number of the last message each identity marked read.
-    var lastRead: [String: Int]
 
-    /// Who hears this conversation's live events: its user's identity once it has one, else its device.
-    var audience: String { ownerUser.map(Caller.userIdentity) ?? ownerDevice }
-
-    /// The messages a history page shows (a message with no parts is skipped).
-    var visibleMessages: [MessageRecord] { messages.filter { !$0.parts.isEmpty } }
-
-    /// Agent messages after `identity`'s last read.
-    func unreadCount(for identity: String) -> Int {
-        let last = lastRead[identity] ?? 0
-        return messages.reduce(0) { $0 + ($1.isFromUser || $1.sequence <= last || $1.parts.isEmpty ? 0 : 1) }
-    }
+    /// The list partition the conversation belongs to: its user's, or its device's while anonymous.
+    var ownerKey: String { Caller.ownerKey(user: ownerUser, device: ownerDevice) }
 }
 
-/// Everything the server knows; guarded by ``ConversationStore``.
-struct StoreState: Codable, Sendable {
-    /// The data file's format version.
-    var version = 1
-    var sequence = 0
-    var conversations: [String: ConversationRecord] = [:]
-    /// The live events still held for resumption (absent in data files written before them).
-    var liveEvents: LiveEventLog? = nil
-
-    /// The next number of the store-wide sequence.
-    mutating func nextSequence() -> Int {
-        sequence += 1
-        return sequence
-    }
+/// A conversation as one caller sees it: the record with the caller's tags and unread count and
+/// the latest visible message.
+struct ConversationView: Sendable {
+    var record: ConversationRecord
+    var tags: [String]
+    var unreadCount: Int
+    var lastMessage: MessageRecord?
 }

@@ -1,37 +1,107 @@
-// StorePersistence: the data file of `chatstream serve --data FILE`.
+// StorePersistence: the one-time import of the earlier data file format (the whole state as one
+// JSON document) into the SQLite database.
 //
-// The whole state is one JSON document. A save writes a temporary file beside the target and
-// renames it over the target, so a crash leaves either the old or the new state, never half of one.
+// When the path given to `serve --data` holds such a JSON file, it is read, written into a new
+// database beside it (`<path>.importing`, one transaction), the JSON file is renamed to
+// `<path>.json-backup`, and the new database is renamed into place. A crash at any point leaves
+// either the JSON file (imported again on the next start) or the finished database.
 
 import ChatStream
+import ChatStreamSQLite
 import Foundation
 
-/// Loads and saves a ``StoreState`` as JSON at a path.
-struct StorePersistence: Sendable {
-    let path: String
-
-    /// The saved state, or an empty one when the file does not exist.
-    func load() throws -> StoreState {
-        guard FileManager.default.fileExists(atPath: path) else { return StoreState() }
-        let data = try Data(contentsOf: URL(fileURLWithPath: path))
-        return try JSONDecoder().decode(StoreState.self, from: data)
+/// Imports a JSON data file of the earlier format.
+enum StorePersistence {
+    /// The earlier format's document.
+    struct LegacyState: Decodable {
+        var sequence: Int
+        var conversations: [String: LegacyConversation]
     }
 
-    /// Writes `state` atomically (temporary file + rename). Failures are reported on stderr.
-    func save(_ state: StoreState) {
-        do {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            let data = try encoder.encode(state)
-            let temporary = path + ".tmp-\(getpid())"
-            try data.write(to: URL(fileURLWithPath: temporary))
-            guard rename(temporary, path) == 0 else {
-                let reason = String(cString: strerror(errno))
-                unlink(temporary)
-                throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: reason])
-            }
-        } catch {
-            FileHandle.standardError.write(Data("chatstream: cannot save \(path): \(error)\n".utf8))
+    struct LegacyConversation: Decodable {
+        var id: String
+        var title: String?
+        var createdAt: Int
+        var updatedAt: Int
+        var updateSequence: Int
+        var ownerDevice: String
+        var ownerUser: String?
+        var status: String
+        var messages: [LegacyMessage]
+        var tags: [String: [String]]
+        var lastRead: [String: Int]
+    }
+
+    struct LegacyMessage: Decodable {
+        var id: String
+        var role: String
+        var parts: [JSONTree]
+        var createdAt: Int
+        var sequence: Int
+    }
+
+    /// Where the imported JSON file is kept.
+    static func backupPath(for path: String) -> String { path + ".json-backup" }
+
+    /// Imports the file at `path` when it exists and is not a SQLite database; throws when it is
+    /// neither (the file is then left untouched).
+    static func importLegacyFile(at path: String, options: SQLiteDatabase.Options) throws {
+        guard FileManager.default.fileExists(atPath: path), !SQLiteDatabase.isDatabaseFile(path) else { return }
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        guard !data.isEmpty else {
+            try FileManager.default.removeItem(atPath: path)
+            return
         }
+        let state = try JSONDecoder().decode(LegacyState.self, from: data)
+        let temporary = path + ".importing"
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: temporary + suffix) }
+        do {
+            let database = try SQLiteDatabase(path: temporary, options: options)
+            try database.migrate(StoreSchema.migrations)
+            try database.transaction { try write(state, into: StoreTransaction(database: database)) }
+            try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        }
+        try? FileManager.default.removeItem(atPath: backupPath(for: path))
+        try FileManager.default.moveItem(atPath: path, toPath: backupPath(for: path))
+        for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: temporary + suffix) }
+        try FileManager.default.moveItem(atPath: temporary, toPath: path)
+    }
+
+    /// The identity (owner key) a tag or read key of the JSON format names: `user:<sub>` for a
+    /// signed-in user, else a device ID.
+    static func identity(fromLegacyKey key: String) -> String {
+        key.hasPrefix("user:")
+            ? Caller.ownerKey(user: String(key.dropFirst(5)), device: "")
+            : Caller.ownerKey(user: nil, device: key)
+    }
+
+    private static func write(_ state: LegacyState, into store: StoreTransaction) throws {
+        for conversation in state.conversations.values.sorted(by: { $0.updateSequence < $1.updateSequence }) {
+            try store.insert(
+                ConversationRecord(
+                    id: conversation.id, title: conversation.title, createdAt: conversation.createdAt,
+                    updatedAt: conversation.updatedAt, updateSequence: conversation.updateSequence,
+                    ownerDevice: conversation.ownerDevice, ownerUser: conversation.ownerUser,
+                    status: conversation.status))
+            for message in conversation.messages {
+                try store.database.run(
+                    """
+                    INSERT INTO messages(seq, id, conversation_id, role, parts, visible, search_text, created_at)
+                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+                    """,
+                    [
+                        message.sequence, message.id, conversation.id, message.role,
+                        JSONTree.array(message.parts).jsonText, !message.parts.isEmpty,
+                        MessageRecord.text(of: message.parts).lowercased(), message.createdAt,
+                    ])
+            }
+            for (key, tags) in conversation.tags {
+                try store.setTags(tags, of: conversation.id, identity: identity(fromLegacyKey: key))
+            }
+            for (key, sequence) in conversation.lastRead {
+                try store.markRead(conversation.id, identity: identity(fromLegacyKey: key), upTo: sequence)
+            }
+        }
+        try store.database.run("UPDATE counters SET value = ?1 WHERE name = 'sequence'", [state.sequence])
     }
 }

@@ -4,22 +4,23 @@ import ChatStream
 
 /// Builds the JSON the API answers with from store records.
 enum WireShapes {
-    /// A history message: `{"id","role","parts","createdAt","feedback":null,"metadata":{"score"}}`.
+    /// A history message: `{"id","role","parts","createdAt","feedback":null,"metadata":{"score"}}`, and
+    /// `clientMessageId` when the client sent the message with one.
     static func message(_ message: MessageRecord) -> JSONTree {
-        [
-            "id": .string(message.id), "role": .string(message.role), "parts": .array(message.parts),
-            "createdAt": .number(JSONNumber(message.createdAt)), "feedback": nil,
-            "metadata": ["score": message.isFromUser ? 0 : 1],
-        ]
+        var object = JSONObject()
+        object["id"] = .string(message.id)
+        object["role"] = .string(message.role)
+        object["parts"] = .array(message.parts)
+        object["createdAt"] = .number(JSONNumber(message.createdAt))
+        object["feedback"] = .null
+        object["metadata"] = ["score": message.isFromUser ? 0 : 1]
+        if let clientMessageId = message.clientMessageId { object["clientMessageId"] = .string(clientMessageId) }
+        return .object(object)
     }
 
     /// A conversation; with the extensions, also the caller's `tags`, `unreadCount` and the `lastMessage`.
-    static func conversation(_ conversation: ConversationRecord, caller: Caller, extensions: Bool) -> JSONTree {
-        self.conversation(conversation, identity: caller.identity, extensions: extensions)
-    }
-
-    /// A conversation with the `tags` and `unreadCount` of `identity` (see ``Caller/identity``).
-    static func conversation(_ conversation: ConversationRecord, identity: String, extensions: Bool) -> JSONTree {
+    static func conversation(_ view: ConversationView, extensions: Bool) -> JSONTree {
+        let conversation = view.record
         var object = JSONObject()
         object["id"] = .string(conversation.id)
         object["title"] = conversation.title.map { .string($0) } ?? .null
@@ -28,9 +29,9 @@ enum WireShapes {
         object["userId"] = conversation.ownerUser.map { .string($0) } ?? .null
         object["status"] = .string(conversation.status)
         if extensions {
-            object["tags"] = .array((conversation.tags[identity] ?? []).map { .string($0) })
-            object["unreadCount"] = .number(JSONNumber(conversation.unreadCount(for: identity)))
-            object["lastMessage"] = conversation.visibleMessages.last.map(message) ?? .null
+            object["tags"] = .array(view.tags.map { .string($0) })
+            object["unreadCount"] = .number(JSONNumber(view.unreadCount))
+            object["lastMessage"] = view.lastMessage.map(message) ?? .null
         }
         return .object(object)
     }

@@ -1,0 +1,209 @@
+// SQLiteDatabase: one connection to a SQLite database, with a cache of prepared statements,
+// transactions and the schema version.
+//
+// A connection is not thread-safe: its owner serialises access (the server's and the client's
+// stores keep theirs behind a mutex). Every statement is prepared once and reused, parameters are
+// always bound (never spliced into SQL), and `transaction` commits the whole body or nothing.
+
+internal import CSQLite
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A connection to a SQLite database file (or an in-memory database).
+///
+/// Not thread-safe: it is `Sendable` so that a store can hold it, and every owner serialises its
+/// use (behind a lock or an actor).
+///
+/// ```swift
+/// let database = try SQLiteDatabase(path: "/tmp/x.sqlite", options: .durable)
+/// try database.transaction {
+///     try database.run("INSERT INTO notes(text) VALUES (?1)", ["hello"])
+/// }
+/// let texts = try database.query("SELECT text FROM notes") { $0.text(0) }
+/// ```
+package final class SQLiteDatabase: @unchecked Sendable {
+    /// How a connection is set up.
+    package struct Options: Sendable {
+        /// `PRAGMA journal_mode=WAL`: readers never block the writer and a commit appends to the log.
+        package var writeAheadLog = true
+        /// `PRAGMA synchronous`: `FULL` syncs the log on every commit (a committed transaction survives
+        /// power loss); `NORMAL` syncs only at checkpoints (survives a crash of the process, but the
+        /// last commits may be lost on power loss; the database stays consistent either way).
+        package var synchronousFull = true
+        /// How long a statement waits for another connection's lock before failing with `SQLITE_BUSY`.
+        package var busyTimeoutMilliseconds: Int32 = 5000
+
+        package init() {}
+
+        /// WAL, `synchronous=FULL`, a 5 s busy timeout.
+        package static let durable = Options()
+    }
+
+    private let handle: OpaquePointer
+    private var statements: [String: SQLiteStatement] = [:]
+    private var inTransaction = false
+    /// The path opened (`:memory:` for an in-memory database).
+    package let path: String
+
+    /// Opens (creating when missing) the database at `path`; `:memory:` for an in-memory one.
+    package init(path: String, options: Options = .durable) throws {
+        var connection: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let status = sqlite3_open_v2(path, &connection, flags, nil)
+        guard status == SQLITE_OK, let connection else {
+            let message = connection.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            sqlite3_close(connection)
+            throw SQLiteError(code: status, message: message, context: "opening \(path)")
+        }
+        handle = connection
+        self.path = path
+        sqlite3_extended_result_codes(handle, 1)
+        sqlite3_busy_timeout(handle, options.busyTimeoutMilliseconds)
+        do {
+            if options.writeAheadLog && path != ":memory:" {
+                let mode = try query("PRAGMA journal_mode=WAL") { $0.text(0) }.first
+                guard mode?.lowercased() == "wal" else {
+                    throw SQLiteError(code: SQLITE_ERROR, message: "journal mode is \(mode ?? "?")", context: path)
+                }
+            }
+            try execute("PRAGMA synchronous=\(options.synchronousFull ? "FULL" : "NORMAL")")
+            try execute("PRAGMA foreign_keys=ON")
+            // A quick structural check, so a damaged file fails at open rather than on a later write.
+            let check = try query("PRAGMA quick_check") { $0.text(0) }
+            guard check == ["ok"] else {
+                throw SQLiteError(
+                    code: SQLITE_CORRUPT, message: check.prefix(3).joined(separator: "; "), context: "checking \(path)")
+            }
+        } catch {
+            statements.removeAll()
+            sqlite3_close_v2(handle)
+            throw error
+        }
+    }
+
+    deinit {
+        statements.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    // MARK: - Statements
+
+    /// Runs one or more statements without parameters or results (schema changes, pragmas).
+    package func execute(_ sql: String) throws(SQLiteError) {
+        var message: UnsafeMutablePointer<CChar>?
+        let status = sqlite3_exec(handle, sql, nil, nil, &message)
+        guard status == SQLITE_OK else {
+            let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(status))
+            sqlite3_free(message)
+            throw SQLiteError(code: status, message: text, context: sql)
+        }
+    }
+
+    /// Runs a statement with parameters `?1`, `?2`, ... and no result rows; returns the rows changed.
+    @discardableResult
+    package func run(_ sql: String, _ values: [any SQLiteBindable] = []) throws(SQLiteError) -> Int {
+        let statement = try prepared(sql)
+        try statement.bind(values)
+        defer { statement.reset() }
+        while try statement.step() {}
+        return Int(sqlite3_changes(handle))
+    }
+
+    /// Runs a query and maps each row with `row`.
+    package func query<T>(
+        _ sql: String, _ values: [any SQLiteBindable] = [], _ row: (borrowing SQLiteRow) throws -> T
+    ) throws -> [T] {
+        let statement = try prepared(sql)
+        try statement.bind(values)
+        defer { statement.reset() }
+        var results: [T] = []
+        while try statement.step() {
+            results.append(try row(SQLiteRow(handle: statement.handle)))
+        }
+        return results
+    }
+
+    /// The first row of a query mapped with `row`, or nil when there is none.
+    package func first<T>(
+        _ sql: String, _ values: [any SQLiteBindable] = [], _ row: (borrowing SQLiteRow) throws -> T
+    ) throws -> T? {
+        let statement = try prepared(sql)
+        try statement.bind(values)
+        defer { statement.reset() }
+        guard try statement.step() else { return nil }
+        return try row(SQLiteRow(handle: statement.handle))
+    }
+
+    /// The rowid of the last row inserted.
+    package var lastInsertRowID: Int { Int(sqlite3_last_insert_rowid(handle)) }
+
+    private func prepared(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
+        if let statement = statements[sql] { return statement }
+        var statement: OpaquePointer?
+        let status = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+        guard status == SQLITE_OK, let statement else { throw error(status, "preparing \(sql)") }
+        let wrapped = SQLiteStatement(handle: statement, sql: sql, database: self)
+        statements[sql] = wrapped
+        return wrapped
+    }
+
+    func error(_ status: Int32, _ context: String) -> SQLiteError {
+        SQLiteError(code: status, message: String(cString: sqlite3_errmsg(handle)), context: context)
+    }
+
+    // MARK: - Transactions and schema
+
+    /// Runs `body` in one transaction (`BEGIN IMMEDIATE`, so the write lock is taken up front):
+    /// committed when it returns, rolled back when it throws. Calls inside a transaction join it.
+    package func transaction<R>(_ body: () throws -> R) throws -> R {
+        if inTransaction { return try body() }
+        try execute("BEGIN IMMEDIATE")
+        inTransaction = true
+        defer { inTransaction = false }
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            if sqlite3_get_autocommit(handle) == 0 { try? execute("ROLLBACK") }
+            throw error
+        }
+    }
+
+    /// The schema version kept in the file's header (`PRAGMA user_version`); 0 for a new database.
+    package var schemaVersion: Int {
+        get throws { try first("PRAGMA user_version") { $0.int(0) } ?? 0 }
+    }
+
+    /// Brings the schema from its current version to `migrations.count`, running each missing
+    /// migration (index 0 makes version 1) in its own transaction with the version bump.
+    /// Throws when the file's version is newer than the migrations this code knows.
+    package func migrate(_ migrations: [String]) throws {
+        let current = try schemaVersion
+        guard current <= migrations.count else {
+            throw SQLiteError(
+                code: SQLITE_ERROR,
+                message: "schema version \(current) is newer than this program's \(migrations.count)",
+                context: "opening \(path)")
+        }
+        for version in current..<migrations.count {
+            try transaction {
+                try execute(migrations[version])
+                try execute("PRAGMA user_version=\(version + 1)")
+            }
+        }
+    }
+
+    /// Whether the file at `path` starts with SQLite's header (false for a missing or other file).
+    package static func isDatabaseFile(_ path: String) -> Bool {
+        guard let file = fopen(path, "rb") else { return false }
+        defer { fclose(file) }
+        var header = [UInt8](repeating: 0, count: 16)
+        guard fread(&header, 1, 16, file) == 16 else { return false }
+        return header == Array("SQLite format 3\0".utf8)
+    }
+}

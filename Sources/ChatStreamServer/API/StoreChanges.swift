@@ -1,0 +1,38 @@
+// StoreChanges: what one write transaction changed, noted by StoreTransaction's operations as
+// they run, so the transaction can record the live events of those changes before it commits.
+
+/// The conversations and messages one transaction created or changed, in the order it first touched them.
+final class StoreChanges {
+    /// Conversations touched, in first-touch order.
+    private(set) var conversations: [String] = []
+    /// Conversations created in this transaction.
+    private(set) var createdConversations: Set<String> = []
+    /// Sequence numbers of the messages appended in this transaction, per conversation.
+    private(set) var appendedMessages: [String: [Int]] = [:]
+    private var seen: Set<String> = []
+
+    /// Notes that conversation `id` changed.
+    func changed(_ id: String) {
+        if seen.insert(id).inserted { conversations.append(id) }
+    }
+
+    /// Notes that conversation `id` was created.
+    func created(_ id: String) {
+        createdConversations.insert(id)
+        changed(id)
+    }
+
+    /// Notes that the message with sequence number `sequence` was appended to conversation `id`.
+    func appended(_ sequence: Int, to id: String) {
+        appendedMessages[id, default: []].append(sequence)
+        changed(id)
+    }
+
+    /// Forgets everything noted (after the events were recorded).
+    func reset() {
+        conversations = []
+        createdConversations = []
+        appendedMessages = [:]
+        seen = []
+    }
+}

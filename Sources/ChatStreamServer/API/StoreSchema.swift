@@ -1,0 +1,79 @@
+// StoreSchema: the server database's tables, as migrations from an empty file.
+//
+// The version lives in the file's header (`PRAGMA user_version`); migration N brings version N to
+// N+1 inside one transaction. Append new migrations; never edit a shipped one.
+//
+// conversations  one row per conversation; `owner_key` is `u:<user>` or `d:<device>` (the list
+//                partition), listed by keyset on (owner_key, update_seq)
+// messages       one row per message, `seq` is the store-wide sequence number (history order);
+//                `parts` is the message's parts array in the history wire shape (one value, never
+//                queried inside); `search_text` is its lowercased text (the `q=` filter);
+//                `client_message_id` (unique per conversation) makes chats idempotent and
+//                `reply_to` links a reply to the user message it answers
+// tags, reads    each identity's tags and read position per conversation (an identity is a caller's
+//                owner key: `u:<user>` when signed in, else `d:<device>`)
+// events         the live-event log: each audience's (owner key's) latest events, for live streams
+//                to resume from; `event_evictions` keeps, per audience, the newest ID pruned
+// counters       the store-wide sequence
+
+enum StoreSchema {
+    static let migrations: [String] = [
+        """
+        CREATE TABLE conversations (
+            id TEXT PRIMARY KEY,
+            title TEXT,
+            title_search TEXT NOT NULL DEFAULT '',
+            created_at INTEGER NOT NULL,
+            updated_at INTEGER NOT NULL,
+            update_seq INTEGER NOT NULL UNIQUE,
+            owner_device TEXT NOT NULL,
+            owner_user TEXT,
+            owner_key TEXT NOT NULL,
+            status TEXT NOT NULL
+        );
+        CREATE INDEX conversations_by_owner ON conversations(owner_key, update_seq);
+        CREATE INDEX conversations_by_anonymous_device ON conversations(owner_device) WHERE owner_user IS NULL;
+        CREATE TABLE messages (
+            seq INTEGER PRIMARY KEY,
+            id TEXT NOT NULL UNIQUE,
+            conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+            role TEXT NOT NULL,
+            parts TEXT NOT NULL,
+            visible INTEGER NOT NULL,
+            search_text TEXT NOT NULL,
+            created_at INTEGER NOT NULL,
+            client_message_id TEXT,
+            reply_to INTEGER,
+            finish_reason TEXT
+        );
+        CREATE INDEX messages_by_conversation ON messages(conversation_id, seq);
+        CREATE UNIQUE INDEX messages_by_client_id ON messages(conversation_id, client_message_id)
+            WHERE client_message_id IS NOT NULL;
+        CREATE INDEX messages_by_reply ON messages(reply_to) WHERE reply_to IS NOT NULL;
+        CREATE TABLE tags (
+            conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+            identity TEXT NOT NULL,
+            position INTEGER NOT NULL,
+            tag TEXT NOT NULL,
+            PRIMARY KEY (conversation_id, identity, tag)
+        );
+        CREATE TABLE reads (
+            conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+            identity TEXT NOT NULL,
+            last_seq INTEGER NOT NULL,
+            PRIMARY KEY (conversation_id, identity)
+        );
+        CREATE TABLE events (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+            owner_key TEXT NOT NULL,
+            type TEXT NOT NULL,
+            data TEXT NOT NULL,
+            created_at INTEGER NOT NULL
+        );
+        CREATE INDEX events_by_owner ON events(owner_key, seq);
+        CREATE TABLE event_evictions (owner_key TEXT PRIMARY KEY, through INTEGER NOT NULL);
+        CREATE TABLE counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+        INSERT INTO counters(name, value) VALUES ('sequence', 0);
+        """
+    ]
+}

@@ -1,0 +1,292 @@
+// StoreTransaction: the typed operations on the server's database, valid inside one
+// ConversationStore.read or .write (conversations, messages, tags, reads, the sequence).
+// Every change also notes which conversation it touched (StoreChanges), so the write can turn them
+// into live events before it commits. The list pages live in StoreTransaction+Pages.swift and the
+// live events in StoreTransaction+LiveEvents.swift.
+
+import ChatStream
+import ChatStreamSQLite
+
+/// The operations handlers use on the store; only valid inside the closure it was handed to.
+struct StoreTransaction {
+    let database: SQLiteDatabase
+    /// What this transaction changed so far (for its live events).
+    let changes = StoreChanges()
+
+    // MARK: - Sequence
+
+    /// The next number of the store-wide sequence.
+    func nextSequence() throws -> Int {
+        try database.first("UPDATE counters SET value = value + 1 WHERE name = 'sequence' RETURNING value") {
+            $0.int(0)
+        } ?? 0
+    }
+
+    // MARK: - Conversations
+
+    static let conversationColumns =
+        "c.id, c.title, c.created_at, c.updated_at, c.update_seq, c.owner_device, c.owner_user, c.status"
+
+    static func conversation(_ row: borrowing SQLiteRow) -> ConversationRecord {
+        ConversationRecord(
+            id: row.text(0), title: row.optionalText(1), createdAt: row.int(2), updatedAt: row.int(3),
+            updateSequence: row.int(4), ownerDevice: row.text(5), ownerUser: row.optionalText(6), status: row.text(7))
+    }
+
+    /// The conversation `id`, nil when there is none.
+    func conversation(_ id: String) throws -> ConversationRecord? {
+        try database.first("SELECT \(Self.conversationColumns) FROM conversations c WHERE c.id = ?1", [id]) {
+            Self.conversation($0)
+        }
+    }
+
+    /// The conversation `id` if `caller` may use it; 404 otherwise. Another identity's conversation
+    /// answers exactly as a missing one (no 403 that would confirm it exists).
+    func conversation(_ id: String, for caller: Caller) throws -> ConversationRecord {
+        guard let conversation = try conversation(id), caller.owns(conversation) else {
+            throw APIError.conversationNotFound
+        }
+        return conversation
+    }
+
+    /// Stores a new conversation.
+    func insert(_ conversation: ConversationRecord) throws {
+        try database.run(
+            """
+            INSERT INTO conversations(id, title, title_search, created_at, updated_at, update_seq, owner_device,
+                owner_user, owner_key, status) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+            """,
+            [
+                conversation.id, conversation.title, conversation.title?.lowercased() ?? "", conversation.createdAt,
+                conversation.updatedAt, conversation.updateSequence, conversation.ownerDevice, conversation.ownerUser,
+                conversation.ownerKey, conversation.status,
+            ])
+        changes.created(conversation.id)
+    }
+
+    /// A new conversation of `caller`'s, created now.
+    func createConversation(id: String, title: String?, for caller: Caller, now: Int) throws -> ConversationRecord {
+        let record = ConversationRecord(
+            id: id, title: title, createdAt: now, updatedAt: now, updateSequence: try nextSequence(),
+            ownerDevice: caller.deviceId, ownerUser: caller.userId, status: "ongoing")
+        try insert(record)
+        return record
+    }
+
+    /// Marks a conversation changed now (bumps its list position).
+    func touch(_ id: String, now: Int) throws {
+        try database.run(
+            "UPDATE conversations SET updated_at = ?2, update_seq = ?3 WHERE id = ?1", [id, now, try nextSequence()])
+        changes.changed(id)
+    }
+
+    /// Sets a conversation's status.
+    func setStatus(_ status: String, of id: String) throws {
+        try database.run("UPDATE conversations SET status = ?2 WHERE id = ?1", [id, status])
+        changes.changed(id)
+    }
+
+    /// Sets a conversation's title.
+    func setTitle(_ title: String, of id: String) throws {
+        try database.run(
+            "UPDATE conversations SET title = ?2, title_search = ?3 WHERE id = ?1", [id, title, title.lowercased()])
+        changes.changed(id)
+    }
+
+    /// Gives every anonymous conversation of `device` to `user`; returns how many. The device's tags
+    /// and read positions on them become the user's (tags only where the user has none of their own).
+    @discardableResult
+    func assignAnonymousConversations(ofDevice device: String, toUser user: String) throws -> Int {
+        let ids = try database.query(
+            "SELECT id FROM conversations WHERE owner_user IS NULL AND owner_device = ?1 ORDER BY update_seq", [device]
+        ) { $0.text(0) }
+        let deviceKey = Caller.ownerKey(user: nil, device: device)
+        let userKey = Caller.ownerKey(user: user, device: device)
+        for id in ids {
+            try database.run(
+                "UPDATE conversations SET owner_user = ?2, owner_key = ?3 WHERE id = ?1", [id, user, userKey])
+            try database.run(
+                """
+                INSERT INTO tags(conversation_id, identity, position, tag)
+                SELECT conversation_id, ?3, position, tag FROM tags WHERE conversation_id = ?1 AND identity = ?2
+                AND NOT EXISTS (SELECT 1 FROM tags WHERE conversation_id = ?1 AND identity = ?3)
+                """,
+                [id, deviceKey, userKey])
+            if let read = try database.first(
+                "SELECT last_seq FROM reads WHERE conversation_id = ?1 AND identity = ?2", [id, deviceKey],
+                { $0.int(0) })
+            {
+                try markRead(id, identity: userKey, upTo: read)
+            }
+            changes.changed(id)
+        }
+        return ids.count
+    }
+
+    /// The number of conversations stored.
+    func conversationCount() throws -> Int {
+        try database.first("SELECT count(*) FROM conversations") { $0.int(0) } ?? 0
+    }
+
+    // MARK: - Messages
+
+    static let messageColumns = "m.id, m.role, m.parts, m.created_at, m.seq, m.client_message_id"
+
+    static func message(_ row: borrowing SQLiteRow) throws -> MessageRecord {
+        let parts = try JSONTree(parsing: row.text(2)).arrayValue ?? []
+        return MessageRecord(
+            id: row.text(0), role: row.text(1), parts: parts, createdAt: row.int(3), sequence: row.int(4),
+            clientMessageId: row.optionalText(5))
+    }
+
+    /// Every message of a conversation, oldest first.
+    func messages(of conversationId: String) throws -> [MessageRecord] {
+        try database.query(
+            "SELECT \(Self.messageColumns) FROM messages m WHERE m.conversation_id = ?1 ORDER BY m.seq",
+            [conversationId], Self.message)
+    }
+
+    /// The message `id` of a conversation, nil when there is none.
+    func message(_ id: String, in conversationId: String) throws -> MessageRecord? {
+        try database.first(
+            "SELECT \(Self.messageColumns) FROM messages m WHERE m.conversation_id = ?1 AND m.id = ?2",
+            [conversationId, id], Self.message)
+    }
+
+    /// The user message a client sent with `clientMessageId` in a conversation, nil when there is none.
+    func message(clientMessageId: String, in conversationId: String) throws -> MessageRecord? {
+        try database.first(
+            """
+            SELECT \(Self.messageColumns) FROM messages m WHERE m.conversation_id = ?1 AND m.client_message_id = ?2
+            """,
+            [conversationId, clientMessageId], Self.message)
+    }
+
+    /// The user message sent with `clientMessageId` in any conversation of `caller`'s, with its conversation.
+    func message(clientMessageId: String, for caller: Caller) throws -> (MessageRecord, String)? {
+        try database.first(
+            """
+            SELECT \(Self.messageColumns), m.conversation_id FROM messages m
+            JOIN conversations c ON c.id = m.conversation_id
+            WHERE m.client_message_id = ?1 AND c.owner_key = ?2
+            """,
+            [clientMessageId, caller.ownerKey]
+        ) { row in (try Self.message(row), row.text(6)) }
+    }
+
+    /// The latest reply stored for the user message with sequence number `sequence`, with its finish reason.
+    func reply(to sequence: Int) throws -> (MessageRecord, String)? {
+        try database.first(
+            """
+            SELECT \(Self.messageColumns), m.finish_reason FROM messages m WHERE m.reply_to = ?1
+            ORDER BY m.seq DESC LIMIT 1
+            """,
+            [sequence]
+        ) { row in (try Self.message(row), row.optionalText(6) ?? "stop") }
+    }
+
+    /// Appends a message to a conversation and returns it (its sequence number taken now).
+    @discardableResult
+    func appendMessage(
+        id: String, role: String, parts: [JSONTree], to conversationId: String, now: Int,
+        clientMessageId: String? = nil, replyTo: Int? = nil, finishReason: String? = nil
+    ) throws -> MessageRecord {
+        let record = MessageRecord(
+            id: id, role: role, parts: parts, createdAt: now, sequence: try nextSequence(),
+            clientMessageId: clientMessageId)
+        try database.run(
+            """
+            INSERT INTO messages(seq, id, conversation_id, role, parts, visible, search_text, created_at,
+                client_message_id, reply_to, finish_reason) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+            """,
+            [
+                record.sequence, id, conversationId, role, JSONTree.array(parts).jsonText, !parts.isEmpty,
+                record.text.lowercased(), now, clientMessageId, replyTo, finishReason,
+            ])
+        changes.appended(record.sequence, to: conversationId)
+        return record
+    }
+
+    /// Replaces a message's parts.
+    func setParts(_ parts: [JSONTree], ofMessage sequence: Int) throws {
+        let conversation = try database.first(
+            "UPDATE messages SET parts = ?2, visible = ?3, search_text = ?4 WHERE seq = ?1 RETURNING conversation_id",
+            [sequence, JSONTree.array(parts).jsonText, !parts.isEmpty, MessageRecord.text(of: parts).lowercased()]
+        ) { $0.text(0) }
+        if let conversation { changes.changed(conversation) }
+    }
+
+    /// Deletes a conversation's messages from sequence number `sequence` on.
+    func deleteMessages(of conversationId: String, from sequence: Int) throws {
+        try database.run("DELETE FROM messages WHERE conversation_id = ?1 AND seq >= ?2", [conversationId, sequence])
+        changes.changed(conversationId)
+    }
+
+    // MARK: - Tags and reads
+
+    /// `identity`'s tags on a conversation, in the order they were set. An identity is a
+    /// ``Caller/ownerKey``: the signed-in user (from every device), else the device.
+    func tags(of conversationId: String, identity: String) throws -> [String] {
+        try database.query(
+            "SELECT tag FROM tags WHERE conversation_id = ?1 AND identity = ?2 ORDER BY position",
+            [conversationId, identity]
+        ) { $0.text(0) }
+    }
+
+    /// Replaces `identity`'s tags on a conversation.
+    func setTags(_ tags: [String], of conversationId: String, identity: String) throws {
+        try database.run("DELETE FROM tags WHERE conversation_id = ?1 AND identity = ?2", [conversationId, identity])
+        for (position, tag) in tags.enumerated() {
+            try database.run(
+                "INSERT INTO tags(conversation_id, identity, position, tag) VALUES (?1, ?2, ?3, ?4)",
+                [conversationId, identity, position, tag])
+        }
+        changes.changed(conversationId)
+    }
+
+    /// Moves `identity`'s read position on a conversation forward to `sequence` (never back).
+    func markRead(_ conversationId: String, identity: String, upTo sequence: Int) throws {
+        let moved = try database.run(
+            """
+            INSERT INTO reads(conversation_id, identity, last_seq) VALUES (?1, ?2, ?3)
+            ON CONFLICT(conversation_id, identity) DO UPDATE SET last_seq = excluded.last_seq
+            WHERE excluded.last_seq > last_seq
+            """,
+            [conversationId, identity, sequence])
+        if moved > 0 { changes.changed(conversationId) }
+    }
+
+    /// Agent messages (with parts) after `identity`'s last read.
+    func unreadCount(of conversationId: String, identity: String) throws -> Int {
+        try database.first(
+            """
+            SELECT count(*) FROM messages m WHERE m.conversation_id = ?1 AND m.role != 'user' AND m.visible = 1
+            AND m.seq > coalesce((SELECT last_seq FROM reads WHERE conversation_id = ?1 AND identity = ?2), 0)
+            """,
+            [conversationId, identity]
+        ) { $0.int(0) } ?? 0
+    }
+
+    /// The latest message with parts of a conversation.
+    func lastVisibleMessage(of conversationId: String) throws -> MessageRecord? {
+        try database.first(
+            """
+            SELECT \(Self.messageColumns) FROM messages m WHERE m.conversation_id = ?1 AND m.visible = 1
+            ORDER BY m.seq DESC LIMIT 1
+            """,
+            [conversationId], Self.message)
+    }
+
+    /// The conversation as `caller` sees it (its tags, unread count and last message).
+    func view(_ record: ConversationRecord, for caller: Caller) throws -> ConversationView {
+        try view(record, identity: caller.ownerKey)
+    }
+
+    /// The conversation as `identity` (a ``Caller/ownerKey``) sees it.
+    func view(_ record: ConversationRecord, identity: String) throws -> ConversationView {
+        ConversationView(
+            record: record, tags: try tags(of: record.id, identity: identity),
+            unreadCount: try unreadCount(of: record.id, identity: identity),
+            lastMessage: try lastVisibleMessage(of: record.id))
+    }
+}
