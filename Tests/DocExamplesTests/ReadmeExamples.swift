@@ -118,6 +118,14 @@ func readmeErrors(client: ChatbaseClient, response: ChatResponse) async throws {
 }
 
 // README.md, the block at line 328.
+func readmeRetryPolicy() {
+    let patient = ChatbaseClient(
+        agentId: "my-agent", baseURL: URL(string: "http://127.0.0.1:8787/api/sdk")!,
+        retryPolicy: .init(maxAttempts: 6, baseDelay: .milliseconds(250), maxDelay: .seconds(4), totalBudget: .seconds(20)))
+    let impatient = ChatbaseClient(agentId: "my-agent", baseURL: URL(string: "http://127.0.0.1:8787/api/sdk")!, retryPolicy: .none)
+    _ = (patient, impatient)
+}
+
 func readmeIdentity(client: ChatbaseClient, jwt: String) async throws {
     try await client.identify(token: jwt)             // POST verify, then X-User-Token on every request
     client.logout()                                   // back to .anonymous; removes the saved token too

@@ -114,7 +114,7 @@ extension ChatbaseClient {
     @discardableResult
     public func closeConversation(id: String) async throws -> Conversation {
         try WireDecoding.conversationEnvelope(
-            await performForBytes("POST", ["conversations", id, "close"], extensionRoute: true))
+            await performForBytes("POST", ["conversations", id, "close"], extensionRoute: true, idempotent: true))
     }
 
     /// Replaces the caller's tags on a conversation (at most 25, each 1...64 characters).
@@ -136,7 +136,7 @@ extension ChatbaseClient {
         try WireDecoding.conversationEnvelope(
             await performForBytes(
                 "POST", ["conversations", conversationId, "read"], body: ["messageId": .string(messageId)],
-                extensionRoute: true))
+                extensionRoute: true, idempotent: true))
     }
 
     /// Every conversation matching `query`, fetching pages only as iteration needs them.

@@ -10,14 +10,15 @@ import Foundation
 extension ChatbaseClient {
     /// What a round posts.
     enum Round: Sendable {
-        /// `POST chat`: a message (nil: continue after tool results).
-        case chat(message: String?, conversationId: String?)
+        /// `POST chat`: a message (nil: continue after tool results) with the client's ID for it
+        /// (the same on every resend of that message; nil for a continuation).
+        case chat(message: String?, conversationId: String?, clientMessageId: String? = nil)
         /// `POST conversations/{id}/retry`.
         case retry(conversationId: String, messageId: String)
 
         var conversationId: String? {
             switch self {
-            case .chat(_, let id): return id
+            case .chat(_, let id, _): return id
             case .retry(let id, _): return id
             }
         }
@@ -30,6 +31,10 @@ extension ChatbaseClient {
     /// `conversationId: nil` always starts a new conversation (it never falls back to
     /// ``currentConversationId``).
     ///
+    /// The message goes with a `clientMessageId` (a fresh UUID unless `clientMessageId` names
+    /// one), the same on every retry of it, so a server with idempotent sends stores it once
+    /// however often it arrives; a server without them ignores it.
+    ///
     /// ```swift
     /// let response = try await client.send("Tell me a story") { callbacks in
     ///     callbacks.onTextDelta = { chunk in print(chunk, terminator: "") }
@@ -38,14 +43,16 @@ extension ChatbaseClient {
     /// ```
     @discardableResult
     public func send(
-        _ message: String, conversationId: String? = nil,
+        _ message: String, conversationId: String? = nil, clientMessageId: String? = nil,
         configure: @Sendable (inout StreamCallbacks) -> Void = { _ in }
     ) async throws -> ChatResponse {
         var callbacks = StreamCallbacks()
         configure(&callbacks)
         return try await runLoop(
-            from: .chat(message: message, conversationId: conversationId), streaming: true,
-            emit: Self.calling(callbacks))
+            from: .chat(
+                message: message, conversationId: conversationId,
+                clientMessageId: clientMessageId ?? Self.newClientMessageId()),
+            streaming: true, emit: Self.calling(callbacks))
     }
 
     /// Regenerates the reply to the user message before `messageId`, as ``send(_:conversationId:configure:)``
@@ -74,8 +81,12 @@ extension ChatbaseClient {
     /// print(response.message.text, response.finishReason, response.usage.credits)
     /// ```
     @discardableResult
-    public func sendNonStreaming(_ message: String, conversationId: String? = nil) async throws -> ChatResponse {
-        let round = Round.chat(message: message, conversationId: conversationId)
+    public func sendNonStreaming(
+        _ message: String, conversationId: String? = nil, clientMessageId: String? = nil
+    ) async throws -> ChatResponse {
+        let round = Round.chat(
+            message: message, conversationId: conversationId,
+            clientMessageId: clientMessageId ?? Self.newClientMessageId())
         let reply = try await plainRound(round, index: 0) { _ in }
         guard let id = reply.conversationId ?? conversationId else { throw ChatError.noContent }
         return finished(reply, conversationId: id, userMessageId: reply.userMessageId)
@@ -95,7 +106,9 @@ extension ChatbaseClient {
     public func updates(sending message: String, conversationId: String? = nil) -> AsyncThrowingStream<
         ChatUpdate, any Error
     > {
-        updates(from: .chat(message: message, conversationId: conversationId), streaming: true)
+        updates(
+            from: .chat(message: message, conversationId: conversationId, clientMessageId: Self.newClientMessageId()),
+            streaming: true)
     }
 
     /// Every step of a regenerated reply, as ``updates(sending:conversationId:)`` gives them.
@@ -237,34 +250,30 @@ extension ChatbaseClient {
         }
     }
 
-    /// Posts one tool result, retrying transient failures with exponential backoff.
+    /// Posts one tool result (idempotent: the same call's result again changes nothing), retried
+    /// under ``retryPolicy``.
     func postToolResult(conversationId: String, toolCallId: String, output: JSONTree) async throws {
-        var delay = retryPolicy.baseDelay
-        var attempt = 1
-        while true {
-            do {
-                _ = try await performForBytes(
-                    "POST", ["conversations", conversationId, "tool-result"],
-                    body: ["toolCallId": .string(toolCallId), "output": output], extensionRoute: false)
-                return
-            } catch let error as APIError where error.isTransient && attempt < retryPolicy.maxAttempts {
-                var wait = delay
-                if let retryAfter = error.retryAfter {
-                    wait = max(wait, .milliseconds(Int64(retryAfter * 1000)))
-                }
-                try await Task.sleep(for: min(wait, retryPolicy.maxDelay))
-                delay = delay * 2
-                attempt += 1
-            }
-        }
+        _ = try await performForBytes(
+            "POST", ["conversations", conversationId, "tool-result"],
+            body: ["toolCallId": .string(toolCallId), "output": output], extensionRoute: false, idempotent: true)
+    }
+
+    /// A fresh `clientMessageId`: a random UUID v4, lowercase (PROTOCOLS.md section 6).
+    static func newClientMessageId() -> String { UUID().uuidString.lowercased() }
+
+    /// Whether sending `round` twice stores nothing twice: a chat carrying its `clientMessageId`.
+    static func isIdempotent(_ round: Round) -> Bool {
+        if case .chat(_, _, let id?) = round { return !id.isEmpty }
+        return false
     }
 
     func roundRequest(_ round: Round, streaming: Bool) throws -> HTTPRequest {
         let accept = streaming ? "text/event-stream" : "application/json"
         switch round {
-        case .chat(let message, let conversationId):
+        case .chat(let message, let conversationId, let clientMessageId):
             var body = JSONObject()
             if let message { body["message"] = .string(message) }
+            if let clientMessageId { body["clientMessageId"] = .string(clientMessageId) }
             if let conversationId { body["conversationId"] = .string(conversationId) }
             body["stream"] = .bool(streaming)
             return try request("POST", ["chat"], body: .object(body), accept: accept)
@@ -277,7 +286,8 @@ extension ChatbaseClient {
 
     /// One streamed round: decode the UI message stream, assemble, emit an update per event.
     func streamRound(_ round: Round, index: Int, emit: (ChatUpdate) async -> Void) async throws -> AssembledMessage {
-        let response = try await perform(try roundRequest(round, streaming: true), extensionRoute: false)
+        let response = try await perform(
+            try roundRequest(round, streaming: true), extensionRoute: false, idempotent: Self.isIdempotent(round))
         var assembler = MessageAssembler()
         do {
             for try await event in response.body.streamEvents(format: .uiMessageStream) {
@@ -313,7 +323,8 @@ extension ChatbaseClient {
 
     /// One non-streamed round: the whole reply at once, emitted as synthetic events.
     func plainRound(_ round: Round, index: Int, emit: (ChatUpdate) async -> Void) async throws -> AssembledMessage {
-        let response = try await perform(try roundRequest(round, streaming: false), extensionRoute: false)
+        let response = try await perform(
+            try roundRequest(round, streaming: false), extensionRoute: false, idempotent: Self.isIdempotent(round))
         let bytes: [UInt8]
         do {
             bytes = try await response.body.collect(upTo: 64 << 20)

@@ -26,24 +26,6 @@ public final class ChatbaseClient: Sendable {
     /// The Chatbase API's address, the documented default base URL.
     public static let defaultBaseURL = "https://www.chatbase.co/api/sdk"
 
-    /// How transient failures (network errors, 5xx, 429) of tool-result posts are retried.
-    public struct RetryPolicy: Sendable {
-        /// Attempts in all, the first included.
-        public var maxAttempts: Int
-        /// The first wait; it doubles after every attempt (a `Retry-After` longer than it wins,
-        /// up to ``maxDelay``).
-        public var baseDelay: Duration
-        /// The longest single wait.
-        public var maxDelay: Duration
-
-        /// A policy (defaults: 4 attempts, 200 ms doubling, at most 5 s).
-        public init(maxAttempts: Int = 4, baseDelay: Duration = .milliseconds(200), maxDelay: Duration = .seconds(5)) {
-            self.maxAttempts = max(1, maxAttempts)
-            self.baseDelay = baseDelay
-            self.maxDelay = maxDelay
-        }
-    }
-
     /// The agent this client talks to.
     public let agentId: String
     /// The API's base URL (paths such as `agents/{id}/chat` are relative to it).
@@ -53,7 +35,8 @@ public final class ChatbaseClient: Sendable {
     /// The most tool rounds one send or retry may run before failing with
     /// ``ChatError/toolLoopLimitExceeded(limit:)``.
     public let maxToolLoopSteps: Int
-    /// How tool-result posts are retried.
+    /// How idempotent requests (GETs, chats with their `clientMessageId`, tool results) are
+    /// retried after a passing failure; ``RetryPolicy/none`` turns retries off.
     public let retryPolicy: RetryPolicy
     /// The longest silence allowed on a request (waiting for the head, between body chunks).
     public let idleTimeout: Duration
@@ -110,7 +93,9 @@ public final class ChatbaseClient: Sendable {
     ///     ``ChatStreamPaths/dataDirectory`` elsewhere). A user signed in at the last launch is
     ///     signed in again.
     ///   - maxToolLoopSteps: the most tool rounds per send (default 10).
-    ///   - retryPolicy: how tool-result posts are retried.
+    ///   - retryPolicy: how idempotent requests are retried after a passing failure (default
+    ///     ``RetryPolicy/init(maxAttempts:baseDelay:maxDelay:totalBudget:jitter:)``'s defaults;
+    ///     ``RetryPolicy/none`` never retries).
     ///   - idleTimeout: the longest silence allowed on a request (default 60 seconds).
     public convenience init(
         agentId: String, baseURL: URL, transport: any HTTPTransport = URLSessionTransport(),
@@ -288,42 +273,14 @@ public final class ChatbaseClient: Sendable {
             idleTimeout: idleTimeout)
     }
 
-    /// Sends `request`; returns the response of a 2xx answer, throws ``APIError`` otherwise
-    /// (``ClientError/Kind/notSupportedByServer`` when `extensionRoute` and the server answers
-    /// `404 NOT_FOUND`: it lacks the route).
-    func perform(_ request: HTTPRequest, extensionRoute: Bool) async throws -> HTTPResponse {
-        let response: HTTPResponse
-        do {
-            response = try await transport.send(request)
-        } catch {
-            throw ErrorMapping.wrapping(error)
-        }
-        guard !(200..<300).contains(response.status) else { return response }
-        let bytes = (try? await response.body.collect(upTo: 1 << 20)) ?? []
-        if Task.isCancelled { throw CancellationError() }
-        let retryAfter = ErrorMapping.parseRetryAfter(response.headers["Retry-After"])
-        let parsed = WireDecoding.errorBody(bytes)
-        let code = parsed?.code ?? "UNKNOWN"
-        let message =
-            parsed?.message
-            ?? (String(decoding: bytes.prefix(200), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
-        if extensionRoute, response.status == 404, code == "NOT_FOUND" || parsed == nil {
-            throw ClientError(.notSupportedByServer, "\(request.method) \(request.url.path)")
-        }
-        let details = parsed?.details ?? [:]
-        throw APIError.httpError(
-            statusCode: response.status,
-            detail: APIErrorDetail(
-                code: code, message: message, details: details.isEmpty ? nil : details, retryAfter: retryAfter))
-    }
-
     /// Performs a JSON request and returns the whole 2xx body.
     func performForBytes(
         _ method: String, _ components: [String], query: [(String, String)] = [], body: JSONTree? = nil,
-        extensionRoute: Bool, checkIdentity: Bool = true
+        extensionRoute: Bool, checkIdentity: Bool = true, idempotent: Bool? = nil
     ) async throws -> [UInt8] {
         let request = try request(method, components, query: query, body: body, checkIdentity: checkIdentity)
-        let response = try await perform(request, extensionRoute: extensionRoute)
+        let response = try await perform(
+            request, extensionRoute: extensionRoute, idempotent: idempotent ?? Self.isIdempotent(method: method))
         do {
             return try await response.body.collect(upTo: 64 << 20)
         } catch {

@@ -111,11 +111,11 @@ struct ToolLoopTests {
         let transport = FakeTransport { request in
             request.route == "chat"
                 ? Wire.stream(Self.toolCallReply([("call-1", "t")], conversationId: "c1"))
-                : Wire.error(500, "INTERNAL_SERVER_ERROR")
+                : Wire.error(503, "INTERNAL_SERVER_ERROR")
         }
         let client = Wire.client(transport)
         let error = await #expect(throws: APIError.self) { try await client.send("x") }
-        #expect(error?.statusCode == 500)
+        #expect(error?.statusCode == 503)
         #expect(transport.requests.filter { $0.route.hasSuffix("tool-result") }.count == 3)
     }
 }
