@@ -11,6 +11,50 @@ import Testing
 
 @testable import ChatStreamClient
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A loopback port bound but not listening: connecting to it is refused, and no other test's
+/// server can take it until ``release()``.
+final class ReservedPort: Sendable {
+    let port: UInt16
+    private let descriptor: Mutex<Int32>
+
+    init() throws {
+        #if canImport(Glibc)
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+            let fd = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+                bind(fd, address, length) == 0 && getsockname(fd, address, &length) == 0
+            }
+        }
+        guard fd >= 0, bound else { throw ClientError(.invalidArgument, "cannot reserve a loopback port") }
+        port = UInt16(bigEndian: address.sin_port)
+        descriptor = Mutex(fd)
+    }
+
+    /// Frees the port (once).
+    func release() {
+        descriptor.withLock {
+            if $0 >= 0 { close($0) }
+            $0 = -1
+        }
+    }
+
+    deinit { release() }
+}
+
 /// Jitter values handed out in order (then 1).
 final class JitterSequence: Sendable {
     private let values: Mutex<[Double]>
@@ -245,15 +289,17 @@ struct RetryPolicyTests {
     }
 
     @Test func aListWaitsOutAStoppedServerThatComesBack() async throws {
-        let first = try Self.startServer()
-        let port = first.port
-        first.stop()
+        let reserved = try ReservedPort()
+        let port = reserved.port
         let restarted = Shared<ChatAPIServer?>(nil)
         defer { restarted.value?.stop() }
         let waits = Shared<[Duration]>([])
         let policy = Self.recording(waits) { count in
-            // The server returns during the second wait.
-            if count == 2 { restarted.value = try? Self.startServer(port: port) }
+            // The server comes up during the second wait.
+            if count == 2 {
+                reserved.release()
+                restarted.value = try? Self.startServer(port: port)
+            }
         }
         let (client, transport) = Self.client(port: port, policy: policy)
         try await withTaskExecutorPreference(NetworkTestExecutor.shared) {
@@ -266,11 +312,9 @@ struct RetryPolicyTests {
     }
 
     @Test func anUnreachableServerFailsAfterMaxAttempts() async throws {
-        let server = try Self.startServer()
-        let port = server.port
-        server.stop()
+        let reserved = try ReservedPort()
         let waits = Shared<[Duration]>([])
-        let (client, transport) = Self.client(port: port, policy: Self.recording(waits, maxAttempts: 3))
+        let (client, transport) = Self.client(port: reserved.port, policy: Self.recording(waits, maxAttempts: 3))
         await withTaskExecutorPreference(NetworkTestExecutor.shared) {
             let error = await #expect(throws: APIError.self) { _ = try await client.listConversations() }
             #expect(error?.isTransient == true)
@@ -280,18 +324,16 @@ struct RetryPolicyTests {
     }
 
     @Test func cancellationEndsAWaitAtOnce() async throws {
-        let server = try Self.startServer()
-        let port = server.port
-        server.stop()
-        let policy = ChatbaseClient.RetryPolicy(
-            maxAttempts: 5, baseDelay: .seconds(20), maxDelay: .seconds(20), totalBudget: .seconds(100),
-            jitter: .none)
-        let (client, transport) = Self.client(port: port, policy: policy)
-        let task = Task(executorPreference: NetworkTestExecutor.shared) {
-            try await client.listConversations()
-        }
-        #expect(await eventually(timeout: .seconds(20)) { transport.requests.count == 1 })
-        try await Task.sleep(for: .milliseconds(100))
+        let transport = FakeTransport { _ in Wire.error(503, "INTERNAL_SERVER_ERROR") }
+        let client = ChatbaseClient(
+            agentId: "agent-1", baseURL: Wire.base, transport: transport,
+            identityStore: InMemoryIdentityStore(deviceId: ChatStreamPaths.newDeviceId()),
+            retryPolicy: .init(
+                maxAttempts: 5, baseDelay: .seconds(20), maxDelay: .seconds(20), totalBudget: .seconds(100),
+                jitter: .none))
+        let task = Task { try await client.listConversations() }
+        #expect(await eventually(timeout: .seconds(30)) { transport.requests.count == 1 })
+        try await Task.sleep(for: .milliseconds(50))
         let cancelled = ContinuousClock.now
         task.cancel()
         let result = await task.result
