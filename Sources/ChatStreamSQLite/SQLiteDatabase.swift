@@ -36,6 +36,10 @@ package final class SQLiteDatabase: @unchecked Sendable {
         package var synchronousFull = true
         /// How long a statement waits for another connection's lock before failing with `SQLITE_BUSY`.
         package var busyTimeoutMilliseconds: Int32 = 5000
+        /// Opens the file read-only (a reader beside a writer: it sees each committed transaction,
+        /// never blocks the writer in WAL mode, and fails any statement that would write). The file
+        /// must exist; its journal mode is the writer's. No structural check at open.
+        package var readOnly = false
 
         package init() {}
 
@@ -52,7 +56,8 @@ package final class SQLiteDatabase: @unchecked Sendable {
     /// Opens (creating when missing) the database at `path`; `:memory:` for an in-memory one.
     package init(path: String, options: Options = .durable) throws {
         var connection: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let flags =
+            (options.readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
         let status = sqlite3_open_v2(path, &connection, flags, nil)
         guard status == SQLITE_OK, let connection else {
             let message = connection.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
@@ -63,6 +68,7 @@ package final class SQLiteDatabase: @unchecked Sendable {
         self.path = path
         sqlite3_extended_result_codes(handle, 1)
         sqlite3_busy_timeout(handle, options.busyTimeoutMilliseconds)
+        if options.readOnly { return }
         do {
             if options.writeAheadLog && path != ":memory:" {
                 let mode = try query("PRAGMA journal_mode=WAL") { $0.text(0) }.first
@@ -162,6 +168,23 @@ package final class SQLiteDatabase: @unchecked Sendable {
     package func transaction<R>(_ body: () throws -> R) throws -> R {
         if inTransaction { return try body() }
         try execute("BEGIN IMMEDIATE")
+        inTransaction = true
+        defer { inTransaction = false }
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            if sqlite3_get_autocommit(handle) == 0 { try? execute("ROLLBACK") }
+            throw error
+        }
+    }
+
+    /// Runs `body` in one read transaction (`BEGIN DEFERRED`): every statement in it sees the same
+    /// committed state, and in WAL mode it never waits for a writer. Calls inside a transaction join it.
+    package func readTransaction<R>(_ body: () throws -> R) throws -> R {
+        if inTransaction { return try body() }
+        try execute("BEGIN DEFERRED")
         inTransaction = true
         defer { inTransaction = false }
         do {

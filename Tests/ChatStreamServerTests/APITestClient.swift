@@ -47,7 +47,7 @@ final class APIFixture {
 
     init(
         extensions: Bool = true, dataFile: String? = nil, agent: String = "demo-agent", faultHeader: Bool = true,
-        jwtSecret: String? = nil
+        jwtSecret: String? = nil, configure: (inout ChatAPIServer.Configuration) -> Void = { _ in }
     ) throws {
         var configuration = ChatAPIServer.Configuration()
         configuration.jwtSecret = jwtSecret
@@ -57,6 +57,7 @@ final class APIFixture {
         configuration.extensionsEnabled = extensions
         configuration.dataFile = dataFile
         configuration.agentId = agent
+        configure(&configuration)
         server = ChatAPIServer(configuration: configuration)
         self.agent = agent
         try server.start()

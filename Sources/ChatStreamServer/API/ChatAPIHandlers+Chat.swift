@@ -57,6 +57,7 @@ extension ChatAPIHandlers {
                 ?? ReplyGenerator.continuation(after: store.messages(of: id))
             let (_, metadata) = try Self.storeReply(
                 plan, id: replyId, in: id, replyTo: userSequence, store: store, now: now)
+            try checkQuotas(store, for: caller)
             return (plan, metadata, false)
         }
         let headers = replayed ? [("Idempotent-Replayed", "true")] : []
@@ -110,9 +111,11 @@ extension ChatAPIHandlers {
                 answersUser
                 ? ReplyGenerator.reply(to: userMessage.text, messageId: replyId)
                 : ReplyGenerator.continuation(after: earlier)
-            return try Self.storeReply(
+            let stored = try Self.storeReply(
                 plan, id: replyId, in: conversationId, replyTo: answersUser ? userMessage.sequence : nil,
                 store: store, now: now)
+            try checkQuotas(store, for: caller)
+            return stored
         }
         try send(plan, metadata, stream: stream, fault: fault, writer)
     }
@@ -142,6 +145,7 @@ extension ChatAPIHandlers {
                 parts.append(result.jsonValue)
                 try store.setParts(parts, ofMessage: message.sequence)
                 try store.touch(conversationId, now: now)
+                try checkQuotas(store, for: caller)
                 return
             }
             throw APIError.toolCallNotFound

@@ -15,7 +15,7 @@ extension ChatAPIHandlers {
         let query = try ListQuery(request: request, filters: extensions)
         let filterKey = query.filterKey
         let anchor = try query.cursor.map { text throws(APIError) in
-            try PageCursor.decode(text, kind: "conversations", scope: "", filters: filterKey).anchor
+            try PageCursor.decode(text, kind: "conversations", scope: "", filters: filterKey, key: cursorKey).anchor
         }
         let extensions = extensions
         let page: JSONTree = try store.read { store in
@@ -24,7 +24,7 @@ extension ChatAPIHandlers {
                 hasMore
                 ? PageCursor(
                     kind: "conversations", scope: "", anchor: items.last!.record.updateSequence, filters: filterKey
-                ).encoded
+                ).encoded(key: cursorKey)
                 : nil
             return WireShapes.page(
                 items.map { WireShapes.conversation($0, extensions: extensions) }, cursor: cursor, hasMore: hasMore,
@@ -47,6 +47,7 @@ extension ChatAPIHandlers {
                 return (WireShapes.conversation(try store.view(existing, for: caller), extensions: true), false)
             }
             let record = try store.createConversation(id: id, title: title, for: caller, now: now)
+            try checkQuotas(store, for: caller)
             return (WireShapes.conversation(try store.view(record, for: caller), extensions: true), true)
         }
         try respond(["data": value], status: created ? 201 : 200, writer)
@@ -57,7 +58,7 @@ extension ChatAPIHandlers {
         let caller = try Caller(request: request, verifier: verifier)
         let query = try ListQuery(request: request, filters: false)
         let anchor = try query.cursor.map { text throws(APIError) in
-            try PageCursor.decode(text, kind: "messages", scope: conversationId, filters: "").anchor
+            try PageCursor.decode(text, kind: "messages", scope: conversationId, filters: "", key: cursorKey).anchor
         }
         let page: JSONTree = try store.read { store in
             _ = try store.conversation(conversationId, for: caller)
@@ -65,7 +66,7 @@ extension ChatAPIHandlers {
             let cursor =
                 hasMore
                 ? PageCursor(kind: "messages", scope: conversationId, anchor: items.first!.sequence, filters: "")
-                    .encoded
+                    .encoded(key: cursorKey)
                 : nil
             return WireShapes.page(items.map(WireShapes.message), cursor: cursor, hasMore: hasMore, total: total)
         }

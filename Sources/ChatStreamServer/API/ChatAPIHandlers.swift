@@ -10,6 +10,8 @@ import Synchronization
 final class ChatAPIHandlers: Sendable {
     let configuration: ChatAPIServer.Configuration
     let store: ConversationStore
+    /// The key that seals page cursors.
+    var cursorKey: [UInt8] { store.cursorKey }
     /// Checks user tokens (HS256 with the configured secret, or development mode).
     let verifier: JWTVerifier
     private let injectedFaults = Mutex<[ChatAPIServer.Fault]>([])

@@ -52,6 +52,12 @@ extension ChatAPIServer {
         /// tool (`chatstream serve --allow-fault-header`, and the CLI's fault flags, turn it on). When off,
         /// the header is ignored.
         public var allowsFaultHeader: Bool = false
+        /// What one identity may store (conversations, messages per conversation, bytes).
+        public var quotas: Quotas = Quotas()
+        /// The most characters of a conversation's `lastMessage` text a list page or live event
+        /// carries (its text parts joined, cut at this length, marked `"truncated": true`); the whole
+        /// message is in the conversation's history. Default 200.
+        public var lastMessagePreviewLength: Int = 200
         /// Limits and timeouts of the underlying HTTP server.
         public var http: HTTPServerConfiguration = HTTPServerConfiguration()
 

@@ -40,10 +40,13 @@ public final class ChatAPIServer: Sendable {
         let store: ConversationStore
         let capacity = configuration.extensionsEnabled ? max(1, configuration.liveEvents.capacityPerCaller) : 0
         do {
-            store = try ConversationStore(path: configuration.dataFile, liveEventCapacity: capacity)
+            store = try ConversationStore(
+                path: configuration.dataFile, liveEventCapacity: capacity,
+                previewLength: configuration.lastMessagePreviewLength)
         } catch {
             loadError = error
-            store = try! ConversationStore(path: nil, liveEventCapacity: capacity)
+            store = try! ConversationStore(
+                path: nil, liveEventCapacity: capacity, previewLength: configuration.lastMessagePreviewLength)
         }
         self.loadError = loadError
         let handlers = ChatAPIHandlers(configuration: configuration, store: store)

@@ -1,7 +1,10 @@
 // ConversationStore: the server's state in one SQLite database (a file in WAL mode, or in memory).
 //
-// Handlers run on many connection threads at once; the store holds one connection behind a mutex,
-// so every `read` and `write` runs alone and sees a consistent state. A `write` is one transaction:
+// Handlers run on many connection threads at once. Writes share one connection behind a lock, so
+// each runs alone; reads of a database file run on a small pool of read-only connections, each in
+// a read transaction, so a slow read (a search through large histories) holds no lock any writer
+// or other reader waits on (WAL mode lets readers and the writer proceed together); an in-memory
+// database has one connection, which reads share with writes. A `write` is one transaction:
 // it commits before the handler answers, and when its body or the commit throws nothing of it
 // stays (the handler then answers 500, or the body's own API error). With `synchronous=FULL` a
 // committed write survives a crash of the process and a power loss.
@@ -11,7 +14,9 @@
 
 import ChatStream
 import ChatStreamSQLite
+import Dispatch
 import Foundation
+import Synchronization
 
 /// The server's conversations in a SQLite database.
 ///
@@ -20,30 +25,71 @@ import Foundation
 final class ConversationStore: Sendable {
     private let database: SQLiteDatabase
     private let lock = NSLock()
+    /// Idle read-only connections (empty in memory: reads then use ``database`` under ``lock``).
+    private let readers: Mutex<[SQLiteDatabase]>
+    private let readerSlots: DispatchSemaphore
+    private let hasReaders: Bool
+    /// The most characters of a `lastMessage` preview.
+    let previewLength: Int
     /// The database file, nil in memory.
     let path: String?
     /// Live events held per audience; 0 records none (the live extension is off).
     let liveEventCapacity: Int
     /// Wakes live-event subscribers after a transaction that recorded events committed.
     let liveEventSignal = LiveEventSignal()
+    /// The key that seals page cursors (see PageCursor), kept in the database.
+    let cursorKey: [UInt8]
 
     /// Opens the database at `path` (created when missing; a JSON data file of the earlier format
     /// found there is imported first and kept beside it as `<path>.json-backup`), or an in-memory
     /// one when `path` is nil, holding the last `liveEventCapacity` live events of each audience.
-    init(path: String?, options: SQLiteDatabase.Options = .durable, liveEventCapacity: Int = 0) throws {
+    init(
+        path: String?, options: SQLiteDatabase.Options = .durable, liveEventCapacity: Int = 0,
+        previewLength: Int = 200, readerCount: Int = 4
+    ) throws {
         self.path = path
         self.liveEventCapacity = liveEventCapacity
+        self.previewLength = previewLength
         if let path { try StorePersistence.importLegacyFile(at: path, options: options) }
         let database = try SQLiteDatabase(path: path ?? ":memory:", options: options)
         try database.migrate(StoreSchema.migrations)
         self.database = database
+        var pool: [SQLiteDatabase] = []
+        if let path {
+            var readOnly = options
+            readOnly.readOnly = true
+            for _ in 0..<max(1, readerCount) { pool.append(try SQLiteDatabase(path: path, options: readOnly)) }
+        }
+        hasReaders = !pool.isEmpty
+        readerSlots = DispatchSemaphore(value: pool.count)
+        readers = Mutex(pool)
+        cursorKey = try database.transaction {
+            if let key = try database.first("SELECT value FROM secrets WHERE name = 'cursor'", [], { $0.blob(0) }) {
+                return key
+            }
+            var generator = SystemRandomNumberGenerator()
+            let key = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+            try database.run("INSERT INTO secrets(name, value) VALUES ('cursor', ?1)", [SQLiteValue.blob(key)])
+            return key
+        }
     }
 
     /// Runs `body` on the store without a write transaction (it must not change anything).
     func read<R>(_ body: (StoreTransaction) throws -> R) throws -> R {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(StoreTransaction(database: database))
+        guard hasReaders else {
+            lock.lock()
+            defer { lock.unlock() }
+            return try body(StoreTransaction(database: database, previewLength: previewLength))
+        }
+        readerSlots.wait()
+        let reader = readers.withLock { $0.removeLast() }
+        defer {
+            readers.withLock { $0.append(reader) }
+            readerSlots.signal()
+        }
+        return try reader.readTransaction {
+            try body(StoreTransaction(database: reader, previewLength: previewLength))
+        }
     }
 
     /// Runs `body` in one transaction with the live events of what it changed: all of it is
@@ -57,7 +103,7 @@ final class ConversationStore: Sendable {
         defer { lock.unlock() }
         let capacity = liveEventCapacity
         return try database.transaction {
-            let store = StoreTransaction(database: database)
+            let store = StoreTransaction(database: database, previewLength: previewLength)
             let result = try body(store)
             if capacity > 0 { recorded = try store.recordLiveEvents(capacity: capacity) }
             return result

@@ -53,5 +53,23 @@ struct ConversationView: Sendable {
     var record: ConversationRecord
     var tags: [String]
     var unreadCount: Int
-    var lastMessage: MessageRecord?
+    var lastMessage: MessagePreview?
+}
+
+/// The start of a message's text, as list pages and live events show a conversation's last message.
+struct MessagePreview: Sendable {
+    /// The most characters of text the database keeps per message for previews.
+    static let storedLength = 1_000
+
+    var id: String
+    var role: String
+    var createdAt: Int
+    var clientMessageId: String?
+    /// The message's text parts joined, cut at the preview length.
+    var text: String
+    /// Whether ``text`` was cut.
+    var truncated: Bool
+
+    /// What the database keeps of `text` (one character more than a preview shows, to tell a cut).
+    static func stored(_ text: String) -> String { String(text.prefix(storedLength + 1)) }
 }

@@ -84,16 +84,20 @@ enum StorePersistence {
                     ownerDevice: conversation.ownerDevice, ownerUser: conversation.ownerUser,
                     status: conversation.status))
             for message in conversation.messages {
+                let json = JSONTree.array(message.parts).jsonText
+                let text = MessageRecord.text(of: message.parts)
                 try store.database.run(
                     """
-                    INSERT INTO messages(seq, id, conversation_id, role, parts, visible, search_text, created_at)
-                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+                    INSERT INTO messages(seq, id, conversation_id, role, parts, visible, search_text, created_at, size,
+                        preview) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
                     """,
                     [
-                        message.sequence, message.id, conversation.id, message.role,
-                        JSONTree.array(message.parts).jsonText, !message.parts.isEmpty,
-                        MessageRecord.text(of: message.parts).lowercased(), message.createdAt,
+                        message.sequence, message.id, conversation.id, message.role, json, !message.parts.isEmpty,
+                        text.lowercased(), message.createdAt, json.utf8.count, MessagePreview.stored(text),
                     ])
+                try store.database.run(
+                    "UPDATE conversations SET stored_bytes = stored_bytes + ?2 WHERE id = ?1",
+                    [conversation.id, json.utf8.count])
             }
             for (key, tags) in conversation.tags {
                 try store.setTags(tags, of: conversation.id, identity: identity(fromLegacyKey: key))

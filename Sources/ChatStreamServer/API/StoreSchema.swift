@@ -15,6 +15,11 @@
 // events         the live-event log: each audience's (owner key's) latest events, for live streams
 //                to resume from; `event_evictions` keeps, per audience, the newest ID pruned
 // counters       the store-wide sequence
+// secrets        (version 2) the key that seals page cursors
+// messages.size, conversations.stored_bytes
+//                (version 2) the UTF-8 size of a message's parts and their sum per conversation,
+//                kept as they change, for the per-identity quota; messages.preview (version 2) the
+//                first 1,001 characters of its text, for list previews without loading the parts
 
 enum StoreSchema {
     static let migrations: [String] = [
@@ -74,6 +79,17 @@ enum StoreSchema {
         CREATE TABLE event_evictions (owner_key TEXT PRIMARY KEY, through INTEGER NOT NULL);
         CREATE TABLE counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
         INSERT INTO counters(name, value) VALUES ('sequence', 0);
+        """,
         """
+        ALTER TABLE messages ADD COLUMN size INTEGER NOT NULL DEFAULT 0;
+        UPDATE messages SET size = length(CAST(parts AS BLOB));
+        ALTER TABLE messages ADD COLUMN preview TEXT NOT NULL DEFAULT '';
+        UPDATE messages SET preview = substr(coalesce((SELECT group_concat(json_extract(p.value, '$.text'), ' ')
+            FROM json_each(messages.parts) p WHERE json_extract(p.value, '$.type') = 'text'), ''), 1, 1001);
+        ALTER TABLE conversations ADD COLUMN stored_bytes INTEGER NOT NULL DEFAULT 0;
+        UPDATE conversations SET stored_bytes =
+            (SELECT coalesce(sum(size), 0) FROM messages WHERE conversation_id = conversations.id);
+        CREATE TABLE secrets (name TEXT PRIMARY KEY, value BLOB NOT NULL);
+        """,
     ]
 }

@@ -12,6 +12,8 @@ struct StoreTransaction {
     let database: SQLiteDatabase
     /// What this transaction changed so far (for its live events).
     let changes = StoreChanges()
+    /// The most characters of a `lastMessage` preview (at most ``MessagePreview/storedLength``).
+    var previewLength = 200
 
     // MARK: - Sequence
 
@@ -194,32 +196,71 @@ struct StoreTransaction {
         let record = MessageRecord(
             id: id, role: role, parts: parts, createdAt: now, sequence: try nextSequence(),
             clientMessageId: clientMessageId)
+        let json = JSONTree.array(parts).jsonText
         try database.run(
             """
             INSERT INTO messages(seq, id, conversation_id, role, parts, visible, search_text, created_at,
-                client_message_id, reply_to, finish_reason) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+                client_message_id, reply_to, finish_reason, size, preview)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
             """,
             [
-                record.sequence, id, conversationId, role, JSONTree.array(parts).jsonText, !parts.isEmpty,
-                record.text.lowercased(), now, clientMessageId, replyTo, finishReason,
+                record.sequence, id, conversationId, role, json, !parts.isEmpty, record.text.lowercased(), now,
+                clientMessageId, replyTo, finishReason, json.utf8.count, MessagePreview.stored(record.text),
             ])
+        try addStoredBytes(json.utf8.count, to: conversationId)
         changes.appended(record.sequence, to: conversationId)
         return record
     }
 
     /// Replaces a message's parts.
     func setParts(_ parts: [JSONTree], ofMessage sequence: Int) throws {
-        let conversation = try database.first(
-            "UPDATE messages SET parts = ?2, visible = ?3, search_text = ?4 WHERE seq = ?1 RETURNING conversation_id",
-            [sequence, JSONTree.array(parts).jsonText, !parts.isEmpty, MessageRecord.text(of: parts).lowercased()]
-        ) { $0.text(0) }
-        if let conversation { changes.changed(conversation) }
+        guard
+            let (conversation, oldSize) = try database.first(
+                "SELECT conversation_id, size FROM messages WHERE seq = ?1", [sequence], { ($0.text(0), $0.int(1)) })
+        else { return }
+        let json = JSONTree.array(parts).jsonText
+        let text = MessageRecord.text(of: parts)
+        try database.run(
+            "UPDATE messages SET parts = ?2, visible = ?3, search_text = ?4, size = ?5, preview = ?6 WHERE seq = ?1",
+            [
+                sequence, json, !parts.isEmpty, text.lowercased(), json.utf8.count, MessagePreview.stored(text),
+            ])
+        try addStoredBytes(json.utf8.count - oldSize, to: conversation)
+        changes.changed(conversation)
     }
 
     /// Deletes a conversation's messages from sequence number `sequence` on.
     func deleteMessages(of conversationId: String, from sequence: Int) throws {
+        let removed =
+            try database.first(
+                "SELECT coalesce(sum(size), 0) FROM messages WHERE conversation_id = ?1 AND seq >= ?2",
+                [conversationId, sequence], { $0.int(0) }) ?? 0
         try database.run("DELETE FROM messages WHERE conversation_id = ?1 AND seq >= ?2", [conversationId, sequence])
+        try addStoredBytes(-removed, to: conversationId)
         changes.changed(conversationId)
+    }
+
+    /// Adds `bytes` (negative to take away) to what a conversation's messages hold (for the per-identity quota).
+    private func addStoredBytes(_ bytes: Int, to conversationId: String) throws {
+        guard bytes != 0 else { return }
+        try database.run(
+            "UPDATE conversations SET stored_bytes = stored_bytes + ?2 WHERE id = ?1", [conversationId, bytes])
+    }
+
+    // MARK: - Quotas
+
+    /// What an identity (an owner key) holds: its conversations and the bytes of their messages.
+    func usage(of ownerKey: String) throws -> (conversations: Int, bytes: Int) {
+        try database.first(
+            "SELECT count(*), coalesce(sum(stored_bytes), 0) FROM conversations WHERE owner_key = ?1", [ownerKey]
+        ) { ($0.int(0), $0.int(1)) } ?? (0, 0)
+    }
+
+    /// The number of messages a conversation holds.
+    func messageCount(of conversationId: String) throws -> Int {
+        try database.first("SELECT count(*) FROM messages WHERE conversation_id = ?1", [conversationId]) {
+            $0.int(0)
+        } ?? 0
     }
 
     // MARK: - Tags and reads
@@ -267,14 +308,23 @@ struct StoreTransaction {
         ) { $0.int(0) } ?? 0
     }
 
-    /// The latest message with parts of a conversation.
-    func lastVisibleMessage(of conversationId: String) throws -> MessageRecord? {
-        try database.first(
+    /// A preview of the latest message with parts of a conversation: its text cut at `previewLength`
+    /// characters, read from the stored preview (the parts themselves are not loaded).
+    func lastVisibleMessage(of conversationId: String) throws -> MessagePreview? {
+        let length = min(max(0, previewLength), MessagePreview.storedLength)
+        return try database.first(
             """
-            SELECT \(Self.messageColumns) FROM messages m WHERE m.conversation_id = ?1 AND m.visible = 1
-            ORDER BY m.seq DESC LIMIT 1
+            SELECT m.id, m.role, m.created_at, m.client_message_id, m.preview FROM messages m
+            WHERE m.conversation_id = ?1 AND m.visible = 1 ORDER BY m.seq DESC LIMIT 1
             """,
-            [conversationId], Self.message)
+            [conversationId]
+        ) { row in
+            let stored = row.text(4)
+            let truncated = stored.count > length
+            return MessagePreview(
+                id: row.text(0), role: row.text(1), createdAt: row.int(2), clientMessageId: row.optionalText(3),
+                text: truncated ? String(stored.prefix(length)) : stored, truncated: truncated)
+        }
     }
 
     /// The conversation as `caller` sees it (its tags, unread count and last message).

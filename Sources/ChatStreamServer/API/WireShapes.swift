@@ -18,6 +18,21 @@ enum WireShapes {
         return .object(object)
     }
 
+    /// A conversation's last message as lists show it: the history shape with one text part holding
+    /// the start of its text, and `"truncated": true` when that was cut.
+    static func preview(_ preview: MessagePreview) -> JSONTree {
+        var object = JSONObject()
+        object["id"] = .string(preview.id)
+        object["role"] = .string(preview.role)
+        object["parts"] = preview.text.isEmpty ? [] : [["type": "text", "text": .string(preview.text)]]
+        object["createdAt"] = .number(JSONNumber(preview.createdAt))
+        object["feedback"] = .null
+        object["metadata"] = ["score": preview.role == "user" ? 0 : 1]
+        if let clientMessageId = preview.clientMessageId { object["clientMessageId"] = .string(clientMessageId) }
+        if preview.truncated { object["truncated"] = true }
+        return .object(object)
+    }
+
     /// A conversation; with the extensions, also the caller's `tags`, `unreadCount` and the `lastMessage`.
     static func conversation(_ view: ConversationView, extensions: Bool) -> JSONTree {
         let conversation = view.record
@@ -31,7 +46,7 @@ enum WireShapes {
         if extensions {
             object["tags"] = .array(view.tags.map { .string($0) })
             object["unreadCount"] = .number(JSONNumber(view.unreadCount))
-            object["lastMessage"] = view.lastMessage.map(message) ?? .null
+            object["lastMessage"] = view.lastMessage.map(preview) ?? .null
         }
         return .object(object)
     }
