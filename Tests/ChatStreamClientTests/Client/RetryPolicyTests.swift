@@ -337,7 +337,9 @@ struct RetryPolicyTests {
         let cancelled = ContinuousClock.now
         task.cancel()
         let result = await task.result
-        #expect(ContinuousClock.now - cancelled < .seconds(5))
+        // The wait was 20 s: ending well inside it shows cancellation cut it short, with room for a
+        // loaded machine's scheduling (a parallel suite can delay the task by seconds).
+        #expect(ContinuousClock.now - cancelled < .seconds(15))
         #expect(throws: CancellationError.self) { try result.get() }
         #expect(transport.requests.count == 1)
     }
