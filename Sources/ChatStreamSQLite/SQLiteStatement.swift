@@ -69,6 +69,9 @@ package struct SQLiteRow: ~Copyable {
     /// Column `index` as an integer (0 for NULL).
     package func int(_ index: Int32) -> Int { Int(sqlite3_column_int64(handle, index)) }
 
+    /// Column `index` as a real number (0 for NULL; an integer column converts).
+    package func double(_ index: Int32) -> Double { sqlite3_column_double(handle, index) }
+
     /// Column `index` as text (empty for NULL).
     package func text(_ index: Int32) -> String {
         guard let bytes = sqlite3_column_text(handle, index) else { return "" }

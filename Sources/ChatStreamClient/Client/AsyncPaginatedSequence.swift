@@ -45,12 +45,17 @@ where Item.ID: Sendable {
     let order: Order
     let first: @Sendable () async throws -> PaginatedResponse<Item>
     let refresh: Refresh?
+    /// Items to hand over before the first page is fetched (a local cache's, in yield order);
+    /// the pages then skip them.
+    let cached: (@Sendable () async throws -> [Item])?
 
     init(
-        order: Order, refresh: Refresh? = nil, first: @escaping @Sendable () async throws -> PaginatedResponse<Item>
+        order: Order, refresh: Refresh? = nil, cached: (@Sendable () async throws -> [Item])? = nil,
+        first: @escaping @Sendable () async throws -> PaginatedResponse<Item>
     ) {
         self.order = order
         self.refresh = refresh
+        self.cached = cached
         self.first = first
     }
 
@@ -74,6 +79,8 @@ where Item.ID: Sendable {
         private var pagesWalked = 0
         private var phase = Phase.walk
         private var finished = false
+        private var cachedPending: [Item]? = nil
+        private var cacheRead = false
 
         init(sequence: AsyncPaginatedSequence) { self.sequence = sequence }
 
@@ -85,6 +92,20 @@ where Item.ID: Sendable {
                     return nil
                 }
                 if let item = nextBuffered() { return item }
+                if !cacheRead {
+                    cacheRead = true
+                    // A cache that cannot be read is skipped: the server's pages still come.
+                    if let cached = sequence.cached, let items = try? await cached() {
+                        cachedPending = items
+                    }
+                }
+                if var pending = cachedPending, !pending.isEmpty {
+                    let item = pending.removeFirst()
+                    cachedPending = pending
+                    guard seen.insert(item.id).inserted else { continue }
+                    if sequence.refresh != nil { yieldedCopies[item.id] = item }
+                    return item
+                }
                 do {
                     guard let nextPage = try await fetch() else {
                         finished = true

@@ -20,11 +20,12 @@ extension ChatbaseClient {
     /// let page = try await client.listConversations(limit: 20)
     /// let next = try await page.loadMore()  // nil at the end
     /// ```
+    /// - Parameter source: where to read (default ``HistorySource/network``; see ``HistorySource``).
     /// - Throws: ``ClientError/Kind/invalidArgument`` (before any request) when `limit` is outside 1...100.
-    public func listConversations(cursor: String? = nil, limit: Int? = nil) async throws -> PaginatedResponse<
-        Conversation
-    > {
-        try await listConversations(ConversationQuery(limit: limit), cursor: cursor)
+    public func listConversations(cursor: String? = nil, limit: Int? = nil, source: HistorySource = .network)
+        async throws -> PaginatedResponse<Conversation>
+    {
+        try await listConversations(ConversationQuery(limit: limit), cursor: cursor, source: source)
     }
 
     /// A page of conversations matching `query`.
@@ -36,11 +37,76 @@ extension ChatbaseClient {
     ///   1...100; ``ClientError/Kind/notSupportedByServer`` when the query filters or orders
     ///   (``ConversationQuery/usesExtensions``) and the server lacks the extensions (it answers
     ///   conversations without `tags` and `unreadCount`; an empty page cannot tell and is returned).
-    public func listConversations(_ query: ConversationQuery, cursor: String? = nil) async throws
-        -> PaginatedResponse<Conversation>
+    ///
+    /// With `source: .local` the page comes from the ``store`` (its filters applied there; search
+    /// matches titles only); with `.localThenNetwork`, from the server, or from the store when
+    /// the server cannot be reached.
+    public func listConversations(_ query: ConversationQuery, cursor: String? = nil, source: HistorySource = .network)
+        async throws -> PaginatedResponse<Conversation>
     {
         try Self.validate(limit: query.limit)
-        return try await conversationPage(query: query, cursor: cursor, limit: query.limit)
+        switch source {
+        case .network:
+            return try await conversationPage(query: query, cursor: cursor, limit: query.limit)
+        case .local:
+            return try localConversationPage(query, offset: Self.localOffset(cursor))
+        case .localThenNetwork:
+            do {
+                return try await conversationPage(query: query, cursor: cursor, limit: query.limit)
+            } catch  where store != nil && Self.isPassingFailure(error) {
+                return try localConversationPage(query, offset: Self.localOffset(cursor))
+            }
+        }
+    }
+
+    /// The first page of conversations matching `query` as `source` gives it: with
+    /// ``HistorySource/localThenNetwork`` (the default) the cached page at once (when the store
+    /// holds any), then the server's. Each page's ``PaginatedResponse/loadMore()`` continues
+    /// from where it came from.
+    ///
+    /// ```swift
+    /// for try await page in client.conversationPages(ConversationQuery(limit: 20)) {
+    ///     rows = page.data  // instantly from the cache, then replaced by the server's page
+    /// }
+    /// ```
+    public func conversationPages(
+        _ query: ConversationQuery = ConversationQuery(), source: HistorySource = .localThenNetwork
+    )
+        -> AsyncThrowingStream<PaginatedResponse<Conversation>, any Error>
+    {
+        pages(source: source) { [self] local in
+            try await listConversations(query, source: local ? .local : .network)
+        }
+    }
+
+    /// The newest page of a conversation's messages as `source` gives it (see
+    /// ``conversationPages(_:source:)``).
+    public func messagePages(conversationId: String, limit: Int? = nil, source: HistorySource = .localThenNetwork)
+        -> AsyncThrowingStream<PaginatedResponse<Message>, any Error>
+    {
+        pages(source: source) { [self] local in
+            try await listMessages(conversationId: conversationId, limit: limit, source: local ? .local : .network)
+        }
+    }
+
+    private func pages<Item: Sendable>(
+        source: HistorySource, _ fetch: @escaping @Sendable (_ local: Bool) async throws -> PaginatedResponse<Item>
+    ) -> AsyncThrowingStream<PaginatedResponse<Item>, any Error> {
+        AsyncThrowingStream { continuation in
+            let task = Task {
+                do {
+                    if source != .network {
+                        let cached = try await fetch(true)
+                        if source == .local || !cached.data.isEmpty { continuation.yield(cached) }
+                    }
+                    if source != .local { continuation.yield(try await fetch(false)) }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
     }
 
     private func conversationPage(query: ConversationQuery, cursor: String?, limit: Int?) async throws
@@ -55,6 +121,9 @@ extension ChatbaseClient {
         if query.usesExtensions, page.items.contains(where: { $0.tags == nil && $0.unreadCount == nil }) {
             throw ClientError(.notSupportedByServer, "conversation filters and order (status, tag, unread, q, order)")
         }
+        record(
+            conversations: page.items, list: Self.listKey(conversations: query), after: cursor, next: page.cursor,
+            hasMore: page.hasMore, total: page.total ?? page.items.count)
         return PaginatedResponse(
             data: page.items, hasMore: page.hasMore, total: page.total, cursor: page.cursor, limit: limit
         ) { [self] cursor, limit in
@@ -69,11 +138,26 @@ extension ChatbaseClient {
     /// ```swift
     /// let page = try await client.listMessages(conversationId: id, limit: 50)
     /// ```
-    public func listMessages(conversationId: String, cursor: String? = nil, limit: Int? = nil) async throws
-        -> PaginatedResponse<Message>
-    {
+    ///
+    /// `source` as for ``listConversations(_:cursor:source:)``: `.local` reads the ``store``,
+    /// `.localThenNetwork` falls back to it when the server cannot be reached.
+    public func listMessages(
+        conversationId: String, cursor: String? = nil, limit: Int? = nil, source: HistorySource = .network
+    ) async throws -> PaginatedResponse<Message> {
         try Self.validate(limit: limit)
-        return try await messagePage(conversationId: conversationId, cursor: cursor, limit: limit)
+        switch source {
+        case .network:
+            return try await messagePage(conversationId: conversationId, cursor: cursor, limit: limit)
+        case .local:
+            return try localMessagePage(conversationId: conversationId, offset: Self.localOffset(cursor), limit: limit)
+        case .localThenNetwork:
+            do {
+                return try await messagePage(conversationId: conversationId, cursor: cursor, limit: limit)
+            } catch  where store != nil && Self.isPassingFailure(error) {
+                return try localMessagePage(
+                    conversationId: conversationId, offset: Self.localOffset(cursor), limit: limit)
+            }
+        }
     }
 
     private func messagePage(conversationId: String, cursor: String?, limit: Int?) async throws
@@ -83,6 +167,9 @@ extension ChatbaseClient {
             "GET", ["conversations", conversationId, "messages"], query: pageQuery(cursor: cursor, limit: limit),
             extensionRoute: false)
         let page = try WireDecoding.page(bytes, item: WireDecoding.message)
+        record(
+            messages: page.items, conversationId: conversationId, after: cursor, next: page.cursor,
+            hasMore: page.hasMore, total: page.total ?? page.items.count)
         return PaginatedResponse(
             data: page.items, hasMore: page.hasMore, total: page.total, cursor: page.cursor, limit: limit
         ) { [self] cursor, limit in
@@ -106,15 +193,23 @@ extension ChatbaseClient {
     /// let conversation = try await client.conversation(id: id)
     /// ```
     public func conversation(id: String) async throws -> Conversation {
-        try WireDecoding.conversationEnvelope(
-            await performForBytes("GET", ["conversations", id], extensionRoute: true))
+        recorded(
+            try WireDecoding.conversationEnvelope(
+                await performForBytes("GET", ["conversations", id], extensionRoute: true)))
+    }
+
+    /// `conversation`, after filing it in the ``store``.
+    private func recorded(_ conversation: Conversation) -> Conversation {
+        record(conversation)
+        return conversation
     }
 
     /// Ends a conversation (idempotent); later chats in it answer `403 CHAT_CONVERSATION_NOT_ONGOING`.
     @discardableResult
     public func closeConversation(id: String) async throws -> Conversation {
-        try WireDecoding.conversationEnvelope(
-            await performForBytes("POST", ["conversations", id, "close"], extensionRoute: true, idempotent: true))
+        recorded(
+            try WireDecoding.conversationEnvelope(
+                await performForBytes("POST", ["conversations", id, "close"], extensionRoute: true, idempotent: true)))
     }
 
     /// Replaces the caller's tags on a conversation (at most 25, each 1...64 characters).
@@ -124,50 +219,78 @@ extension ChatbaseClient {
         if let bad = tags.first(where: { $0.isEmpty || $0.count > 64 }) {
             throw ClientError(.invalidArgument, "a tag must be 1...64 characters: \"\(bad)\"")
         }
-        return try WireDecoding.conversationEnvelope(
-            await performForBytes(
-                "PUT", ["conversations", conversationId, "tags"], body: ["tags": .array(tags.map(JSONTree.string))],
-                extensionRoute: true))
+        return recorded(
+            try WireDecoding.conversationEnvelope(
+                await performForBytes(
+                    "PUT", ["conversations", conversationId, "tags"],
+                    body: ["tags": .array(tags.map(JSONTree.string))], extensionRoute: true)))
     }
 
     /// Marks the conversation read up to `messageId`; the answer carries the new `unreadCount`.
     @discardableResult
     public func markRead(conversationId: String, messageId: String) async throws -> Conversation {
-        try WireDecoding.conversationEnvelope(
-            await performForBytes(
-                "POST", ["conversations", conversationId, "read"], body: ["messageId": .string(messageId)],
-                extensionRoute: true, idempotent: true))
+        recorded(
+            try WireDecoding.conversationEnvelope(
+                await performForBytes(
+                    "POST", ["conversations", conversationId, "read"], body: ["messageId": .string(messageId)],
+                    extensionRoute: true, idempotent: true)))
     }
 
     /// Every conversation matching `query`, fetching pages only as iteration needs them.
     ///
     /// Each conversation that existed when the walk began comes exactly once, even when it is
     /// updated during the walk (it then comes at the end, as it is then); see
-    /// ``AsyncPaginatedSequence``.
+    /// ``AsyncPaginatedSequence``. With ``HistorySource/localThenNetwork`` (the default) the
+    /// cached first page comes at once, then the server's pages bring the rest (none twice);
+    /// ``HistorySource/local`` walks the cache only.
     ///
     /// ```swift
     /// for try await conversation in client.conversations(matching: ConversationQuery().status(.ongoing)) {
     ///     print(conversation.id)
     /// }
     /// ```
-    public func conversations(matching query: ConversationQuery = ConversationQuery()) -> AsyncPaginatedSequence<
-        Conversation
-    > {
+    public func conversations(
+        matching query: ConversationQuery = ConversationQuery(), source: HistorySource = .localThenNetwork
+    ) -> AsyncPaginatedSequence<Conversation> {
+        if source == .local {
+            return AsyncPaginatedSequence(order: .pageOrder) { [self] in
+                try await listConversations(query, source: .local)
+            }
+        }
         let refresh = AsyncPaginatedSequence<Conversation>.Refresh(
             top: { [self] in try await listConversations(query.newestChangeFirst) }, isUnchanged: { $0 == $1 })
-        return AsyncPaginatedSequence(order: .pageOrder, refresh: refresh) { [self] in
+        var cached: (@Sendable () async throws -> [Conversation])? = nil
+        if source == .localThenNetwork && store != nil {
+            cached = { @Sendable [self] in try await listConversations(query, source: .local).data }
+        }
+        return AsyncPaginatedSequence(order: .pageOrder, refresh: refresh, cached: cached) { [self] in
             try await listConversations(query)
         }
     }
 
     /// Every message of a conversation, newest first (going back in time), fetching pages only as
-    /// iteration needs them.
+    /// iteration needs them; `source` as for ``conversations(matching:source:)``.
     ///
     /// ```swift
     /// for try await message in client.messages(in: id, pageSize: 50) { print(message.text) }
     /// ```
-    public func messages(in conversationId: String, pageSize: Int? = nil) -> AsyncPaginatedSequence<Message> {
-        AsyncPaginatedSequence(order: .reversedWithinPage) { [self] in
+    public func messages(in conversationId: String, pageSize: Int? = nil, source: HistorySource = .localThenNetwork)
+        -> AsyncPaginatedSequence<Message>
+    {
+        if source == .local {
+            return AsyncPaginatedSequence(order: .reversedWithinPage) { [self] in
+                try await listMessages(conversationId: conversationId, limit: pageSize, source: .local)
+            }
+        }
+        var cached: (@Sendable () async throws -> [Message])? = nil
+        if source == .localThenNetwork && store != nil {
+            cached = { @Sendable [self] in
+                Array(
+                    try await listMessages(conversationId: conversationId, limit: pageSize, source: .local).data
+                        .reversed())
+            }
+        }
+        return AsyncPaginatedSequence(order: .reversedWithinPage, cached: cached) { [self] in
             try await listMessages(conversationId: conversationId, limit: pageSize)
         }
     }

@@ -89,7 +89,9 @@ extension ChatbaseClient {
             clientMessageId: clientMessageId ?? Self.newClientMessageId())
         let reply = try await plainRound(round, index: 0) { _ in }
         guard let id = reply.conversationId ?? conversationId else { throw ChatError.noContent }
-        return finished(reply, conversationId: id, userMessageId: reply.userMessageId)
+        let response = finished(reply, conversationId: id, userMessageId: reply.userMessageId)
+        recordReply(response, to: round)
+        return response
     }
 
     /// Every step of the reply to `message` and of its tool rounds, as an async sequence of
@@ -194,8 +196,10 @@ extension ChatbaseClient {
             let calls = message.toolCalls.filter { !$0.providerExecuted && !answered.contains($0.toolCallId) }
             guard message.finishReason == .toolCalls, !calls.isEmpty else {
                 guard let conversationId else { throw ChatError.noContent }
-                return finished(
+                let response = finished(
                     Self.merge(merged, message), conversationId: conversationId, userMessageId: userMessageId)
+                recordReply(response, to: first)
+                return response
             }
             guard let conversationId else { throw ChatError.noContent }
             guard index < maxToolLoopSteps else { throw ChatError.toolLoopLimitExceeded(limit: maxToolLoopSteps) }
@@ -256,6 +260,16 @@ extension ChatbaseClient {
         _ = try await performForBytes(
             "POST", ["conversations", conversationId, "tool-result"],
             body: ["toolCallId": .string(toolCallId), "output": output], extensionRoute: false, idempotent: true)
+    }
+
+    /// Files a finished reply in the store, with the user's message the first round sent.
+    func recordReply(_ response: ChatResponse, to first: Round) {
+        guard store != nil else { return }
+        if case .chat(let text, _, let clientMessageId) = first {
+            record(reply: response, userText: text, clientMessageId: clientMessageId)
+        } else {
+            record(reply: response, userText: nil, clientMessageId: nil)
+        }
     }
 
     /// A fresh `clientMessageId`: a random UUID v4, lowercase (PROTOCOLS.md section 6).

@@ -40,6 +40,8 @@ public final class ChatbaseClient: Sendable {
     public let retryPolicy: RetryPolicy
     /// The longest silence allowed on a request (waiting for the head, between body chunks).
     public let idleTimeout: Duration
+    /// The local history (nil: none; every list and page then comes from the server).
+    public let store: HistoryStore?
 
     /// The base URL text when it was not a URL: every request then throws ``ChatError/invalidURL(_:)``.
     private let invalidBaseURL: String?
@@ -79,7 +81,7 @@ public final class ChatbaseClient: Sendable {
             agentId: agentId, baseURL: url ?? URL(fileURLWithPath: "/"),
             transport: URLSessionTransport(configuration: configuration),
             identityStore: ChatStreamPaths.defaultIdentityStore, maxToolLoopSteps: maxToolLoopSteps,
-            invalidBaseURL: url == nil ? baseURL : nil)
+            store: HistoryStore.platformDefault, invalidBaseURL: url == nil ? baseURL : nil)
     }
 
     /// A client for `agentId` at `baseURL`, with ChatStream's options.
@@ -97,21 +99,24 @@ public final class ChatbaseClient: Sendable {
     ///     ``RetryPolicy/init(maxAttempts:baseDelay:maxDelay:totalBudget:jitter:)``'s defaults;
     ///     ``RetryPolicy/none`` never retries).
     ///   - idleTimeout: the longest silence allowed on a request (default 60 seconds).
+    ///   - store: the local history (default ``HistoryStore/platformDefault``, at
+    ///     ``HistoryStore/defaultPath``); nil keeps nothing locally.
     public convenience init(
         agentId: String, baseURL: URL, transport: any HTTPTransport = URLSessionTransport(),
         identityStore: any IdentityStore = ChatStreamPaths.defaultIdentityStore, maxToolLoopSteps: Int = 10,
-        retryPolicy: RetryPolicy = RetryPolicy(), idleTimeout: Duration = .seconds(60)
+        retryPolicy: RetryPolicy = RetryPolicy(), idleTimeout: Duration = .seconds(60),
+        store: HistoryStore? = HistoryStore.platformDefault
     ) {
         self.init(
             agentId: agentId, baseURL: baseURL, transport: transport, identityStore: identityStore,
-            maxToolLoopSteps: maxToolLoopSteps, retryPolicy: retryPolicy, idleTimeout: idleTimeout,
+            maxToolLoopSteps: maxToolLoopSteps, retryPolicy: retryPolicy, idleTimeout: idleTimeout, store: store,
             invalidBaseURL: nil)
     }
 
     init(
         agentId: String, baseURL: URL, transport: any HTTPTransport, identityStore: any IdentityStore,
         maxToolLoopSteps: Int, retryPolicy: RetryPolicy = RetryPolicy(), idleTimeout: Duration = .seconds(60),
-        invalidBaseURL: String?
+        store: HistoryStore?, invalidBaseURL: String?
     ) {
         self.agentId = agentId
         self.baseURL = baseURL
@@ -130,16 +135,24 @@ public final class ChatbaseClient: Sendable {
         self.retryPolicy = retryPolicy
         self.idleTimeout = idleTimeout
         self.invalidBaseURL = invalidBaseURL
+        self.store = store
+        if let scope = storeScope, let id = try? store?.currentConversation(scope: scope) {
+            state.withLock { $0.conversationId = id }
+        }
     }
 
     // MARK: Conversation and identity state
 
     /// The conversation of the last reply (set as soon as a stream reveals it); nil after
     /// ``newConversation()``. Sending with `conversationId: nil` never uses it: pass it explicitly.
+    /// With a ``store`` it is kept per agent (and identity) across launches.
     public var currentConversationId: String? { state.withLock { $0.conversationId } }
 
-    /// Forgets ``currentConversationId``.
-    public func newConversation() { state.withLock { $0.conversationId = nil } }
+    /// Forgets ``currentConversationId`` (in the ``store`` too).
+    public func newConversation() {
+        state.withLock { $0.conversationId = nil }
+        if let scope = storeScope { try? store?.setCurrentConversation(nil, scope: scope) }
+    }
 
     /// The device ID sent as `X-Device-Id`, read from the identity store once (made there on
     /// first use). Empty when the store cannot be read; requests then fail with its
@@ -194,7 +207,10 @@ public final class ChatbaseClient: Sendable {
 
     /// Back to anonymous: stops sending the user token, removes it from the identity store (a
     /// stored user that could not be read included) and forgets the current conversation and user.
+    /// The signed-in user's rows in the ``store`` (history, cursors, outbox) are deleted.
     public func logout() {
+        let userScopes = signedInScopes
+        if let store, !userScopes.isEmpty { try? store.clear(scopes: userScopes) }
         state.withLock {
             $0.userToken = nil
             $0.userId = nil
@@ -227,7 +243,13 @@ public final class ChatbaseClient: Sendable {
         (error as? IdentityStoreError) ?? IdentityStoreError(.io, "identity store", "\(error)")
     }
 
-    func noteConversation(_ id: String) { state.withLock { $0.conversationId = id } }
+    func noteConversation(_ id: String) {
+        let changed = state.withLock { state in
+            defer { state.conversationId = id }
+            return state.conversationId != id
+        }
+        if changed, let scope = storeScope { try? store?.setCurrentConversation(id, scope: scope) }
+    }
 
     func withState<R: Sendable>(_ body: (inout sending State) -> sending R) -> R {
         state.withLock { body(&$0) }

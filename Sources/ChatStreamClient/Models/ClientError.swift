@@ -15,6 +15,7 @@ public struct ClientError: Error, LocalizedError, Sendable, Hashable, CustomStri
     public struct Kind: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
             case invalidArgument = "invalid argument", notSupportedByServer = "not supported by server"
+            case storeFailed = "local store failed"
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -22,6 +23,8 @@ public struct ClientError: Error, LocalizedError, Sendable, Hashable, CustomStri
         public static let invalidArgument = Kind(.invalidArgument)
         /// The server does not implement this route or filter.
         public static let notSupportedByServer = Kind(.notSupportedByServer)
+        /// The local ``HistoryStore`` could not be opened, read or written.
+        public static let storeFailed = Kind(.storeFailed)
         /// The kind's name.
         public var description: String { base.rawValue }
     }

@@ -63,9 +63,22 @@ public final class ConversationListState {
     /// Forgets ``error``.
     public func clearError() { error = nil }
 
-    /// Loads the first page with ``query``, replacing what was loaded.
+    /// Loads the first page with ``query``, replacing what was loaded. With the client's
+    /// ``ChatbaseClient/store`` the cached page shows at once and the server's replaces it
+    /// (``HistorySource/localThenNetwork``); when the server cannot be reached the cached rows
+    /// stay, with ``error`` set.
     public func load() async {
         let query = self.query
+        // Local then network: the cached page at once (when the client has a store), then the
+        // server's page replaces it; a server that cannot be reached leaves the cached rows shown.
+        if client.store != nil, !isLoading, let cached = try? await client.listConversations(query, source: .local),
+            !cached.data.isEmpty
+        {
+            conversations = cached.data
+            hasMore = cached.hasMore
+            page = cached
+            pagesWalked = 1
+        }
         await fetch(replacing: true) { [client] in try await client.listConversations(query) }
     }
 

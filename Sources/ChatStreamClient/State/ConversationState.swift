@@ -306,11 +306,23 @@ public final class ConversationState {
     // MARK: History
 
     /// Loads the newest page of conversation `conversationId`, replacing the rows, and continues
-    /// that conversation from now on.
+    /// that conversation from now on. With the client's ``ChatbaseClient/store`` the cached page
+    /// shows at once and the server's replaces it (``HistorySource/localThenNetwork``); when the
+    /// server cannot be reached the cached rows stay, with ``error`` set.
     public func loadHistory(conversationId: String, limit: Int = 20) async {
         guard !isLoadingHistory else { return }
         isLoadingHistory = true
         defer { isLoadingHistory = false }
+        // Local then network: the cached page at once, replaced by the server's.
+        if client.store != nil,
+            let cached = try? await client.listMessages(conversationId: conversationId, limit: limit, source: .local),
+            !cached.data.isEmpty
+        {
+            messages = cached.data.flatMap(Self.rows(for:))
+            self.conversationId = conversationId
+            historyPage = cached
+            hasMoreHistory = cached.hasMore
+        }
         do {
             let page = try await client.listMessages(conversationId: conversationId, limit: limit)
             messages = page.data.flatMap(Self.rows(for:))

@@ -32,7 +32,8 @@ struct EndToEndTests {
                 ChatbaseClient(
                     agentId: agent, baseURL: url,
                     identityStore: InMemoryIdentityStore(deviceId: device ?? ChatStreamPaths.newDeviceId()),
-                    retryPolicy: .init(maxAttempts: 3, baseDelay: .milliseconds(5), totalBudget: .seconds(2)))
+                    retryPolicy: .init(maxAttempts: 3, baseDelay: .milliseconds(5), totalBudget: .seconds(2)),
+                    store: nil)
             }
         }
     }

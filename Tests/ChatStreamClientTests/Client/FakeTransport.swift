@@ -51,7 +51,8 @@ enum Wire {
             identityStore: InMemoryIdentityStore(deviceId: "0f0e0d0c-0b0a-4908-8706-050403020100"),
             maxToolLoopSteps: maxToolLoopSteps,
             retryPolicy: .init(
-                maxAttempts: 3, baseDelay: .milliseconds(1), maxDelay: .milliseconds(20), totalBudget: .seconds(1)))
+                maxAttempts: 3, baseDelay: .milliseconds(1), maxDelay: .milliseconds(20), totalBudget: .seconds(1)),
+            store: nil)
     }
 
     static func json(_ value: JSONTree, status: Int = 200, headers: HTTPHeaderFields = [:]) -> HTTPResponse {

@@ -20,7 +20,8 @@ struct ObservableStateTests {
         return (
             server,
             { _ in
-                ChatbaseClient(agentId: EndToEndTests.agent, baseURL: url, identityStore: InMemoryIdentityStore())
+                ChatbaseClient(
+                    agentId: EndToEndTests.agent, baseURL: url, identityStore: InMemoryIdentityStore(), store: nil)
             }
         )
     }

@@ -1,0 +1,126 @@
+// How the client files its answers in its HistoryStore, and whose rows it reads: the scope is the
+// server (the store's serverName or the base URL), the agent and the identity (the signed-in user,
+// else the device), so no identity ever reads another's cache.
+
+import Foundation
+
+extension ChatbaseClient {
+    /// `<server>|<agent>|` for this client.
+    var storePrefix: String {
+        var server = store?.serverName ?? baseURL.absoluteString
+        while server.hasSuffix("/") { server.removeLast() }
+        return server + "|" + agentId + "|"
+    }
+
+    /// The scope of the caller's rows now; nil without a store (or without a device ID).
+    var storeScope: String? {
+        guard store != nil else { return nil }
+        let (token, userId) = withState { ($0.userToken, $0.userId) }
+        if let token {
+            return storePrefix + (userId.map { "u:" + $0 } ?? "t:" + Self.tokenDigest(token))
+        }
+        guard let device = try? storedDeviceId(), !device.isEmpty else { return nil }
+        return storePrefix + "d:" + device
+    }
+
+    /// Every scope the signed-in user's rows may be under (by user ID, and by token before the
+    /// server named the user); empty when anonymous.
+    var signedInScopes: [String] {
+        guard store != nil else { return [] }
+        let (token, userId) = withState { ($0.userToken, $0.userId) }
+        guard let token else { return [] }
+        var scopes = [storePrefix + "t:" + Self.tokenDigest(token)]
+        if let userId { scopes.append(storePrefix + "u:" + userId) }
+        return scopes
+    }
+
+    /// A stable digest of a token (FNV-1a, 64 bits) so the token itself is never written.
+    static func tokenDigest(_ token: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in token.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        return String(hash, radix: 16)
+    }
+
+    /// The key of a listing's cursors: the conversation list with its query, or one conversation's messages.
+    static func listKey(conversations query: ConversationQuery) -> String {
+        "conversations?" + query.queryItems.map { "\($0.0)=\($0.1)" }.joined(separator: "&")
+    }
+
+    static func listKey(messagesOf conversationId: String) -> String { "messages:" + conversationId }
+
+    // MARK: Recording answers (a cache: a failed write never fails the call)
+
+    func record(
+        conversations page: [Conversation], list: String, after: String?, next: String?, hasMore: Bool, total: Int
+    ) {
+        guard let store, let scope = storeScope else { return }
+        try? store.save(conversations: page, scope: scope)
+        try? store.save(cursor: next, hasMore: hasMore, total: total, list: list, after: after, scope: scope)
+    }
+
+    func record(
+        messages page: [Message], conversationId: String, after: String?, next: String?, hasMore: Bool, total: Int
+    ) {
+        guard let store, let scope = storeScope else { return }
+        try? store.save(messages: page, conversationId: conversationId, scope: scope)
+        try? store.save(
+            cursor: next, hasMore: hasMore, total: total, list: Self.listKey(messagesOf: conversationId), after: after,
+            scope: scope)
+    }
+
+    func record(_ conversation: Conversation) {
+        guard let store, let scope = storeScope else { return }
+        try? store.save(conversations: [conversation], scope: scope)
+    }
+
+    func record(reply: ChatResponse, userText: String?, clientMessageId: String?) {
+        guard let store, let scope = storeScope else { return }
+        try? store.save(reply: reply, userText: userText, clientMessageId: clientMessageId, scope: scope)
+    }
+
+    // MARK: Local pages
+
+    /// The offset a local cursor (`local:<n>`) names; 0 for none or a server's cursor.
+    static func localOffset(_ cursor: String?) -> Int {
+        guard let cursor, cursor.hasPrefix("local:") else { return 0 }
+        return Int(cursor.dropFirst(6)) ?? 0
+    }
+
+    /// A page of the cached conversations matching `query` (empty without a store).
+    func localConversationPage(_ query: ConversationQuery, offset: Int) throws -> PaginatedResponse<Conversation> {
+        let limit = query.limit ?? 20
+        guard let store, let scope = storeScope else {
+            return PaginatedResponse(data: [], hasMore: false, total: 0, cursor: nil, limit: limit) { _, _ in
+                throw ClientError(.invalidArgument, "no local page")
+            }
+        }
+        let (items, hasMore, total) = try store.conversations(scope: scope, query: query, offset: offset, limit: limit)
+        let next = offset + items.count
+        return PaginatedResponse(
+            data: items, hasMore: hasMore, total: total, cursor: hasMore ? "local:\(next)" : nil, limit: limit
+        ) { [self] cursor, _ in
+            try localConversationPage(query, offset: Self.localOffset(cursor))
+        }
+    }
+
+    /// A page of the cached messages of `conversationId` (empty without a store).
+    func localMessagePage(conversationId: String, offset: Int, limit: Int?) throws -> PaginatedResponse<Message> {
+        let size = limit ?? 20
+        guard let store, let scope = storeScope else {
+            return PaginatedResponse(data: [], hasMore: false, total: 0, cursor: nil, limit: limit) { _, _ in
+                throw ClientError(.invalidArgument, "no local page")
+            }
+        }
+        let (items, hasMore, total) = try store.messages(
+            scope: scope, conversationId: conversationId, offset: offset, limit: size)
+        let next = offset + size
+        return PaginatedResponse(
+            data: items, hasMore: hasMore, total: total, cursor: hasMore ? "local:\(next)" : nil, limit: limit
+        ) { [self] cursor, limit in
+            try localMessagePage(conversationId: conversationId, offset: Self.localOffset(cursor), limit: limit)
+        }
+    }
+}
