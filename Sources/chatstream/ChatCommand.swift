@@ -30,6 +30,9 @@ enum ChatCommand {
         defer { made.finish() }
         let client = made.client
         let printing = !json
+        // The client keeps its current conversation across runs (its store): only one this run
+        // revealed is printed after a failure.
+        let before = client.currentConversationId
         do {
             let response = try await client.send(message, conversationId: conversationId) { callbacks in
                 if printing { callbacks.onTextDelta = { printDelta($0) } }
@@ -44,7 +47,8 @@ enum ChatCommand {
         } catch {
             let partial = (error as? APIError)?.replyStreamError?.partialMessage
             if !json, partial?.text.isEmpty == false { Output.standardOutput("\n") }
-            if let id = partial?.conversationId ?? client.currentConversationId {
+            let revealed = client.currentConversationId.flatMap { $0 == before ? nil : $0 }
+            if let id = partial?.conversationId ?? revealed {
                 Output.standardError(id + "\n")
             }
             return ClientSupport.report(error)
