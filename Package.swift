@@ -17,6 +17,7 @@ var package = Package(
         .library(name: "ChatStreamServer", targets: ["ChatStreamServer"]),
         .executable(name: "chatstream", targets: ["chatstream"]),
         .executable(name: "chatstream-bench", targets: ["chatstream-bench"]),
+        .executable(name: "chatstream-store-bench", targets: ["chatstream-store-bench"]),
     ],
     targets: [
         .systemLibrary(
@@ -51,6 +52,8 @@ var package = Package(
         // Counting malloc for the benchmark's allocation figures; linked into chatstream-bench only.
         .target(name: "CAllocCounter"),
         .executableTarget(name: "chatstream-bench", dependencies: ["ChatStream", "CYajl", "CAllocCounter"]),
+        // Chat and list latency of the local server as its SQLite store grows (see BENCHMARKS.md).
+        .executableTarget(name: "chatstream-store-bench", dependencies: ["ChatStreamServer"]),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "ChatStreamJSONTests", dependencies: ["ChatStreamJSON", "TestSupport"]),
         .testTarget(name: "ChatStreamFramingTests", dependencies: ["ChatStreamFraming", "TestSupport"]),

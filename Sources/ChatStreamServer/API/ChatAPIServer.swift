@@ -29,7 +29,7 @@ import ChatStream
 public final class ChatAPIServer: Sendable {
     /// The configuration the server was created with.
     public let configuration: Configuration
-    private let handlers: ChatAPIHandlers
+    let handlers: ChatAPIHandlers
     private let http: HTTPServer
     private let loadError: (any Error)?
 

@@ -96,12 +96,12 @@ final class ConversationStore: Sendable {
     /// committed before this returns, or none when it throws (the error is rethrown). Live
     /// subscribers are woken after the commit.
     @discardableResult
-    func write<R>(_ body: (StoreTransaction) throws -> R) throws -> R {
+    func write<R>(recordingEvents: Bool = true, _ body: (StoreTransaction) throws -> R) throws -> R {
         var recorded = false
         defer { if recorded { liveEventSignal.notify() } }
         lock.lock()
         defer { lock.unlock() }
-        let capacity = liveEventCapacity
+        let capacity = recordingEvents ? liveEventCapacity : 0
         return try database.transaction {
             let store = StoreTransaction(database: database, previewLength: previewLength)
             let result = try body(store)
