@@ -300,8 +300,11 @@ extension ChatbaseClient {
 
     /// One streamed round: decode the UI message stream, assemble, emit an update per event.
     func streamRound(_ round: Round, index: Int, emit: (ChatUpdate) async -> Void) async throws -> AssembledMessage {
-        let response = try await perform(
-            try roundRequest(round, streaming: true), extensionRoute: false, idempotent: Self.isIdempotent(round))
+        var request = try roundRequest(round, streaming: true)
+        // Only events keep a reply alive: a stream of comments alone times out (PROTOCOLS.md has no
+        // heartbeat for chat streams).
+        request.idleActivity = .serverSentEvents
+        let response = try await perform(request, extensionRoute: false, idempotent: Self.isIdempotent(round))
         var assembler = MessageAssembler()
         do {
             for try await event in response.body.streamEvents(format: .uiMessageStream) {

@@ -152,6 +152,8 @@ final class LiveEventSubscription {
         var request: HTTPRequest
         request = try client.request("GET", ["events"], accept: "text/event-stream")
         request.idleTimeout = options.idleTimeout
+        // The protocol's heartbeat (`: ping`, at least every 15 s) keeps the stream alive; other comments do not.
+        request.idleActivity = .serverSentEvents(keepAliveComment: "ping")
         if let lastHanded { request.headers["Last-Event-ID"] = lastHanded }
         retryAfter = nil
         do {

@@ -13,10 +13,20 @@ public struct HTTPBody: AsyncSequence, Sendable {
     public typealias Element = [UInt8]
 
     private let stream: AsyncThrowingStream<[UInt8], any Error>
+    /// Told the size of each chunk the consumer takes (the transport's flow control).
+    private let taken: (@Sendable (Int) -> Void)?
 
     /// A body fed by an `AsyncThrowingStream` (what transports and test doubles use).
     public init(_ stream: AsyncThrowingStream<[UInt8], any Error>) {
         self.stream = stream
+        self.taken = nil
+    }
+
+    /// A body that reports each chunk its consumer takes to `taken` (how a transport knows its
+    /// buffer drained and reading may resume).
+    init(_ stream: AsyncThrowingStream<[UInt8], any Error>, taken: @escaping @Sendable (Int) -> Void) {
+        self.stream = stream
+        self.taken = taken
     }
 
     /// A body of fixed chunks (default: the whole `bytes` as one chunk; none when empty).
@@ -30,21 +40,25 @@ public struct HTTPBody: AsyncSequence, Sendable {
             for chunk in chunks { continuation.yield(chunk) }
             continuation.finish()
         }
+        self.taken = nil
     }
 
     /// Reads the chunks one by one.
     public struct AsyncIterator: AsyncIteratorProtocol {
         fileprivate var base: AsyncThrowingStream<[UInt8], any Error>.AsyncIterator
+        fileprivate let taken: (@Sendable (Int) -> Void)?
 
         /// The next chunk, nil at the end; throws the transport's error.
         public mutating func next() async throws -> [UInt8]? {
-            try await base.next()
+            let chunk = try await base.next()
+            if let chunk, let taken { taken(chunk.count) }
+            return chunk
         }
     }
 
     /// An iterator over the chunks.
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(base: stream.makeAsyncIterator())
+        AsyncIterator(base: stream.makeAsyncIterator(), taken: taken)
     }
 
     /// The whole body as one array.

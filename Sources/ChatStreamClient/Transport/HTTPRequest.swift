@@ -20,6 +20,9 @@ public struct HTTPRequest: Sendable {
     /// The longest silence allowed: waiting for the response head, and between two body chunks.
     /// A stream that keeps sending is never cut, however long it runs. Default 60 s.
     public var idleTimeout: Duration
+    /// What resets the idle timeout once the head is in (default ``IdleActivity/anyBytes``; chat
+    /// streams use ``IdleActivity/serverSentEvents``, so comments alone do not keep them alive).
+    public var idleActivity: IdleActivity = .anyBytes
 
     /// A request; only the URL is required.
     public init(

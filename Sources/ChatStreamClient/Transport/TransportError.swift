@@ -8,6 +8,7 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
     public struct Kind: Hashable, Sendable, CustomStringConvertible {
         private enum Base: Hashable, Sendable {
             case connectionFailed, connectionLost, timedOut, cancelled, invalidResponse, bodyTooLarge
+            case headerTooLarge, redirectRefused
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -22,8 +23,15 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
         public static let cancelled = Kind(.cancelled)
         /// The server's answer was not a valid HTTP response.
         public static let invalidResponse = Kind(.invalidResponse)
-        /// ``HTTPBody/collect(upTo:)`` read more than its limit.
+        /// ``HTTPBody/collect(upTo:)`` read more than its limit, or a compressed body decoded to more
+        /// than ``URLSessionTransport/Limits/maxDecodedBodyBytes``.
         public static let bodyTooLarge = Kind(.bodyTooLarge)
+        /// The response head was larger than ``URLSessionTransport/Limits/maxResponseHeaderBytes`` (or
+        /// than the HTTP library's own limit on one header line).
+        public static let headerTooLarge = Kind(.headerTooLarge)
+        /// The server redirected to a URL that ``URLSessionTransport/RedirectPolicy`` does not follow
+        /// (by default: another origin).
+        public static let redirectRefused = Kind(.redirectRefused)
 
         /// The kind's name.
         public var description: String { "\(base)" }

@@ -1,8 +1,13 @@
 // URLSessionExchange: the state of one request in flight on URLSessionTransport.
 //
-// Head continuation, body stream continuation, last-activity time and the idle watchdog live
-// behind one mutex; every path that ends the exchange (completion, failure, timeout, consumer
-// cancellation) goes through `end`, which runs once.
+// Head continuation, body stream continuation, last-activity time, flow control and the idle
+// watchdog live behind one mutex; every path that ends the exchange (completion, failure,
+// timeout, consumer cancellation) goes through `end`, which runs once.
+//
+// Flow control: `buffered` counts body bytes yielded to the stream and not yet taken by the
+// consumer (HTTPBody reports each chunk it hands out). When it reaches `maxBufferedBytes`, reading
+// pauses until the consumer has taken half of it (see URLSessionExchange+FlowControl.swift).
+// While paused the idle watchdog does not fire: the silence is the consumer's, not the server's.
 
 import Dispatch
 import Foundation
@@ -14,7 +19,7 @@ import Synchronization
 
 /// One request in flight: bridges delegate callbacks to `send`'s continuation and the body stream.
 final class URLSessionExchange: Sendable {
-    private struct State {
+    struct State {
         var head: CheckedContinuation<HTTPResponse, any Error>?
         var headDelivered = false
         var ended = false
@@ -23,23 +28,45 @@ final class URLSessionExchange: Sendable {
         /// The body, until the head hands it out: the exchange must not keep the stream alive, or
         /// dropping it would not reach `onTermination`.
         var body: HTTPBody?
+        /// Body bytes yielded and not yet taken by the consumer.
+        var buffered = 0
+        /// Reading is paused until the consumer drains to the low-water mark.
+        var paused = false
+        /// Decoded bytes of a compressed body so far; nil for a body without `Content-Encoding`.
+        var decodedBytes: Int?
+        /// Finds complete events when only events count as activity.
+        var scanner: SSEActivityScanner?
+        #if canImport(FoundationNetworking)
+            /// libcurl's pause for this transfer, looked up the first time reading must pause.
+            var curlPause: CurlReceivePause?
+            var lookedForPause = false
+        #endif
     }
 
     /// The session, kept alive while the exchange runs even if its transport is released.
-    private let session: URLSession
+    let session: URLSession
     /// The URLSession task (Sendable in corelibs and on Darwin).
-    private let task: URLSessionDataTask
-    private let idleTimeout: Duration
+    let task: URLSessionDataTask
+    let idleTimeout: Duration
+    let limits: URLSessionTransport.Limits
+    private let idleActivity: HTTPRequest.IdleActivity
+    /// The request's origin: identity headers never leave it.
+    let origin: URL
     private let body: AsyncThrowingStream<[UInt8], any Error>.Continuation
-    private let state: Mutex<State>
+    let state: Mutex<State>
 
-    init(session: URLSession, task: URLSessionDataTask, idleTimeout: Duration) {
+    init(session: URLSession, task: URLSessionDataTask, request: HTTPRequest, limits: URLSessionTransport.Limits) {
         self.session = session
         self.task = task
-        self.idleTimeout = idleTimeout
+        self.idleTimeout = request.idleTimeout
+        self.idleActivity = request.idleActivity
+        self.origin = request.url
+        self.limits = limits
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: [UInt8].self, throwing: (any Error).self)
         body = continuation
-        state = Mutex(State(body: HTTPBody(stream)))
+        state = Mutex(State())
+        let taken: @Sendable (Int) -> Void = { [weak self] count in self?.consumerTook(count) }
+        state.withLock { $0.body = HTTPBody(stream, taken: taken) }
         body.onTermination = { [weak self] termination in
             if case .cancelled = termination {
                 self?.fail(TransportError(.cancelled, "the response body's consumer stopped"))
@@ -58,6 +85,7 @@ final class URLSessionExchange: Sendable {
         }
         if let early {
             continuation.resume(throwing: early)
+            cancelTask()
             return
         }
         task.resume()
@@ -71,15 +99,32 @@ final class URLSessionExchange: Sendable {
             return false
         }
         var headers = HTTPHeaderFields()
+        var headBytes = 0
         for (name, value) in http.allHeaderFields {
-            headers.append(name: "\(name)", value: "\(value)")
+            let field = (name: "\(name)", value: "\(value)")
+            headBytes += field.name.utf8.count + 2 + field.value.utf8.count + 2
+            headers.append(name: field.name, value: field.value)
         }
+        guard headBytes <= limits.maxResponseHeaderBytes else {
+            fail(
+                TransportError(
+                    .headerTooLarge,
+                    "the response head has \(headBytes) bytes of header fields, over the limit of "
+                        + "\(limits.maxResponseHeaderBytes) (URLSessionTransport.Limits.maxResponseHeaderBytes)"))
+            return false
+        }
+        let encoding = headers["Content-Encoding"]?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+        let compressed = !encoding.isEmpty && encoding != "identity"
         let taken: (CheckedContinuation<HTTPResponse, any Error>, HTTPBody)? = state.withLock { state in
             guard !state.ended, let head = state.head, let body = state.body else { return nil }
             state.lastActivity = .now
             state.headDelivered = true
             state.head = nil
             state.body = nil
+            if compressed { state.decodedBytes = 0 }
+            if idleActivity.countsEvents {
+                state.scanner = SSEActivityScanner(keepAliveComment: idleActivity.keepAliveComment)
+            }
             return (head, body)
         }
         guard let (continuation, body) = taken else { return false }
@@ -87,13 +132,57 @@ final class URLSessionExchange: Sendable {
         return true
     }
 
-    /// Body bytes arrived.
+    /// Body bytes arrived (decoded, when the body is compressed).
     func receive(data: Data) {
-        let live = state.withLock { state in
-            state.lastActivity = .now
-            return !state.ended
+        guard !data.isEmpty else { return }
+        let bytes = [UInt8](data)
+        enum Next { case drop, deliver(pause: Bool), tooLarge }
+        let next: Next = state.withLock { state in
+            guard !state.ended else { return .drop }
+            if let decoded = state.decodedBytes {
+                state.decodedBytes = decoded + bytes.count
+                if decoded + bytes.count > limits.maxDecodedBodyBytes { return .tooLarge }
+            }
+            if state.scanner == nil {
+                state.lastActivity = .now
+            } else if state.scanner!.feed(bytes) > 0 {
+                state.lastActivity = .now
+            }
+            state.buffered += bytes.count
+            return .deliver(pause: state.buffered >= limits.maxBufferedBytes)
         }
-        if live, !data.isEmpty { body.yield([UInt8](data)) }
+        switch next {
+        case .drop: return
+        case .tooLarge:
+            fail(
+                TransportError(
+                    .bodyTooLarge,
+                    "the compressed response body decodes to more than \(limits.maxDecodedBodyBytes) bytes "
+                        + "(URLSessionTransport.Limits.maxDecodedBodyBytes)"))
+        case .deliver(let pause):
+            body.yield(bytes)
+            if pause { pauseReadingIfStillFull() }
+        }
+    }
+
+    /// A redirect: the request to follow, or nil (and the exchange fails) when the policy refuses it.
+    func redirect(from response: HTTPURLResponse, to request: URLRequest) -> URLRequest? {
+        guard let target = request.url else { return nil }
+        guard limits.redirects.follows(from: origin, to: target) else {
+            let from = response.url?.absoluteString ?? origin.absoluteString
+            fail(
+                TransportError(
+                    .redirectRefused,
+                    "\(response.statusCode) redirect from \(from) to \(target.absoluteString) not followed: "
+                        + "the redirect policy is \(limits.redirects) (URLSessionTransport.Limits.redirects)"))
+            return nil
+        }
+        guard Origin(target) != Origin(origin) else { return request }
+        var stripped = request
+        for name in URLSessionTransport.identityHeaders {
+            stripped.setValue(nil, forHTTPHeaderField: name)
+        }
+        return stripped
     }
 
     /// URLSession finished the task, with or without an error.
@@ -103,7 +192,7 @@ final class URLSessionExchange: Sendable {
             return
         }
         let headDelivered = state.withLock { $0.headDelivered }
-        end(with: Self.translate(error, afterHead: headDelivered), cancelTask: false)
+        end(with: Self.translate(error, afterHead: headDelivered, limits: limits), cancelTask: false)
     }
 
     /// Ends the exchange with `error` and cancels the network task.
@@ -111,7 +200,7 @@ final class URLSessionExchange: Sendable {
         end(with: error, cancelTask: true)
     }
 
-    private func end(with error: TransportError?, cancelTask: Bool) {
+    private func end(with error: TransportError?, cancelTask shouldCancel: Bool) {
         // The undelivered body leaves the lock before it is released: dropping it runs `onTermination`.
         let (head, undeliveredBody): (CheckedContinuation<HTTPResponse, any Error>?, HTTPBody?) = state.withLock {
             state in
@@ -121,6 +210,7 @@ final class URLSessionExchange: Sendable {
                 state.pendingFailure = error ?? TransportError(.invalidResponse, "finished without a response")
             }
             state.ended = true
+            state.paused = false
             defer {
                 state.head = nil
                 state.body = nil
@@ -135,7 +225,14 @@ final class URLSessionExchange: Sendable {
             head?.resume(throwing: TransportError(.invalidResponse, "the request finished without a response head"))
             body.finish()
         }
-        if cancelTask { task.cancel() }
+        if shouldCancel { cancelTask() }
+    }
+
+    /// Cancels the task off the calling thread: on Linux delegate callbacks run on the queue that
+    /// drives libcurl, and `cancel()` waits for that queue.
+    private func cancelTask() {
+        let task = task
+        DispatchQueue.global().async { task.cancel() }
     }
 
     // MARK: - Idle watchdog
@@ -151,37 +248,19 @@ final class URLSessionExchange: Sendable {
     private func checkIdle() {
         let remaining: Duration? = state.withLock { state in
             guard !state.ended else { return nil }
+            // Paused on the consumer's account: not the server's silence.
+            if state.paused { state.lastActivity = .now }
             return idleTimeout - (ContinuousClock.now - state.lastActivity)
         }
         guard let remaining else { return }
         if remaining <= .zero {
-            let what = state.withLock { $0.headDelivered } ? "the next body chunk" : "the response"
-            fail(TransportError(.timedOut, "no data for \(idleTimeout) while waiting for \(what)"))
+            let (headDelivered, countsEvents) = state.withLock { ($0.headDelivered, $0.scanner != nil) }
+            let what =
+                !headDelivered
+                ? "the response" : countsEvents ? "the next event (comments do not count)" : "the next body chunk"
+            fail(TransportError(.timedOut, "nothing for \(idleTimeout) while waiting for \(what)"))
         } else {
             scheduleWatchdog(after: remaining)
         }
-    }
-
-    // MARK: - Errors
-
-    /// Maps a URLSession error to a ``TransportError``.
-    static func translate(_ error: any Error, afterHead: Bool) -> TransportError {
-        guard let urlError = error as? URLError else {
-            return TransportError(afterHead ? .connectionLost : .connectionFailed, "\(error)")
-        }
-        let message = urlError.localizedDescription + " (URLError \(urlError.code.rawValue))"
-        let kind: TransportError.Kind
-        switch urlError.code {
-        case .cancelled: kind = .cancelled
-        case .timedOut: kind = .timedOut
-        case .badServerResponse, .cannotParseResponse, .cannotDecodeRawData, .cannotDecodeContentData:
-            kind = .invalidResponse
-        case .networkConnectionLost: kind = .connectionLost
-        case .cannotConnectToHost, .cannotFindHost, .dnsLookupFailed, .notConnectedToInternet,
-            .secureConnectionFailed, .badURL, .unsupportedURL:
-            kind = afterHead ? .connectionLost : .connectionFailed
-        default: kind = afterHead ? .connectionLost : .connectionFailed
-        }
-        return TransportError(kind, message, underlyingError: urlError)
     }
 }

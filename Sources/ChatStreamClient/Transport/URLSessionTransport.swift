@@ -3,15 +3,21 @@
 // `URLSession.bytes(for:)` does not exist in swift-corelibs-foundation, so responses are read with a
 // `URLSessionDataDelegate`: the head resumes `send`'s continuation at `didReceive response`, each
 // `didReceive data` is yielded to the body's `AsyncThrowingStream` as it comes, and completion ends
-// or fails that stream. One session (and one delegate) serves every request; the delegate finds the
-// request's `URLSessionExchange` by task identifier.
+// or fails that stream. One session (and one delegate) serves every request; the delegate finds
+// the request's `URLSessionExchange` by session and task identifier. On Linux the delegate's
+// callbacks run inline on the queue that drives libcurl (InlineOperationQueue), so that flow
+// control can pause libcurl there (see URLSessionExchange+FlowControl.swift).
+//
+// Limits (URLSessionTransport.Limits): bytes in flight (reading pauses at the ceiling), the decoded
+// size of a compressed body, the size of the response head, and which redirects are followed
+// (identity headers never go to another origin).
 //
 // Cancellation: cancelling the task awaiting `send`, cancelling the task iterating the body, or
 // dropping the body all cancel the `URLSessionTask` (the stream's `onTermination`).
 //
 // Idle timeout: corelibs' `timeoutInterval` is an idle timer too, but it counts whole seconds only;
 // and Darwin's differs in detail. So each exchange runs its own watchdog with the request's
-// `idleTimeout` (the URLRequest's own timeout is set well above it as a backstop).
+// `idleTimeout` and `idleActivity` (the URLRequest's own timeout is set well above it as a backstop).
 
 import Foundation
 import Synchronization
@@ -28,18 +34,26 @@ import Synchronization
 /// for try await chunk in response.body { ... }   // chunks as the server sends them
 /// ```
 public final class URLSessionTransport: HTTPTransport {
+    /// What the transport buffers and accepts (bytes in flight, decoded body, head, redirects).
+    public let limits: Limits
     private let session: URLSession
     private let delegate: URLSessionTransportDelegate
 
-    /// A transport with its own session built from `configuration` (default: ephemeral, no cache,
-    /// no cookies). Redirects are followed.
-    public init(configuration: URLSessionConfiguration = .ephemeral) {
+    /// A transport whose sessions are built from `configuration` (default: ephemeral, no cache,
+    /// no cookies) and that holds to `limits` (default ``Limits/init(maxBufferedBytes:maxDecodedBodyBytes:maxResponseHeaderBytes:redirects:)``:
+    /// 1 MiB in flight, 64 MiB decoded, 64 KiB of head, same-origin redirects only).
+    public init(configuration: URLSessionConfiguration = .ephemeral, limits: Limits = Limits()) {
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         configuration.httpShouldSetCookies = false
+        self.limits = limits
         let delegate = URLSessionTransportDelegate()
-        let queue = OperationQueue()
-        queue.maxConcurrentOperationCount = 1
+        #if canImport(FoundationNetworking)
+            let queue: OperationQueue = InlineOperationQueue()
+        #else
+            let queue = OperationQueue()
+            queue.maxConcurrentOperationCount = 1
+        #endif
         queue.name = "URLSessionTransport"
         self.delegate = delegate
         self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
@@ -52,7 +66,8 @@ public final class URLSessionTransport: HTTPTransport {
 
     /// Sends `request` and returns when the response head arrives.
     ///
-    /// - Throws: ``TransportError`` (`.connectionFailed`, `.timedOut`, `.cancelled`, `.invalidResponse`).
+    /// - Throws: ``TransportError`` (`.connectionFailed`, `.timedOut`, `.cancelled`, `.invalidResponse`,
+    ///   `.headerTooLarge`, `.redirectRefused`).
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.method
@@ -63,11 +78,13 @@ public final class URLSessionTransport: HTTPTransport {
         let idleSeconds =
             Double(request.idleTimeout.components.seconds)
             + Double(request.idleTimeout.components.attoseconds) / 1e18
-        urlRequest.timeoutInterval = max(idleSeconds * 2, idleSeconds + 30)
+        // The library's own timer is a backstop only: it also runs while reading is paused for a slow
+        // consumer, which the exchange's watchdog allows.
+        urlRequest.timeoutInterval = max(idleSeconds * 4, idleSeconds + 600)
 
         let task = session.dataTask(with: urlRequest)
-        let exchange = URLSessionExchange(session: session, task: task, idleTimeout: request.idleTimeout)
-        delegate.register(exchange, for: task.taskIdentifier)
+        let exchange = URLSessionExchange(session: session, task: task, request: request, limits: limits)
+        delegate.register(exchange, for: task, in: session)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 exchange.start(head: continuation)
