@@ -27,9 +27,31 @@ def gzip_bomb(path="/tmp/chatstream-bomb-1g.gz"):
     return bomb
 
 
+def read_request(conn):
+    """Reads the whole request (head and Content-Length body): closing with unread bytes would
+    reset the connection and drop what the client has not read yet."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        piece = conn.recv(65536)
+        if not piece:
+            return
+        data += piece
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = 0
+    for line in head.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            length = int(value.strip() or 0)
+    while len(body) < length:
+        piece = conn.recv(65536)
+        if not piece:
+            return
+        body += piece
+
+
 def serve(conn, mode, deadline, bomb):
     try:
-        conn.recv(65536)
+        read_request(conn)
         head = (b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n"
                 b"x-vercel-ai-ui-message-stream: v1\r\n")
         if mode == "bomb":

@@ -3,7 +3,9 @@
 // `buffered` counts body bytes yielded and not yet taken. When a chunk takes it to the ceiling
 // (`Limits.maxBufferedBytes`), reading pauses; once the consumer has taken it down to half the
 // ceiling, reading resumes. While reading is paused the socket is not read, so TCP pushes back on
-// the server, and memory holds at the ceiling plus what one read decodes to.
+// the server, and memory holds at the ceiling plus what one read decodes to. A pause stops the idle
+// clock only when the buffer holds activity the consumer has not taken (any byte, or with
+// events-only activity a complete event): a consumer kept busy by comments alone still times out.
 //
 // Linux: libcurl's receive pause (CurlReceivePause), from the body callback, which runs on the
 // queue that drives libcurl. If that pause cannot be found, the request fails once the consumer is
@@ -34,7 +36,7 @@ extension URLSessionExchange {
                 guard let pause = state.curlPause else {
                     return state.buffered >= limits.maxBufferedBytes * Self.overflowFactor ? .overflow : .none
                 }
-                state.paused = true
+                state.notePause()
                 return .pause(pause)
             }
             switch action {
@@ -54,7 +56,7 @@ extension URLSessionExchange {
         #else
             state.withLock { state in
                 guard !state.ended, !state.paused, state.buffered >= limits.maxBufferedBytes else { return }
-                state.paused = true
+                state.notePause()
                 task.suspend()
             }
         #endif
@@ -65,18 +67,20 @@ extension URLSessionExchange {
         #if canImport(FoundationNetworking)
             let resume: CurlReceivePause? = state.withLock { state in
                 state.buffered -= count
+                state.takenTotal += count
                 guard state.paused, state.buffered <= limits.maxBufferedBytes / 2 else { return nil }
                 state.paused = false
-                state.lastActivity = .now
+                if state.pauseHeldActivity { state.lastActivity = .now }
                 return state.curlPause
             }
             resume?.resumeReceiving(if: { [weak self] in self?.isRunning ?? false })
         #else
             state.withLock { state in
                 state.buffered -= count
+                state.takenTotal += count
                 guard state.paused, state.buffered <= limits.maxBufferedBytes / 2 else { return }
                 state.paused = false
-                state.lastActivity = .now
+                if state.pauseHeldActivity { state.lastActivity = .now }
                 task.resume()
             }
         #endif

@@ -7,7 +7,8 @@
 // Flow control: `buffered` counts body bytes yielded to the stream and not yet taken by the
 // consumer (HTTPBody reports each chunk it hands out). When it reaches `maxBufferedBytes`, reading
 // pauses until the consumer has taken half of it (see URLSessionExchange+FlowControl.swift).
-// While paused the idle watchdog does not fire: the silence is the consumer's, not the server's.
+// While paused with activity not yet taken in the buffer, the idle clock stops: that silence is
+// the consumer's, not the server's.
 
 import Dispatch
 import Foundation
@@ -32,6 +33,20 @@ final class URLSessionExchange: Sendable {
         var buffered = 0
         /// Reading is paused until the consumer drains to the low-water mark.
         var paused = false
+        /// Body bytes received, and taken by the consumer, since the head.
+        var receivedTotal = 0
+        var takenTotal = 0
+        /// `receivedTotal` just after the last complete event (events-only activity).
+        var lastEventEnd = 0
+        /// Whether the buffer held a complete event the consumer had not taken when reading paused:
+        /// only then is the pause the consumer's delay rather than the server's silence.
+        var pauseHeldActivity = false
+
+        /// Reading pauses: the idle clock stops only if the buffer holds activity not yet taken.
+        mutating func notePause() {
+            paused = true
+            pauseHeldActivity = scanner == nil || takenTotal < lastEventEnd
+        }
         /// Decoded bytes of a compressed body so far; nil for a body without `Content-Encoding`.
         var decodedBytes: Int?
         /// Finds complete events when only events count as activity.
@@ -143,10 +158,12 @@ final class URLSessionExchange: Sendable {
                 state.decodedBytes = decoded + bytes.count
                 if decoded + bytes.count > limits.maxDecodedBodyBytes { return .tooLarge }
             }
+            state.receivedTotal += bytes.count
             if state.scanner == nil {
                 state.lastActivity = .now
             } else if state.scanner!.feed(bytes) > 0 {
                 state.lastActivity = .now
+                state.lastEventEnd = state.receivedTotal
             }
             state.buffered += bytes.count
             return .deliver(pause: state.buffered >= limits.maxBufferedBytes)
@@ -248,8 +265,8 @@ final class URLSessionExchange: Sendable {
     private func checkIdle() {
         let remaining: Duration? = state.withLock { state in
             guard !state.ended else { return nil }
-            // Paused on the consumer's account: not the server's silence.
-            if state.paused { state.lastActivity = .now }
+            // Paused with activity the consumer has not taken: its delay, not the server's silence.
+            if state.paused && state.pauseHeldActivity { state.lastActivity = .now }
             return idleTimeout - (ContinuousClock.now - state.lastActivity)
         }
         guard let remaining else { return }

@@ -113,4 +113,59 @@ struct URLSessionTransportIdleActivityTests {
             #expect(ContinuousClock.now - start < .seconds(15))
         }
     }
+
+    /// A handler that writes `line` as fast as the client takes it for `duration`, then `data: end`.
+    static func flooding(_ line: String, for duration: Duration) -> HTTPServer.Handler {
+        { _, response in
+            try response.startStream(status: 200, headers: [("Content-Type", "text/event-stream")])
+            let block = String(repeating: line, count: max(1, 4096 / line.utf8.count))
+            let start = ContinuousClock.now
+            do {
+                while ContinuousClock.now - start < duration { try response.write(block) }
+                try response.write("data: end\n\n")
+                try response.finishStream()
+            } catch {
+                // The client gave up.
+            }
+        }
+    }
+
+    /// Reads with a pause after every chunk (a consumer slower than the network); the error it ended with.
+    static func readSlowly(_ response: HTTPResponse) async -> (bytes: Int, tail: [UInt8], error: (any Error)?) {
+        var count = 0
+        var tail: [UInt8] = []
+        do {
+            for try await chunk in response.body {
+                count += chunk.count
+                tail = Array((tail + chunk).suffix(64))
+                try await Task.sleep(for: .milliseconds(2))
+            }
+            return (count, tail, nil)
+        } catch {
+            return (count, tail, error)
+        }
+    }
+
+    @Test func commentsAtFullSpeedToASlowConsumerStillTimeOut() async throws {
+        // Reading pauses all the time here; pauses over a buffer of comments are not the consumer's delay.
+        try await TestHelpers.withServer(handler: Self.flooding(": keep-alive\n", for: .seconds(30))) { server in
+            let transport = URLSessionTransport(limits: URLSessionTransport.Limits(maxBufferedBytes: 32 << 10))
+            let start = ContinuousClock.now
+            let response = try await transport.send(Self.request(server, .serverSentEvents))
+            let (bytes, _, error) = await Self.readSlowly(response)
+            #expect((error as? TransportError)?.kind == .timedOut, "got \(String(describing: error))")
+            #expect(bytes > 32 << 10, "the comments were read until the timeout")
+            #expect(ContinuousClock.now - start < .seconds(20))
+        }
+    }
+
+    @Test func eventsAtFullSpeedToASlowConsumerDoNotTimeOut() async throws {
+        try await TestHelpers.withServer(handler: Self.flooding("data: {}\n\n", for: .milliseconds(1500))) { server in
+            let transport = URLSessionTransport(limits: URLSessionTransport.Limits(maxBufferedBytes: 32 << 10))
+            let response = try await transport.send(Self.request(server, .serverSentEvents))
+            let (_, tail, error) = await Self.readSlowly(response)
+            #expect(error == nil, "got \(String(describing: error))")
+            #expect(String(decoding: tail, as: UTF8.self).hasSuffix("data: end\n\n"))
+        }
+    }
 }

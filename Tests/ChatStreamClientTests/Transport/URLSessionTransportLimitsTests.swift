@@ -15,7 +15,7 @@ struct URLSessionTransportLimitsTests {
     static func patternByte(_ index: Int) -> UInt8 { UInt8(truncatingIfNeeded: index % 251) }
 
     @Test func readingPausesWhileTheConsumerIsBehindAndResumesAsItDrains() async throws {
-        let total = 32 << 20
+        let total = 16 << 20
         let piece = 64 << 10
         let pattern = (0..<piece + 251).map(Self.patternByte)
         let written = Shared(0)
@@ -51,7 +51,7 @@ struct URLSessionTransportLimitsTests {
             }
             check(try await iterator.next() ?? [])
             // The consumer stops; the server must stall well before the end (without flow control
-            // the client takes all 32 MiB at once).
+            // the client takes all 16 MiB at once).
             var last = -1
             var stableSince = ContinuousClock.now
             while ContinuousClock.now - stableSince < .milliseconds(1500), written.value < total {
@@ -63,7 +63,7 @@ struct URLSessionTransportLimitsTests {
             }
             // What the server got out: the 256 KiB ceiling, both sockets' buffers, the server's send buffer.
             #expect(
-                written.value < 16 << 20, "the server wrote \(written.value) bytes to a consumer that read one chunk")
+                written.value < 8 << 20, "the server wrote \(written.value) bytes to a consumer that read one chunk")
             // Paused longer than the idle timeout (1 s): the consumer's pause, not the server's silence.
             while let chunk = try await iterator.next() { check(chunk) }
             #expect(count == total)
