@@ -12,7 +12,8 @@ enum ServeCommand {
             .value("host", "127.0.0.1"), .value("port", "8787"), .value("agent", "ID"), .value("data", "FILE"),
             .value("delay-ms", "N"), .value("chunk-size", "N"), .value("drop-after", "N"),
             .value("fail-status", "CODE"), .value("events-drop-every", "N"), .switch("allow-fault-header"),
-            .value("jwt-secret", "SECRET"),
+            .value("jwt-secret", "SECRET"), .value("max-connections", "N"),
+            .value("max-connections-per-address", "N"),
             .switch("no-extensions"),
         ],
         summary: "run the local Chatbase-compatible server until SIGINT/SIGTERM (fault flags for testing clients)",
@@ -67,6 +68,10 @@ enum ServeCommand {
         if let secret = parsed.value("jwt-secret") {
             guard !secret.isEmpty else { throw ArgumentParser.UsageError(message: "--jwt-secret needs a value") }
             configuration.jwtSecret = secret
+        }
+        if let cap = try number("max-connections", 1...65_536) { configuration.http.maxConnections = cap }
+        if let cap = try number("max-connections-per-address", 1...65_536) {
+            configuration.http.maxConnectionsPerAddress = cap
         }
         // The fault flags make this a test server: per-request fault headers are honoured too.
         configuration.allowsFaultHeader = parsed.has("allow-fault-header") || !configuration.fault.isEmpty

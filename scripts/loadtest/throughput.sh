@@ -2,6 +2,8 @@
 # Loopback throughput of `chatstream serve`: requests/s and p50/p99 latency for a conversation list
 # and a streamed chat at 1, 16, 64 and 256 connections (wrk, DURATION seconds each, 2 threads).
 # usage: scripts/loadtest/throughput.sh PATH/TO/chatstream [PORT] [DURATION]
+# wrk connects from one address, so a server with a per-address cap gets SERVE_FLAGS such as
+# "--max-connections 600 --max-connections-per-address 600" (the caps are for hostile peers).
 set -euo pipefail
 bin=$1; port=${2:-18787}; duration=${3:-5}
 here=$(cd "$(dirname "$0")" && pwd)

@@ -37,6 +37,8 @@ final class ConversationStore: Sendable {
     let liveEventCapacity: Int
     /// Wakes live-event subscribers after a transaction that recorded events committed.
     let liveEventSignal = LiveEventSignal()
+    /// The newest live events in memory, for the subscribers a commit wakes.
+    private let liveEventTail: LiveEventTail
     /// The key that seals page cursors (see PageCursor), kept in the database.
     let cursorKey: [UInt8]
 
@@ -60,6 +62,8 @@ final class ConversationStore: Sendable {
             readOnly.readOnly = true
             for _ in 0..<max(1, readerCount) { pool.append(try SQLiteDatabase(path: path, options: readOnly)) }
         }
+        let log = StoreTransaction(database: database)
+        liveEventTail = LiveEventTail(lastId: try log.lastEventId(), evictedThrough: try log.eventEvictions())
         hasReaders = !pool.isEmpty
         readerSlots = DispatchSemaphore(value: pool.count)
         readers = Mutex(pool)
@@ -102,12 +106,17 @@ final class ConversationStore: Sendable {
         lock.lock()
         defer { lock.unlock() }
         let capacity = recordingEvents ? liveEventCapacity : 0
-        return try database.transaction {
+        let (result, changes) = try database.transaction {
             let store = StoreTransaction(database: database, previewLength: previewLength)
             let result = try body(store)
-            if capacity > 0 { recorded = try store.recordLiveEvents(capacity: capacity) }
-            return result
+            if capacity > 0 { try store.recordLiveEvents(capacity: capacity) }
+            return (result, store.changes)
         }
+        // Committed: the events join the in-memory tail (still under the writer's lock, so in ID order).
+        let events = changes.recordedEvents
+        liveEventTail.append(events, evictions: changes.evictions)
+        recorded = !events.isEmpty
+        return result
     }
 
     /// Records one live event about `conversationId` that changes no conversation (typing), in a
@@ -121,6 +130,7 @@ final class ConversationStore: Sendable {
 
     /// What a subscriber of `audiences` gets after event `id`, and the log's last ID.
     func liveEvents(after id: Int, audiences: [String]) -> (LiveEventResumption, lastId: Int) {
-        (try? read { store in try store.liveEvents(after: id, audiences: audiences) }) ?? (.events([]), 0)
+        if let answer = liveEventTail.events(after: id, audiences: audiences) { return answer }
+        return (try? read { store in try store.liveEvents(after: id, audiences: audiences) }) ?? (.events([]), 0)
     }
 }

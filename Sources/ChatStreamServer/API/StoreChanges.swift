@@ -10,6 +10,8 @@ final class StoreChanges {
     /// Sequence numbers of the messages appended in this transaction, per conversation.
     private(set) var appendedMessages: [String: [Int]] = [:]
     private var seen: Set<String> = []
+    /// The live events this transaction recorded, with their audiences (kept by ``reset()``).
+    private(set) var recordedEvents: [(audience: String, record: LiveEventRecord)] = []
 
     /// Notes that conversation `id` changed.
     func changed(_ id: String) {
@@ -28,7 +30,20 @@ final class StoreChanges {
         changed(id)
     }
 
-    /// Forgets everything noted (after the events were recorded).
+    /// Per audience, the newest event ID this transaction pruned (kept by ``reset()``).
+    private(set) var evictions: [String: Int] = [:]
+
+    /// Notes that `audience`'s events up to `id` were pruned.
+    func evicted(_ audience: String, through id: Int) {
+        evictions[audience] = max(evictions[audience] ?? 0, id)
+    }
+
+    /// Notes a live event recorded for `audience`.
+    func recorded(_ record: LiveEventRecord, for audience: String) {
+        recordedEvents.append((audience, record))
+    }
+
+    /// Forgets the changes noted (after their events were recorded).
     func reset() {
         conversations = []
         createdConversations = []

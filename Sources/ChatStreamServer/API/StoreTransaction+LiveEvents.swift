@@ -31,9 +31,9 @@ enum LiveEventResumption: Equatable {
 
 extension StoreTransaction {
     /// Records the live events of what this transaction changed, keeping at most `capacity` per
-    /// audience; returns whether it recorded any.
-    func recordLiveEvents(capacity: Int) throws -> Bool {
-        guard !changes.conversations.isEmpty else { return false }
+    /// audience (each event recorded is also noted in ``changes``).
+    func recordLiveEvents(capacity: Int) throws {
+        guard !changes.conversations.isEmpty else { return }
         var changed: [ConversationRecord] = []
         for id in changes.conversations {
             if let record = try conversation(id) { changed.append(record) }
@@ -62,7 +62,6 @@ extension StoreTransaction {
         }
         changes.reset()
         for audience in audiences { try prune(audience: audience, capacity: capacity) }
-        return true
     }
 
     /// Records one event about `conversationId` that is not a change of it (typing), for its audience.
@@ -102,6 +101,7 @@ extension StoreTransaction {
         try database.run(
             "INSERT INTO events(owner_key, type, data, created_at) VALUES (?1, ?2, ?3, ?4)",
             [audience, type, data.jsonText, ChatAPIHandlers.now])
+        changes.recorded(LiveEventRecord(id: database.lastInsertRowID, type: type, data: data), for: audience)
     }
 
     /// Drops `audience`'s events beyond its newest `capacity`, remembering the newest ID dropped.
@@ -118,5 +118,13 @@ extension StoreTransaction {
             ON CONFLICT(owner_key) DO UPDATE SET through = max(through, excluded.through)
             """,
             [audience, boundary])
+        changes.evicted(audience, through: boundary)
+    }
+
+    /// Per audience, the newest event ID pruned.
+    func eventEvictions() throws -> [String: Int] {
+        Dictionary(
+            try database.query("SELECT owner_key, through FROM event_evictions") { ($0.text(0), $0.int(1)) },
+            uniquingKeysWith: max)
     }
 }
