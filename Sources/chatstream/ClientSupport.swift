@@ -1,4 +1,4 @@
-// Shared by the client commands (chat, conversations, messages, conversation, close, tag, read):
+// Shared by the client commands (chat, sync, conversations, messages, conversation, close, tag, read):
 // the --base-url/--agent options, the embedded local server when no --base-url is given, and the
 // error contract (`error: <STATUS> <CODE>: <message>` on stderr, exit 1).
 
@@ -17,7 +17,7 @@ enum ClientSupport {
             guard let url = URL(string: base), url.scheme == "http" || url.scheme == "https", url.host != nil else {
                 throw ArgumentParser.UsageError(message: "--base-url needs an http(s) URL, got \"\(base)\"")
             }
-            return (ChatbaseClient(agentId: agent, baseURL: url), {})
+            return (configured(ChatbaseClient(agentId: agent, baseURL: url, store: HistoryStore.platformDefault)), {})
         }
         let directory = ChatStreamPaths.dataDirectory
         try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -34,7 +34,27 @@ enum ClientSupport {
             throw EmbeddedServerError(message: "cannot start the embedded server: \(error)")
         }
         let url = URL(string: "http://127.0.0.1:\(server.port)")!
-        return (ChatbaseClient(agentId: agent, baseURL: url), { server.stop() })
+        // The embedded server's port changes every run: its history is filed under one name.
+        let store = try? HistoryStore(path: HistoryStore.defaultPath, serverName: "embedded")
+        return (configured(ChatbaseClient(agentId: agent, baseURL: url, store: store)), { server.stop() })
+    }
+
+    /// The CLI's client: the outbox is sent by `chatstream sync` only (a command's process may end
+    /// before a background send would).
+    static func configured(_ client: ChatbaseClient) -> ChatbaseClient {
+        client.sendsOutboxAutomatically = false
+        return client
+    }
+
+    /// `--source network|local|auto` (default network).
+    static func source(_ parsed: ArgumentParser) throws -> HistorySource {
+        switch parsed.value("source") {
+        case nil, "network": return .network
+        case "local": return .local
+        case "auto": return .localThenNetwork
+        case let other?:
+            throw ArgumentParser.UsageError(message: "--source must be network, local or auto, got \"\(other)\"")
+        }
     }
 
     /// The embedded server's SQLite database in `directory` (`server-data.sqlite`). A JSON data file

@@ -9,6 +9,7 @@ enum CommandTable {
         ReplayCommand.command,
         ServeCommand.command,
         ChatCommand.command,
+        SyncCommand.command,
         HistoryCommands.conversations,
         HistoryCommands.messages,
         HistoryCommands.conversation,

@@ -2,7 +2,9 @@
 // conversation, close, tag and read; their flags are in the `Command` values below.
 //
 // `--json` prints one JSON object per line in the wire shape. `--all` follows the pages to the
-// end; messages are then printed oldest to newest overall. API errors: `error: <STATUS> <CODE>:
+// end; messages are then printed oldest to newest overall. `conversations` and `messages` take
+// `--source network|local|auto` (default network): `local` reads the client's cache only,
+// `auto` prints the cached lines first, then only the server's lines that are new or changed. API errors: `error: <STATUS> <CODE>:
 // <message>` on stderr, exit 1; bad flags: usage, exit 2.
 
 import ChatStream
@@ -14,11 +16,12 @@ enum HistoryCommands {
     static let common: [Flag] = [.baseURL, .agent, .json]
     static let limit = Flag.value("limit", "N")
     static let all = Flag.switch("all")
+    static let source = Flag.value("source", "network|local|auto")
 
     static let conversations = Command(
         "conversations",
         flags: common + [
-            limit, all, .value("status", "ongoing|ended|taken_over", repeatable: true),
+            limit, all, source, .value("status", "ongoing|ended|taken_over", repeatable: true),
             .value("tag", "T", repeatable: true), .switch("unread"), .value("search", "TEXT"),
             .value("order", "asc|desc"),
         ],
@@ -26,12 +29,13 @@ enum HistoryCommands {
         run: { try await execute(conversationsPlan($0), $0) })
 
     static let messages = Command(
-        "messages", operands: "CONVERSATION_ID", flags: common + [limit, all],
+        "messages", operands: "CONVERSATION_ID", flags: common + [limit, all, source],
         summary: "list a conversation's messages (--all: oldest to newest)",
         run: { parsed in
             try parsed.expectPositional(1, "exactly one CONVERSATION_ID", command: "messages")
             let plan = Plan.messages(
-                parsed.positional[0], limit: try ClientSupport.limit(parsed), all: parsed.has("all"))
+                parsed.positional[0], limit: try ClientSupport.limit(parsed), all: parsed.has("all"),
+                source: try ClientSupport.source(parsed))
             return try await execute(plan, parsed)
         })
 
@@ -69,8 +73,8 @@ enum HistoryCommands {
 
     /// What a command does, checked before any server is started.
     enum Plan: Sendable {
-        case conversations(ConversationQuery, all: Bool)
-        case messages(String, limit: Int?, all: Bool)
+        case conversations(ConversationQuery, all: Bool, source: HistorySource)
+        case messages(String, limit: Int?, all: Bool, source: HistorySource)
         case conversation(String)
         case close(String)
         case tag(String, [String])
@@ -95,7 +99,7 @@ enum HistoryCommands {
             }
             query.order = known
         }
-        return .conversations(query, all: parsed.has("all"))
+        return .conversations(query, all: parsed.has("all"), source: try ClientSupport.source(parsed))
     }
 
     /// Starts the client (an embedded server without `--base-url`) and carries `plan` out.
@@ -109,24 +113,28 @@ enum HistoryCommands {
 
     static func execute(_ plan: Plan, client: ChatbaseClient, json: Bool) async throws {
         switch plan {
-        case .conversations(let query, let all):
-            var page: PaginatedResponse<Conversation>? = try await client.listConversations(query)
-            while let current = page {
-                for conversation in current.data { print(conversation, json: json) }
-                Output.flush()
-                page = all ? try await current.loadMore() : nil
+        case .conversations(let query, let all, let source):
+            try await printInTurn(source) { source in
+                var lines: [String] = []
+                var page: PaginatedResponse<Conversation>? = try await client.listConversations(query, source: source)
+                while let current = page {
+                    lines += current.data.map { line($0, json: json) }
+                    page = all ? try await current.loadMore() : nil
+                }
+                return lines
             }
-        case .messages(let id, let limit, let all):
-            var pages: [[Message]] = []
-            var page: PaginatedResponse<Message>? = try await client.listMessages(conversationId: id, limit: limit)
-            while let current = page {
-                pages.append(current.data)
-                page = all ? try await current.loadMore() : nil
-            }
-            // Each later page is older: print oldest to newest overall, never an ID twice.
-            var seen = Set<String>()
-            for message in pages.reversed().joined() where seen.insert(message.id).inserted {
-                print(message, json: json)
+        case .messages(let id, let limit, let all, let source):
+            try await printInTurn(source) { source in
+                var pages: [[Message]] = []
+                var page: PaginatedResponse<Message>? = try await client.listMessages(
+                    conversationId: id, limit: limit, source: source)
+                while let current = page {
+                    pages.append(current.data)
+                    page = all ? try await current.loadMore() : nil
+                }
+                // Each later page is older: print oldest to newest overall, never an ID twice.
+                var seen = Set<String>()
+                return pages.reversed().joined().filter { seen.insert($0.id).inserted }.map { line($0, json: json) }
             }
         case .conversation(let id):
             print(try await client.conversation(id: id), json: json)
@@ -139,29 +147,49 @@ enum HistoryCommands {
         }
     }
 
-    static func print(_ conversation: Conversation, json: Bool) {
-        if json {
-            Output.standardOutput(conversation.jsonValue.jsonText + "\n")
+    /// Prints the lines `source` gives (`auto`: the cache's, then the server's that are new or
+    /// changed), flushing after each batch.
+    static func printInTurn(
+        _ source: HistorySource, _ lines: (HistorySource) async throws -> [String]
+    ) async throws {
+        guard source == .localThenNetwork else {
+            for text in try await lines(source) { Output.standardOutput(text) }
             return
         }
+        let cached = try await lines(.local)
+        for text in cached { Output.standardOutput(text) }
+        Output.flush()
+        let printed = Set(cached)
+        for text in try await lines(.network) where !printed.contains(text) { Output.standardOutput(text) }
+    }
+
+    static func print(_ conversation: Conversation, json: Bool) {
+        Output.standardOutput(line(conversation, json: json))
+    }
+
+    static func print(_ message: Message, json: Bool) {
+        Output.standardOutput(line(message, json: json))
+    }
+
+    /// A conversation's output line (with its newline).
+    static func line(_ conversation: Conversation, json: Bool) -> String {
+        if json { return conversation.jsonValue.jsonText + "\n" }
         var line = "\(conversation.id)\t\(conversation.status.rawValue)\t\(timestamp(conversation.updatedAt))"
         line += "\t\(conversation.title ?? "(untitled)")"
         if let tags = conversation.tags, !tags.isEmpty { line += "\t[\(tags.joined(separator: ", "))]" }
         if let unread = conversation.unreadCount, unread > 0 { line += "\t(\(unread) unread)" }
-        Output.standardOutput(line + "\n")
+        return line + "\n"
     }
 
-    static func print(_ message: Message, json: Bool) {
-        if json {
-            Output.standardOutput(message.jsonValue.jsonText + "\n")
-            return
-        }
+    /// A message's output line (with its newline).
+    static func line(_ message: Message, json: Bool) -> String {
+        if json { return message.jsonValue.jsonText + "\n" }
         var text = message.text
         if text.isEmpty {
             text = message.assembledParts.map { "[\($0.jsonValue["type"]?.stringValue ?? "part")]" }.joined(
                 separator: " ")
         }
-        Output.standardOutput("\(message.id)\t\(timestamp(message.date))\t\(message.sender.rawValue): \(text)\n")
+        return "\(message.id)\t\(timestamp(message.date))\t\(message.sender.rawValue): \(text)\n"
     }
 
     static func timestamp(_ date: Date) -> String {

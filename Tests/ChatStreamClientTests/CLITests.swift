@@ -119,6 +119,8 @@ struct CLITests {
         ["conversation"], ["close"], ["close", "a", "b"], ["tag"], ["read", "only-one"],
         ["read", "a", "b", "--tag", "x"],
         ["serve", "--port", "x"], ["serve", "--fail-status", "200"], ["nonsense"],
+        ["conversations", "--source", "sideways"], ["messages", "c1", "--source", "cache"], ["sync", "extra"],
+        ["sync", "--bogus"],
     ])
     func badFlagsPrintUsageAndExit2(arguments: [String]) async throws {
         let home = try Home()
@@ -136,7 +138,8 @@ struct CLITests {
         let run = try await home.run(["help"])
         #expect(run.status == 0)
         for word in [
-            "replay", "serve", "chat", "conversations", "messages", "conversation ID", "close ID", "tag ID TAG...",
+            "replay", "serve", "chat", "sync", "--source network|local|auto", "queued: <clientMessageId>",
+            "conversations", "messages", "conversation ID", "close ID", "tag ID TAG...",
             "read ID MESSAGE_ID", "--delay-ms", "--chunk-size", "--drop-after", "--fail-status", "--no-extensions",
             "--status", "--tag", "--unread", "--search", "--order", "--base-url", "--agent", "--conversation",
             "--limit", "--all", "--json", "--host", "--port", "--data", "--format", "--output", "--lenient",

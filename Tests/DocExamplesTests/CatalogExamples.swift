@@ -164,3 +164,26 @@ func migrated() async throws {
     }
     print(response.message.text, response.finishReason, response.usage.credits)
 }
+
+// OfflineHistoryAndRetries.md
+
+func catalogOfflineHistory() async throws {
+    let store = try HistoryStore(path: "/tmp/chat-history.sqlite")
+    let client = ChatbaseClient(agentId: "my-agent", baseURL: URL(string: "http://127.0.0.1:8787/api/sdk")!, store: store)
+    for try await page in client.conversationPages(ConversationQuery(limit: 20)) {
+        print(page.data.map(\.id))   // the cached page, then the server's
+    }
+}
+
+func catalogOutbox(client: ChatbaseClient) async throws {
+    let flush = try await client.flushOutbox()
+    for delivery in flush.delivered { print(delivery.message.text, "->", delivery.response.message.text) }
+    for waiting in flush.remaining { print(waiting.state, waiting.lastError ?? "") }
+}
+
+func catalogRetries() {
+    let patient = ChatbaseClient(
+        agentId: "my-agent", baseURL: URL(string: "http://127.0.0.1:8787/api/sdk")!,
+        retryPolicy: .init(maxAttempts: 5, baseDelay: .milliseconds(250), maxDelay: .seconds(4), totalBudget: .seconds(15)))
+    _ = patient
+}

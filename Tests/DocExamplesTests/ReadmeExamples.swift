@@ -126,6 +126,17 @@ func readmeRetryPolicy() {
     _ = (patient, impatient)
 }
 
+func readmeHistoryStore() async throws {
+    let cache = try HistoryStore(path: "/tmp/chat-history.sqlite")
+    let offline = ChatbaseClient(agentId: "my-agent", baseURL: URL(string: "http://127.0.0.1:8787/api/sdk")!, store: cache)
+    let cached = try await offline.listConversations(limit: 20, source: .local)        // no request
+    for try await page in offline.conversationPages(ConversationQuery(limit: 20)) {   // cached, then fresh
+        print(page.data.map(\.id))
+    }
+    let flush = try await offline.flushOutbox()                                       // queued messages
+    print(cached.data.count, flush.delivered.count, flush.remaining.count)
+}
+
 func readmeIdentity(client: ChatbaseClient, jwt: String) async throws {
     try await client.identify(token: jwt)             // POST verify, then X-User-Token on every request
     client.logout()                                   // back to .anonymous; removes the saved token too

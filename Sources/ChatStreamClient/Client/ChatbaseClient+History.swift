@@ -204,6 +204,27 @@ extension ChatbaseClient {
         return conversation
     }
 
+    /// Creates a conversation with a client-made ID (a random lowercase UUID v4 unless `id` names
+    /// one), before its first message (PROTOCOLS.md section 6). Idempotent: the same `id` again
+    /// answers the same conversation, so it is retried like a GET. Throws
+    /// ``ClientError/Kind/notSupportedByServer`` when the server lacks the route (then send with
+    /// `conversationId: nil`), an ``APIError`` with status 409 when another caller owns `id`.
+    ///
+    /// ```swift
+    /// let conversation = try await client.createConversation(title: "Trip to Rome")
+    /// try await client.send("Plan three days", conversationId: conversation.id)
+    /// ```
+    @discardableResult
+    public func createConversation(id: String? = nil, title: String? = nil) async throws -> Conversation {
+        var body = JSONObject()
+        body["id"] = .string(id ?? ChatStreamPaths.newDeviceId())
+        if let title { body["title"] = .string(title) }
+        return recorded(
+            try WireDecoding.conversationEnvelope(
+                await performForBytes(
+                    "POST", ["conversations"], body: .object(body), extensionRoute: true, idempotent: true)))
+    }
+
     /// Ends a conversation (idempotent); later chats in it answer `403 CHAT_CONVERSATION_NOT_ONGOING`.
     @discardableResult
     public func closeConversation(id: String) async throws -> Conversation {

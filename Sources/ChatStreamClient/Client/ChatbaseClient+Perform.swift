@@ -35,7 +35,9 @@ extension ChatbaseClient {
         var waited = Duration.zero
         while true {
             do {
-                return try await attempt(request, extensionRoute: extensionRoute)
+                let response = try await attempt(request, extensionRoute: extensionRoute)
+                reachedServer()
+                return response
             } catch let failure as AttemptFailure {
                 guard failure.isPassing, retries + 1 < policy.maxAttempts, !Task.isCancelled else {
                     if Task.isCancelled { throw CancellationError() }

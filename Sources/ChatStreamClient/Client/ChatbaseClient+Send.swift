@@ -87,7 +87,9 @@ extension ChatbaseClient {
         let round = Round.chat(
             message: message, conversationId: conversationId,
             clientMessageId: clientMessageId ?? Self.newClientMessageId())
-        let reply = try await plainRound(round, index: 0) { _ in }
+        let reply = try await throughOutbox(round) { accepted in
+            try await plainRound(round, index: 0, accepted: accepted) { _ in }
+        }
         guard let id = reply.conversationId ?? conversationId else { throw ChatError.noContent }
         let response = finished(reply, conversationId: id, userMessageId: reply.userMessageId)
         recordReply(response, to: round)
@@ -175,6 +177,17 @@ extension ChatbaseClient {
     func runLoop(
         from first: Round, streaming: Bool, emit: (ChatUpdate) async -> Void
     ) async throws -> ChatResponse {
+        try await throughOutbox(first) { accepted in
+            try await runRounds(from: first, streaming: streaming, accepted: accepted, emit: emit)
+        }
+    }
+
+    /// The rounds of ``runLoop(from:streaming:emit:)``; `accepted` is called once the server took
+    /// the first round.
+    private func runRounds(
+        from first: Round, streaming: Bool, accepted: @escaping @Sendable () -> Void,
+        emit: (ChatUpdate) async -> Void
+    ) async throws -> ChatResponse {
         var round = first
         var index = 0
         var userMessageId: String? = nil
@@ -182,10 +195,12 @@ extension ChatbaseClient {
         // Every round's parts, in order: the response's text joins every round's text.
         var merged: AssembledMessage? = nil
         while true {
+            var onAccepted: @Sendable () -> Void = {}
+            if index == 0 { onAccepted = accepted }
             var message =
                 streaming
-                ? try await streamRound(round, index: index, emit: emit)
-                : try await plainRound(round, index: index, emit: emit)
+                ? try await streamRound(round, index: index, accepted: onAccepted, emit: emit)
+                : try await plainRound(round, index: index, accepted: onAccepted, emit: emit)
             if let id = message.conversationId { conversationId = id }
             if userMessageId == nil { userMessageId = message.userMessageId }
             let answered = Set(
@@ -299,12 +314,15 @@ extension ChatbaseClient {
     }
 
     /// One streamed round: decode the UI message stream, assemble, emit an update per event.
-    func streamRound(_ round: Round, index: Int, emit: (ChatUpdate) async -> Void) async throws -> AssembledMessage {
+    func streamRound(
+        _ round: Round, index: Int, accepted: @Sendable () -> Void = {}, emit: (ChatUpdate) async -> Void
+    ) async throws -> AssembledMessage {
         var request = try roundRequest(round, streaming: true)
         // Only events keep a reply alive: a stream of comments alone times out (PROTOCOLS.md has no
         // heartbeat for chat streams).
         request.idleActivity = .serverSentEvents
         let response = try await perform(request, extensionRoute: false, idempotent: Self.isIdempotent(round))
+        accepted()
         var assembler = MessageAssembler()
         do {
             for try await event in response.body.streamEvents(format: .uiMessageStream) {
@@ -339,9 +357,12 @@ extension ChatbaseClient {
     }
 
     /// One non-streamed round: the whole reply at once, emitted as synthetic events.
-    func plainRound(_ round: Round, index: Int, emit: (ChatUpdate) async -> Void) async throws -> AssembledMessage {
+    func plainRound(
+        _ round: Round, index: Int, accepted: @Sendable () -> Void = {}, emit: (ChatUpdate) async -> Void
+    ) async throws -> AssembledMessage {
         let response = try await perform(
             try roundRequest(round, streaming: false), extensionRoute: false, idempotent: Self.isIdempotent(round))
+        accepted()
         let bytes: [UInt8]
         do {
             bytes = try await response.body.collect(upTo: 64 << 20)

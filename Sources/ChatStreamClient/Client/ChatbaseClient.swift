@@ -57,6 +57,14 @@ public final class ChatbaseClient: Sendable {
         var identityError: IdentityStoreError?
         var deviceId: String?
         var tools: [String: ToolHandler] = [:]
+        /// Whether pending outbox messages go after a request reaches the server.
+        var sendsOutboxAutomatically = true
+        /// Whether a flush of the outbox runs.
+        var flushingOutbox = false
+        /// The `clientMessageId`s being sent now (a flush leaves them alone).
+        var inFlightMessages: Set<String> = []
+        /// The last flush started after a request reached the server.
+        var automaticFlush: Task<Void, Never>?
     }
 
     /// A client for `agentId`, as the Chatbase SDK documents it.

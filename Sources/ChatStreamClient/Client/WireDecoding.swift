@@ -64,10 +64,12 @@ enum WireDecoding {
         let role = element["role"]?.string ?? "assistant"
         // A message without a usable date is dated now rather than failing its page.
         let date = element["createdAt"]?.double.map(Date.init(timeIntervalSince1970:)) ?? Date()
-        return Message(
+        var message = Message(
             id: id, sender: role == "user" ? .user : .agent, date: date,
             feedback: element["feedback"]?.string.flatMap(MessageFeedback.init(rawValue:)),
             score: element["metadata"]?["score"]?.double, assembledParts: parts)
+        message.clientMessageId = element["clientMessageId"]?.string
+        return message
     }
 
     static func page<Item>(_ bytes: [UInt8], item: (JSONElement) throws -> Item?) throws -> WirePage<Item> {

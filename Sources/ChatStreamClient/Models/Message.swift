@@ -39,6 +39,9 @@ public struct Message: Identifiable, Hashable, Sendable {
     public var feedback: MessageFeedback?
     /// The reply's score (`metadata.score`), when the server gives one.
     public var score: Double?
+    /// The ID the client sent the message with (a user message sent with one, on a server with
+    /// idempotent sends); nil otherwise. ChatStream's own.
+    public var clientMessageId: String? = nil
     /// The text, tool calls and tool results, in order.
     public var parts: [MessagePart]
     /// Every part as it arrived, with the kinds ``parts`` has no case for (reasoning, refusal,
@@ -86,6 +89,7 @@ public struct Message: Identifiable, Hashable, Sendable {
         object["createdAt"] = WireDate.json(date)
         object["feedback"] = feedback.map { .string($0.rawValue) } ?? .null
         if let score { object["metadata"] = ["score": .number(JSONNumber(score))] }
+        if let clientMessageId { object["clientMessageId"] = .string(clientMessageId) }
         return .object(object)
     }
 }

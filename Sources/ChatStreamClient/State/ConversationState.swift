@@ -91,13 +91,17 @@ public final class ConversationState {
         public var isStreaming: Bool
         /// Whether it failed: a reply that did not finish, or a user message the server did not take.
         public var isError: Bool
+        /// Whether it is a user message waiting in the client's outbox, to be sent when the server
+        /// can be reached (``ChatbaseClient/flushOutbox()``). ChatStream's own.
+        public var isPending: Bool
         /// The user's feedback on the message.
         public var feedback: MessageFeedback?
 
         /// A row.
         public init(
             id: String, messageId: String? = nil, kind: Kind, sender: MessageSender, date: Date = .now,
-            isStreaming: Bool = false, isError: Bool = false, feedback: MessageFeedback? = nil
+            isStreaming: Bool = false, isError: Bool = false, feedback: MessageFeedback? = nil,
+            isPending: Bool = false
         ) {
             self.id = id
             self.messageId = messageId
@@ -107,6 +111,7 @@ public final class ConversationState {
             self.isStreaming = isStreaming
             self.isError = isError
             self.feedback = feedback
+            self.isPending = isPending
         }
     }
 
@@ -138,6 +143,8 @@ public final class ConversationState {
     @ObservationIgnored private var userRowId: String?
     /// Where the rows of the send or retry in progress begin.
     @ObservationIgnored private var turnStart = 0
+    /// The `clientMessageId` of the message being sent.
+    @ObservationIgnored private var pendingClientMessageId: String?
 
     /// State for `conversationId` (nil: a new conversation begins with the first send).
     public init(client: ChatbaseClient, conversationId: String? = nil) {
@@ -168,7 +175,8 @@ public final class ConversationState {
     /// its tool calls), and stamps the server's IDs when it finishes. Never throws: a failure is
     /// ``error``, the reply's bubble is marked ``UiMessage/isError``, and so is the user's message
     /// when the server never took it. Empty or blank text, and a call while ``isSending``, do
-    /// nothing.
+    /// nothing. With the client's store, a message the server could not be reached for waits in
+    /// the outbox: its row is ``UiMessage/isPending`` instead (and ``error`` says why).
     public func sendMessage(_ text: String) async {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty, !isSending else { return }
@@ -176,8 +184,12 @@ public final class ConversationState {
         turnStart = messages.count
         messages.append(userRow)
         userRowId = userRow.id
+        let clientMessageId = ChatbaseClient.newClientMessageId()
+        pendingClientMessageId = clientMessageId
+        defer { pendingClientMessageId = nil }
         await run { [client, conversationId, callbacks = streamCallbacks()] in
-            try await client.send(trimmed, conversationId: conversationId, configure: callbacks)
+            try await client.send(
+                trimmed, conversationId: conversationId, clientMessageId: clientMessageId, configure: callbacks)
         }
     }
 
@@ -296,7 +308,22 @@ public final class ConversationState {
             messages[index].isError = true
         }
         if !replyBegan, let id = userRowId, let index = messages.firstIndex(where: { $0.id == id }) {
-            messages[index].isError = true
+            if let clientMessageId = pendingClientMessageId,
+                (try? client.outbox())?.contains(where: {
+                    $0.clientMessageId == clientMessageId && $0.state == .pending
+                })
+                    == true
+            {
+                // Queued: the user's row waits; no reply row until it is sent.
+                messages[index].isPending = true
+                if let streaming = streamingIndex ?? messages.indices.last(where: { messages[$0].sender == .agent }),
+                    streaming > index, case .text(let text) = messages[streaming].kind, text.isEmpty
+                {
+                    messages.remove(at: streaming)
+                }
+            } else {
+                messages[index].isError = true
+            }
         }
         if replyBegan, conversationId == nil, let id = client.currentConversationId { conversationId = id }
     }
@@ -318,14 +345,14 @@ public final class ConversationState {
             let cached = try? await client.listMessages(conversationId: conversationId, limit: limit, source: .local),
             !cached.data.isEmpty
         {
-            messages = cached.data.flatMap(Self.rows(for:))
+            messages = cached.data.flatMap(Self.rows(for:)) + outboxRows(conversationId)
             self.conversationId = conversationId
             historyPage = cached
             hasMoreHistory = cached.hasMore
         }
         do {
             let page = try await client.listMessages(conversationId: conversationId, limit: limit)
-            messages = page.data.flatMap(Self.rows(for:))
+            messages = page.data.flatMap(Self.rows(for:)) + outboxRows(conversationId)
             self.conversationId = conversationId
             historyPage = page
             hasMoreHistory = page.hasMore
@@ -350,6 +377,15 @@ public final class ConversationState {
             hasMoreHistory = next.hasMore
         } catch {
             self.error = error
+        }
+    }
+
+    /// The outbox's messages to `conversationId` as user rows, pending or failed.
+    private func outboxRows(_ conversationId: String) -> [UiMessage] {
+        ((try? client.outbox()) ?? []).filter { $0.conversationId == conversationId }.map { queued in
+            UiMessage(
+                id: "outbox-" + queued.clientMessageId, kind: .text(queued.text), sender: .user, date: queued.createdAt,
+                isError: queued.state == .failed, isPending: queued.state == .pending)
         }
     }
 

@@ -121,7 +121,8 @@ extension HistoryStore {
             """,
             [
                 scope, message.id, conversationId, message.sender == .user ? "user" : "agent",
-                message.date.timeIntervalSince1970, message.feedback?.rawValue, message.score, clientMessageId,
+                message.date.timeIntervalSince1970, message.feedback?.rawValue, message.score,
+                clientMessageId ?? message.clientMessageId,
             ])
         try database.run("DELETE FROM message_parts WHERE scope = ?1 AND message_id = ?2", [scope, message.id])
         for (position, part) in message.assembledParts.enumerated() {
@@ -143,13 +144,13 @@ extension HistoryStore {
                 ) { $0.int(0) } ?? 0
             let rows = try database.query(
                 """
-                SELECT id, sender, created_at, feedback, score FROM messages
+                SELECT id, sender, created_at, feedback, score, client_message_id FROM messages
                 WHERE scope = ?1 AND conversation_id = ?2 ORDER BY created_at DESC, rowid DESC LIMIT ?3 OFFSET ?4
                 """, [scope, conversationId, limit, offset]
             ) { row in
                 (
                     id: row.text(0), sender: row.text(1), date: row.double(2), feedback: row.optionalText(3),
-                    score: row.isNull(4) ? nil : row.double(4)
+                    score: row.isNull(4) ? nil : row.double(4), clientMessageId: row.optionalText(5)
                 )
             }
             var messages: [Message] = []
@@ -165,6 +166,7 @@ extension HistoryStore {
                 object["createdAt"] = .number(JSONNumber(row.date))
                 object["feedback"] = row.feedback.map(JSONTree.string) ?? .null
                 if let score = row.score { object["metadata"] = ["score": .number(JSONNumber(score))] }
+                if let id = row.clientMessageId { object["clientMessageId"] = .string(id) }
                 if let message = try WireDecoding.decodeValue(.object(object), WireDecoding.message) {
                     messages.append(message)
                 }

@@ -27,9 +27,7 @@ struct HistoryStoreTests {
         configuration.agentId = agent
         configuration.replyDelay = .zero
         configuration.http.shutdownGracePeriod = .seconds(1)
-        let server = ChatAPIServer(configuration: configuration)
-        try server.start()
-        return server
+        return try RetryPolicyTests.startRetryingBind(configuration)
     }
 
     /// A client of `port` with `store`, whose requests are recorded; no retries.

@@ -90,9 +90,22 @@ struct RetryPolicyTests {
         configuration.agentId = agent
         configuration.replyDelay = .zero
         configuration.http.shutdownGracePeriod = .seconds(1)
-        let server = ChatAPIServer(configuration: configuration)
-        try server.start()
-        return server
+        return try startRetryingBind(configuration)
+    }
+
+    /// Starts a server with `configuration`; a fixed port just freed may still be some other
+    /// connection's source port for a moment, so a refused bind is tried again for up to 10 s.
+    static func startRetryingBind(_ configuration: ChatAPIServer.Configuration) throws -> ChatAPIServer {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while true {
+            let server = ChatAPIServer(configuration: configuration)
+            do {
+                try server.start()
+                return server
+            } catch  where configuration.port != 0 && ContinuousClock.now < deadline && "\(error)".contains("in use") {
+                usleep(50_000)
+            }
+        }
     }
 
     /// A client of `port` over URLSession whose every request is recorded.

@@ -1,0 +1,194 @@
+// The outbox over loopback against ChatAPIServer: a message sent while the server is down waits
+// (pending in ConversationState too) and is delivered once by flushOutbox() or by itself after the
+// next request that reaches the server; a message whose answer was lost is delivered once; a
+// refused one is kept as failed; concurrent flushes deliver once; client-created conversations.
+
+import ChatStream
+import ChatStreamServer
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+
+@testable import ChatStreamClient
+
+@Suite("Outbox: messages the server could not be reached for")
+struct OutboxTests {
+    static let agent = HistoryStoreTests.agent
+
+    static func client(port: UInt16, store: HistoryStore?, identity: any IdentityStore) -> ChatbaseClient {
+        ChatbaseClient(
+            agentId: agent, baseURL: URL(string: "http://127.0.0.1:\(port)/api/sdk")!, identityStore: identity,
+            retryPolicy: .init(maxAttempts: 2, baseDelay: .milliseconds(5), maxDelay: .milliseconds(5)), store: store)
+    }
+
+    /// The user messages the server holds in `conversationId` with `text`.
+    static func userMessages(_ text: String, in conversationId: String, via client: ChatbaseClient) async throws -> Int
+    {
+        try await client.listMessages(conversationId: conversationId, limit: 100).data.filter {
+            $0.sender == .user && $0.text == text
+        }.count
+    }
+
+    @Test func aMessageSentWhileTheServerIsDownIsDeliveredOnceByFlush() async throws {
+        let reserved = try ReservedPort()
+        let port = reserved.port
+        let store = HistoryStore.inMemory()
+        let identity = InMemoryIdentityStore()
+        let client = Self.client(port: port, store: store, identity: identity)
+        client.sendsOutboxAutomatically = false
+        try await withTaskExecutorPreference(NetworkTestExecutor.shared) {
+            let error = await #expect(throws: APIError.self) {
+                try await client.send("while offline", clientMessageId: "0d5e2f5e-7d3c-4a8f-9a51-3f1f2d8c9b01")
+            }
+            #expect(error?.isTransient == true)
+            let queued = try client.outbox()
+            #expect(queued.map(\.clientMessageId) == ["0d5e2f5e-7d3c-4a8f-9a51-3f1f2d8c9b01"])
+            #expect(queued.first?.state == .pending)
+            #expect(queued.first?.attempts == 1)
+            #expect(queued.first?.lastError?.isEmpty == false)
+            // Still down: nothing is delivered, nothing is lost.
+            let down = try await client.flushOutbox()
+            #expect(down.delivered.isEmpty)
+            #expect(down.remaining.map(\.state) == [.pending])
+
+            reserved.release()
+            let server = try HistoryStoreTests.startServer(port: port)
+            defer { server.stop() }
+            let flush = try await client.flushOutbox()
+            #expect(flush.delivered.count == 1)
+            #expect(flush.remaining.isEmpty)
+            let response = try #require(flush.delivered.first?.response)
+            #expect(response.message.text.contains("while offline"))
+            #expect(try await Self.userMessages("while offline", in: response.conversationId, via: client) == 1)
+            #expect(try await client.flushOutbox().delivered.isEmpty)
+        }
+    }
+
+    @Test func aMessageWhoseAnswerWasLostIsDeliveredOnce() async throws {
+        let server = try HistoryStoreTests.startServer()
+        defer { server.stop() }
+        let identity = InMemoryIdentityStore()
+        let store = HistoryStore.inMemory()
+        let client = Self.client(port: server.port, store: store, identity: identity)
+        client.sendsOutboxAutomatically = false
+        let id = ChatStreamPaths.newDeviceId()
+        try await withTaskExecutorPreference(NetworkTestExecutor.shared) {
+            let first = try await client.send("start")
+            // The app sent the message, the server stored it, the app died before the answer: the
+            // outbox row written before the send is all that is left.
+            let lost = Self.client(port: server.port, store: nil, identity: identity)
+            _ = try await lost.send("answer lost", conversationId: first.conversationId, clientMessageId: id)
+            let scope = try #require(client.storeScope)
+            try store.enqueue(
+                OutboxMessage(
+                    clientMessageId: id, conversationId: first.conversationId, text: "answer lost", createdAt: Date(),
+                    state: .pending, attempts: 0, lastError: nil), scope: scope)
+            let flush = try await client.flushOutbox()
+            #expect(flush.delivered.count == 1)
+            #expect(flush.delivered.first?.response.conversationId == first.conversationId)
+            #expect(flush.remaining.isEmpty)
+            #expect(try await Self.userMessages("answer lost", in: first.conversationId, via: client) == 1)
+        }
+    }
+
+    @Test func aRefusedMessageIsKeptAsFailedUntilDiscarded() async throws {
+        let server = try HistoryStoreTests.startServer()
+        defer { server.stop() }
+        let client = Self.client(port: server.port, store: HistoryStore.inMemory(), identity: InMemoryIdentityStore())
+        try await withTaskExecutorPreference(NetworkTestExecutor.shared) {
+            let first = try await client.send("before the end")
+            #expect(server.endConversation(id: first.conversationId))
+            let error = await #expect(throws: APIError.self) {
+                try await client.send("after the end", conversationId: first.conversationId)
+            }
+            #expect(error?.isConversationNotOngoing == true)
+            let kept = try client.outbox()
+            #expect(kept.count == 1)
+            #expect(kept.first?.state == .failed)
+            #expect(kept.first?.text == "after the end")
+            #expect(kept.first?.lastError?.contains("CHAT_CONVERSATION_NOT_ONGOING") == true)
+            let flush = try await client.flushOutbox()
+            #expect(flush.delivered.isEmpty)
+            #expect(flush.remaining.map(\.state) == [.failed])
+            try client.discardOutboxMessage(clientMessageId: try #require(kept.first?.clientMessageId))
+            #expect(try client.outbox().isEmpty)
+        }
+    }
+
+    @Test func pendingMessagesGoByThemselvesOnceARequestReachesTheServer() async throws {
+        let reserved = try ReservedPort()
+        let port = reserved.port
+        let client = Self.client(port: port, store: HistoryStore.inMemory(), identity: InMemoryIdentityStore())
+        try await withTaskExecutorPreference(NetworkTestExecutor.shared) {
+            await #expect(throws: APIError.self) { try await client.send("goes later") }
+            #expect(try client.outbox().count == 1)
+            reserved.release()
+            let server = try HistoryStoreTests.startServer(port: port)
+            defer { server.stop() }
+            _ = try await client.listConversations()
+            let flush = try #require(client.automaticFlush)
+            await flush.value
+            #expect(try client.outbox().isEmpty)
+            let list = try await client.listConversations()
+            #expect(list.data.count == 1)
+            let id = try #require(list.data.first?.id)
+            #expect(try await Self.userMessages("goes later", in: id, via: client) == 1)
+        }
+    }
+
+    @Test func concurrentFlushesDeliverEachMessageOnce() async throws {
+        let reserved = try ReservedPort()
+        let port = reserved.port
+        let client = Self.client(port: port, store: HistoryStore.inMemory(), identity: InMemoryIdentityStore())
+        client.sendsOutboxAutomatically = false
+        try await withTaskExecutorPreference(NetworkTestExecutor.shared) {
+            for index in 0..<3 {
+                await #expect(throws: APIError.self) { try await client.send("queued \(index)") }
+            }
+            #expect(try client.outbox().count == 3)
+            reserved.release()
+            let server = try HistoryStoreTests.startServer(port: port)
+            defer { server.stop() }
+            async let first = client.flushOutbox()
+            async let second = client.flushOutbox()
+            let delivered = try await first.delivered.count + second.delivered.count
+            #expect(delivered == 3)
+            #expect(try client.outbox().isEmpty)
+            #expect(server.conversationCount == 3)
+        }
+    }
+
+    @MainActor @Test func conversationStateShowsAQueuedMessageAsPending() async throws {
+        let reserved = try ReservedPort()
+        let client = Self.client(
+            port: reserved.port, store: HistoryStore.inMemory(), identity: InMemoryIdentityStore())
+        client.sendsOutboxAutomatically = false
+        let state = ConversationState(client: client)
+        await state.sendMessage("pending here")
+        #expect(state.error != nil)
+        #expect(state.messages.count == 1)
+        #expect(state.messages.first?.isPending == true)
+        #expect(state.messages.first?.isError == false)
+        #expect(try client.outbox().map(\.text) == ["pending here"])
+    }
+
+    @Test func clientCreatedConversationsAreIdempotent() async throws {
+        let server = try HistoryStoreTests.startServer()
+        defer { server.stop() }
+        let client = Self.client(port: server.port, store: HistoryStore.inMemory(), identity: InMemoryIdentityStore())
+        try await withTaskExecutorPreference(NetworkTestExecutor.shared) {
+            let id = ChatStreamPaths.newDeviceId()
+            let made = try await client.createConversation(id: id, title: "made here")
+            #expect(made.id == id)
+            let again = try await client.createConversation(id: id, title: "made here")
+            #expect(again.id == id)
+            #expect(server.conversationCount == 1)
+            let reply = try await client.send("in my conversation", conversationId: id)
+            #expect(reply.conversationId == id)
+            let stranger = Self.client(port: server.port, store: nil, identity: InMemoryIdentityStore())
+            let error = await #expect(throws: APIError.self) { try await stranger.createConversation(id: id) }
+            #expect(error?.statusCode == 409)
+        }
+    }
+}
