@@ -145,6 +145,8 @@ public final class ConversationState {
     @ObservationIgnored private var turnStart = 0
     /// The `clientMessageId` of the message being sent.
     @ObservationIgnored private var pendingClientMessageId: String?
+    /// The rows shown as pending (row ID to `clientMessageId`).
+    @ObservationIgnored private var pendingRows: [String: String] = [:]
 
     /// State for `conversationId` (nil: a new conversation begins with the first send).
     public init(client: ChatbaseClient, conversationId: String? = nil) {
@@ -316,6 +318,7 @@ public final class ConversationState {
             {
                 // Queued: the user's row waits; no reply row until it is sent.
                 messages[index].isPending = true
+                pendingRows[id] = clientMessageId
                 if let streaming = streamingIndex ?? messages.indices.last(where: { messages[$0].sender == .agent }),
                     streaming > index, case .text(let text) = messages[streaming].kind, text.isEmpty
                 {
@@ -375,6 +378,28 @@ public final class ConversationState {
             messages.insert(contentsOf: next.data.filter { !shown.contains($0.id) }.flatMap(Self.rows(for:)), at: 0)
             historyPage = next
             hasMoreHistory = next.hasMore
+        } catch {
+            self.error = error
+        }
+    }
+
+    /// Sends the client's outbox (``ChatbaseClient/flushOutbox()``); when a message of this
+    /// conversation, or one this state showed as pending, was delivered, reloads the conversation's
+    /// newest page so its rows show the reply. ChatStream's own.
+    public func flushOutbox() async {
+        error = nil
+        do {
+            let flush = try await client.flushOutbox()
+            let shown = Set(pendingRows.values)
+            guard
+                let delivered = flush.delivered.last(where: {
+                    $0.response.conversationId == conversationId || shown.contains($0.message.clientMessageId)
+                })
+            else { return }
+            pendingRows = pendingRows.filter { entry in
+                !flush.delivered.contains { $0.message.clientMessageId == entry.value }
+            }
+            await loadHistory(conversationId: delivered.response.conversationId)
         } catch {
             self.error = error
         }

@@ -171,6 +171,17 @@ struct OutboxTests {
         #expect(state.messages.first?.isPending == true)
         #expect(state.messages.first?.isError == false)
         #expect(try client.outbox().map(\.text) == ["pending here"])
+
+        // The server comes back: flushing from the state delivers it and shows the reply.
+        reserved.release()
+        let server = try HistoryStoreTests.startServer(port: reserved.port)
+        defer { server.stop() }
+        await state.flushOutbox()
+        #expect(state.error == nil)
+        #expect(state.conversationId != nil)
+        #expect(state.messages.map(\.sender) == [.user, .agent])
+        #expect(state.messages.allSatisfy { !$0.isPending && !$0.isError })
+        #expect(try client.outbox().isEmpty)
     }
 
     @Test func clientCreatedConversationsAreIdempotent() async throws {
