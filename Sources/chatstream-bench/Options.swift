@@ -25,7 +25,7 @@ struct Options {
           --profile PATH       run one path once, for callgrind: sse, typed, typed-views (lent), typed-whole, assembled,
                                message, any-message (AnyMessageDecoder, detecting), copy, tool, history, apply,
                                none (generation only: subtract it from whole-program counts);
-                               and FORMAT-typed / -views / -message / -copy (the copy ceiling) for
+                               and FORMAT-typed / -views / -message / -copy (the copy ceiling) / -none (generation only) for
                                FORMAT = openai, anthropic, responses, v4, ollama, gemini (1 MB text replies)
           --check-allocations  compare allocations per event with the limits in the file; exit 1
                                when one is above its limit

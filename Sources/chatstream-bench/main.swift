@@ -31,17 +31,17 @@ if let path = options.profile {
     case "assembled": blackHole(Pipelines.assembled(home.bytes, chunk: 4096))
     case "message": blackHole(Pipelines.messageDecoder(home.bytes, chunk: 4096, dialect: UIMessageStreamDialect.self))
     case "any-message": blackHole(Pipelines.anyMessageDecoder(home.bytes, chunk: 4096, format: nil))
-    case "openai-typed", "openai-views", "openai-message", "openai-copy":
+    case "openai-typed", "openai-views", "openai-message", "openai-copy", "openai-none":
         profile(path, Payloads.openAIChatChunks(targetBytes: 1_000_000), OpenAIChatDialect.self)
-    case "anthropic-typed", "anthropic-views", "anthropic-message", "anthropic-copy":
+    case "anthropic-typed", "anthropic-views", "anthropic-message", "anthropic-copy", "anthropic-none":
         profile(path, Payloads.anthropicEvents(targetBytes: 1_000_000), AnthropicDialect.self)
-    case "responses-typed", "responses-views", "responses-message", "responses-copy":
+    case "responses-typed", "responses-views", "responses-message", "responses-copy", "responses-none":
         profile(path, Payloads.responsesEvents(targetBytes: 1_000_000), OpenAIResponsesDialect.self)
-    case "v4-typed", "v4-views", "v4-message", "v4-copy":
+    case "v4-typed", "v4-views", "v4-message", "v4-copy", "v4-none":
         profile(path, Payloads.dataStreamV4Parts(targetBytes: 1_000_000), DataStreamV4Dialect.self)
-    case "ollama-typed", "ollama-views", "ollama-message", "ollama-copy":
+    case "ollama-typed", "ollama-views", "ollama-message", "ollama-copy", "ollama-none":
         profile(path, Payloads.ollamaLines(targetBytes: 1_000_000), OllamaDialect.self)
-    case "gemini-typed", "gemini-views", "gemini-message", "gemini-copy":
+    case "gemini-typed", "gemini-views", "gemini-message", "gemini-copy", "gemini-none":
         profile(path, Payloads.geminiArray(targetBytes: 1_000_000), GeminiDialect.self)
     case "apply":
         // The assembler alone: 20,000 text deltas of 19 bytes.
@@ -61,9 +61,12 @@ if let path = options.profile {
     exit(0)
 }
 /// `<format>-typed` (events), `<format>-views` (lent events), `<format>-message` (`MessageDecoder`, its text checked) or
-/// `<format>-copy` (the copy ceiling on the same payloads) on `reply`.
+/// `<format>-copy` (the copy ceiling on the same payloads) on `reply`; `<format>-none` is the payload's
+/// generation only, to subtract from the others' whole-program counts.
 func profile<Dialect: StreamDialect>(_ path: String, _ reply: StreamPayload, _ dialect: Dialect.Type) {
-    if path.hasSuffix("-copy") {
+    if path.hasSuffix("-none") {
+        blackHole(reply.bytes.count)
+    } else if path.hasSuffix("-copy") {
         blackHole(Ceilings.yajlCopy(reply))
     } else if path.hasSuffix("-views") {
         blackHole(Pipelines.typedViews(reply.bytes, chunk: 4096, dialect: dialect))

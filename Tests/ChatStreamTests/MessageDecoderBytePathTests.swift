@@ -25,15 +25,12 @@ private func bytePathEvents<Dialect: StreamDialect>(
     do {
         for piece in pieces {
             try piece.withUnsafeBytes { raw in
-                try decoder.decode(
-                    raw,
-                    textDelta: { id, text in
-                        handed += 1
-                        events.append(
-                            .textDelta(
-                                id: String(decoding: id, as: UTF8.self), delta: String(decoding: text, as: UTF8.self)))
-                    },
-                    emit: { events.append($0) })
+                var sink = RecordingSink()
+                defer {
+                    handed += sink.deltas.count
+                    events += sink.all
+                }
+                try decoder.decode(raw, into: &sink)
             }
         }
         try decoder.finish { events.append($0) }
@@ -311,14 +308,5 @@ private let lenient = StreamDecoderConfiguration(lenient: true)
             #"[{"candidates":[{"content":{"parts":[{"text":"before"}]}}]},{"error":{"code":500,"message":"boom"}}]"#
                 .utf8)
         expectBytePathMatches(GeminiDialect.self, failed, "error element")
-    }
-
-    // MARK: - Checked text
-
-    @Test func theseDialectsHandOverTextTheParserChecked() {
-        #expect(MessageDecoder<OpenAIResponsesDialect>().text.checked)
-        #expect(MessageDecoder<DataStreamV4Dialect>().text.checked)
-        #expect(MessageDecoder<OllamaDialect>().text.checked)
-        #expect(MessageDecoder<GeminiDialect>().text.checked)
     }
 }

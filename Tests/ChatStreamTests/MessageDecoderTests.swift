@@ -47,19 +47,6 @@ private func sse(_ chunks: [String]) -> [UInt8] {
     Array(chunks.map { "data: \($0)\n\n" }.joined().utf8)
 }
 
-/// A dialect with only the event path, as one from outside the package may have: Ollama's
-/// events, text deltas included, through the protocol's default `decode(_:textDelta:emit:)`.
-private struct EventsOnlyOllamaDialect: StreamDialect {
-    static var framing: StreamFraming { .ndjson }
-    var dialect: OllamaDialect
-    var unknownUnitCount: Int { dialect.unknownUnitCount }
-    init(configuration: StreamDecoderConfiguration) { dialect = OllamaDialect(configuration: configuration) }
-    mutating func decode(_ unit: FramedUnit, emit: (StreamEvent) throws -> Void) throws {
-        try dialect.decode(unit, emit: emit)
-    }
-    mutating func finish(emit: (StreamEvent) throws -> Void) throws { try dialect.finish(emit: emit) }
-}
-
 @Suite struct MessageDecoderTests {
     static let fixtures = ProjectPaths.fixtures + "/ui-message-stream"
     static let captures = ProjectPaths.shared + "/captures"
@@ -119,19 +106,6 @@ private struct EventsOnlyOllamaDialect: StreamDialect {
             let input = try Self.read(Self.captures + "/anthropic-sdk/" + file)
             expectSameAsEventByEvent(AnthropicDialect.self, input, file)
         }
-    }
-
-    @Test func aDialectWithoutABytePathMatchesThroughItsEvents() {
-        let input = Array(
-            """
-            {"model":"m","message":{"role":"assistant","content":"","thinking":"hmm"},"done":false}
-            {"model":"m","message":{"role":"assistant","content":"Hello"},"done":false}
-            {"model":"m","message":{"role":"assistant","content":", wörld 👋"},"done":false}
-            {"model":"m","message":{"role":"assistant","content":""},"done":true,"done_reason":"stop"}
-
-            """.utf8)
-        expectSameAsEventByEvent(EventsOnlyOllamaDialect.self, input, "ollama")
-        #expect(throughMessageDecoder(EventsOnlyOllamaDialect.self, [input]).messages[0].text == "Hello, wörld 👋")
     }
 
     @Test func partsThatInterleaveStayApartAndInOrder() {
@@ -267,12 +241,12 @@ private struct EventsOnlyOllamaDialect: StreamDialect {
             let bytes = Array(data.utf8)
             try bytes.withUnsafeBytes { raw in
                 let unit = FramedUnit(type: UnsafeRawBufferPointer(start: nil, count: 0), data: raw, streamOffset: 0)
-                try dialect.decode(
-                    unit,
-                    textDelta: {
-                        deltas.append((String(decoding: $0, as: UTF8.self), String(decoding: $1, as: UTF8.self)))
-                    },
-                    emit: { events.append($0) })
+                var sink = RecordingSink()
+                try dialect.decode(unit, into: &sink)
+                deltas += sink.deltas.map {
+                    ($0.prefix { $0 != "|" }.description, $0.drop { $0 != "|" }.dropFirst().description)
+                }
+                events += sink.events
             }
         }
         #expect(deltas.map(\.0) == ["x", UIMessageStreamDialect.defaultTextPartID])
@@ -291,12 +265,10 @@ private struct EventsOnlyOllamaDialect: StreamDialect {
         try bytes.withUnsafeBytes { raw in
             try typeBytes.withUnsafeBytes { typeRaw in
                 let unit = FramedUnit(type: typeRaw, data: raw, streamOffset: 0)
-                try dialect.decode(
-                    unit,
-                    textDelta: {
-                        deltas.append(String(decoding: $0, as: UTF8.self) + "|" + String(decoding: $1, as: UTF8.self))
-                    },
-                    emit: { events.append($0) })
+                var sink = RecordingSink()
+                try dialect.decode(unit, into: &sink)
+                deltas = sink.deltas
+                events = sink.events
             }
         }
         return (deltas, events)
@@ -333,22 +305,20 @@ private struct EventsOnlyOllamaDialect: StreamDialect {
         }
     }
 
-    /// A dialect from outside the package whose byte path hands over whatever the unit holds.
+    /// A dialect from outside the package, whose lines may hold ill-formed UTF-8: it lends what
+    /// ``CheckedUTF8/init(validating:)`` takes, and repairs the rest into a `String`.
     struct RawBytesDialect: StreamDialect {
         static var framing: StreamFraming { .ndjson }
         var unknownUnitCount: Int { 0 }
         init(configuration: StreamDecoderConfiguration) {}
-        mutating func decode(_ unit: FramedUnit, emit: (StreamEvent) throws -> Void) throws {
-            try emit(.textDelta(id: "t", delta: String(decoding: unit.data, as: UTF8.self)))
+        mutating func decode(_ unit: FramedUnit, textDelta: TextDeltaSink, emit: EventSink) throws {
+            if let text = CheckedUTF8(validating: unit.data) {
+                try textDelta("t", text)
+            } else {
+                try CheckedUTF8.lending(String(decoding: unit.data, as: UTF8.self)) { try textDelta("t", $0) }
+            }
         }
-        mutating func decode(
-            _ unit: FramedUnit, textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void,
-            emit: (StreamEvent) throws -> Void
-        ) throws {
-            let id: StaticString = "t"
-            try textDelta(UnsafeRawBufferPointer(start: id.utf8Start, count: id.utf8CodeUnitCount), unit.data)
-        }
-        mutating func finish(emit: (StreamEvent) throws -> Void) throws {}
+        mutating func finish(textDelta: TextDeltaSink, emit: EventSink) throws {}
     }
 
     @Test func bytesFromADialectOutsideThePackageAreCheckedAndRepaired() {
@@ -359,19 +329,7 @@ private struct EventsOnlyOllamaDialect: StreamDialect {
         let text = throughMessageDecoder(RawBytesDialect.self, [input]).messages[0].text
         #expect(text == "a\u{FFFD}b" + "\u{FFFD}" + "\u{FFFD}\u{FFFD}c")
         #expect(text.utf8.allSatisfy { $0 != 0x80 && $0 != 0xC0 })
-        // Only the package's own dialects skip the check.
-        #expect(!MessageDecoder<RawBytesDialect>().text.checked)
-        #expect(MessageDecoder<UIMessageStreamDialect>().text.checked)
-        #expect(MessageDecoder<OpenAIChatDialect>().text.checked)
-        #expect(MessageDecoder<AnthropicDialect>().text.checked)
-        #expect(!MessageDecoder<EventsOnlyOllamaDialect>().text.checked)
-    }
-
-    @Test func dialectsWithoutABytePathEmitTextDeltasAsEvents() throws {
-        var dialect = EventsOnlyOllamaDialect(configuration: StreamDecoderConfiguration())
-        let result = try bytePath(
-            &dialect, #"{"model":"m","message":{"role":"assistant","content":"hi"},"done":false}"#)
-        #expect(result.deltas.isEmpty)
-        #expect(result.events.contains { if case .textDelta(_, "hi") = $0 { true } else { false } })
+        #expect(input.withUnsafeBytes { CheckedUTF8(validating: UnsafeRawBufferPointer(rebasing: $0[0..<2])) } == nil)
+        #expect(input.withUnsafeBytes { CheckedUTF8(validating: UnsafeRawBufferPointer(rebasing: $0[0..<1])) } != nil)
     }
 }

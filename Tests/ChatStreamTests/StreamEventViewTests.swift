@@ -110,7 +110,7 @@ private func textDeltaCount(_ events: [StreamEvent]) -> Int {
                 try piece.withUnsafeBytes { raw in
                     try decoder.decodeViews(raw) { view in
                         if case .textDelta(let id, let delta) = view {
-                            lentPairs.append(Array(id))
+                            lentPairs.append(Array(id.utf8))
                             lentPairs.append(Array(delta))
                         }
                     }
@@ -148,23 +148,24 @@ private func textDeltaCount(_ events: [StreamEvent]) -> Int {
         }
     }
 
-    /// A dialect from outside the package, with only the event path: its deltas come owned.
+    /// A dialect from outside the package that emits its text deltas as owned events: a reader
+    /// of views still meets them lent.
     private struct EventOnlyDialect: StreamDialect {
         static var framing: StreamFraming { .ndjson }
         init(configuration: StreamDecoderConfiguration) {}
         var unknownUnitCount: Int { 0 }
-        mutating func decode(_ unit: FramedUnit, emit: (StreamEvent) throws -> Void) throws {
+        mutating func decode(_ unit: FramedUnit, textDelta: TextDeltaSink, emit: EventSink) throws {
             try emit(.textDelta(id: "line", delta: String(decoding: unit.data, as: UTF8.self)))
         }
-        mutating func finish(emit: (StreamEvent) throws -> Void) throws {}
+        mutating func finish(textDelta: TextDeltaSink, emit: EventSink) throws {}
     }
 
-    @Test func aDialectWithoutABytePathLendsOwnedEvents() {
+    @Test func textDeltasADialectEmitsOwnedAreLentToo() {
         let input = Array("one\ntwo\nthree".utf8)
         for chunking in Chunkings.all(of: input) {
             let result = lent(StreamDecoder<EventOnlyDialect>(), chunking.pieces)
             #expect(result.events == owned(StreamDecoder<EventOnlyDialect>(), chunking.pieces).events, "\(chunking)")
-            #expect(result.lentDeltas == 0 && result.ownedDeltasFromDecode == 2, "\(chunking)")
+            #expect(result.lentDeltas == 2 && result.ownedDeltasFromDecode == 0, "\(chunking)")
             #expect(result.events.count == 3, "\(chunking): the last line comes from finish")
         }
     }

@@ -1,17 +1,14 @@
 // MessageDecoder: bytes in any chunking to assembled messages, for readers that want the
 // message rather than every event.
 //
-// A `StreamDecoder` and a `MessageAssembler` joined so that text deltas skip the event: the
-// dialect hands each delta over as the UTF-8 of its part ID and text
-// (`StreamDialect.decode(_:textDelta:emit:)`), and the bytes of consecutive deltas of one part
+// A `StreamDecoder` with the assembling sink, so that text deltas skip the event: the dialect
+// hands each delta to the sink as the UTF-8 of its part ID and text, and the bytes of consecutive deltas of one part
 // gather in one buffer that becomes one `String` when the part's run of deltas ends (another
 // event, another part, a read of the message, or the end) or 16 KiB have gathered (so the buffer
 // stays small and warm; the message's own text grows as it does event by event). Every other
 // event goes to the assembler as it comes, after the text before it. Since each delta is whole
 // UTF-8, the run's bytes make the same text as its deltas appended one by one, so the messages
 // equal what decoder + assembler give event by event (tested at every chunking against that).
-// All seven of the package's dialects have the byte path; a dialect without one (from outside
-// the package) hands deltas over as events, which take the same way in.
 
 /// Decodes a byte stream of one wire format straight into assembled messages: the work of
 /// ``StreamDecoder`` plus ``MessageAssembler``, without a `String` per text delta.
@@ -31,8 +28,7 @@
 /// ```
 public struct MessageDecoder<Dialect: StreamDialect> {
     @usableFromInline var decoder: StreamDecoder<Dialect>
-    @usableFromInline var assembler: MessageAssembler
-    @usableFromInline var text = PendingText()
+    @usableFromInline var sink: AssemblingSink
     /// The error that stopped decoding (or the truncation `finish` found); nil while all is well.
     public var failure: StreamError? { _failure }
     @usableFromInline var _failure: StreamError?
@@ -43,8 +39,7 @@ public struct MessageDecoder<Dialect: StreamDialect> {
         toolInputLimits: JSONConfiguration = JSONConfiguration()
     ) {
         decoder = StreamDecoder(configuration: configuration)
-        assembler = MessageAssembler(toolInputLimits: toolInputLimits)
-        text.checked = Dialect.self is any CheckedTextDeltaBytes.Type
+        sink = AssemblingSink(assembler: MessageAssembler(toolInputLimits: toolInputLimits))
     }
 
     /// How many units of unknown type the dialect skipped.
@@ -61,7 +56,7 @@ public struct MessageDecoder<Dialect: StreamDialect> {
     @inlinable
     public mutating func decode(_ bytes: UnsafeRawBufferPointer) throws {
         do {
-            try Self.decode(bytes, &decoder, &text, &assembler)
+            try decoder.decode(bytes, into: &sink)
         } catch {
             let failure = StreamError(converting: error)
             _failure = failure
@@ -75,24 +70,10 @@ public struct MessageDecoder<Dialect: StreamDialect> {
         try withContiguousBytes(bytes) { try decode($0) }
     }
 
-    @inlinable
-    static func decode(
-        _ bytes: UnsafeRawBufferPointer, _ decoder: inout StreamDecoder<Dialect>, _ text: inout PendingText,
-        _ assembler: inout MessageAssembler
-    ) throws {
-        try decoder.decode(
-            bytes,
-            textDelta: { id, utf8 in text.append(utf8, id: id, assembler: &assembler) },
-            emit: { event in
-                text.flush(into: &assembler)
-                assembler.apply(event)
-            })
-    }
-
     /// The current choice's message as it stands (a snapshot later bytes never change).
     public mutating func message() -> AssembledMessage {
-        text.flush(into: &assembler)
-        return assembler.takeSnapshot()
+        sink.flush()
+        return sink.assembler.takeSnapshot()
     }
 
     /// Ends the stream and returns every choice's final message.
@@ -103,13 +84,13 @@ public struct MessageDecoder<Dialect: StreamDialect> {
     public mutating func finish() -> [AssembledMessage] {
         if failure == nil {
             do {
-                try Self.finish(&decoder, &text, &assembler)
+                try decoder.finish(into: &sink)
             } catch {
                 _failure = StreamError(converting: error)
             }
         }
-        text.flush(into: &assembler)
-        return assembler.finish(error: failure)
+        sink.flush()
+        return sink.assembler.finish(error: failure)
     }
 
     /// Ends the stream because reading it failed below the bytes (the transport threw, the task
@@ -120,29 +101,45 @@ public struct MessageDecoder<Dialect: StreamDialect> {
         if _failure == nil { _failure = error }
         return finish()
     }
+}
 
-    static func finish(
-        _ decoder: inout StreamDecoder<Dialect>, _ text: inout PendingText, _ assembler: inout MessageAssembler
-    ) throws {
-        try decoder.finish { event in
-            text.flush(into: &assembler)
-            assembler.apply(event)
-        }
+/// The assembling sink: text deltas gather in ``PendingText``, every other event goes to the
+/// assembler after the text before it.
+@usableFromInline
+struct AssemblingSink: StreamEventSink {
+    @usableFromInline var text = PendingText()
+    @usableFromInline var assembler: MessageAssembler
+
+    @usableFromInline
+    init(assembler: MessageAssembler) {
+        self.assembler = assembler
+    }
+
+    @inlinable @inline(__always)
+    mutating func textDelta(id: String, delta: CheckedUTF8) throws {
+        text.append(delta.bytes, id: id, assembler: &assembler)
+    }
+
+    @inlinable
+    mutating func event(_ event: StreamEvent) throws {
+        text.flush(into: &assembler)
+        assembler.apply(event)
+    }
+
+    /// Hands the text held to the assembler.
+    @inlinable
+    mutating func flush() {
+        text.flush(into: &assembler)
     }
 }
 
 /// The bytes of consecutive text deltas of one part, not yet in the message.
 @usableFromInline
 struct PendingText {
-    /// The part ID of the text held (or last held), as UTF-8 and as the `String` handed over;
-    /// the `String` is made only when the ID changes.
-    @usableFromInline var idBytes: [UInt8] = []
+    /// The part ID of the text held (or last held).
     @usableFromInline var id = ""
     /// Whether deltas are held (possibly empty ones).
     @usableFromInline var holding = false
-    /// Whether the dialect hands over only UTF-8 the parser has checked (this package's dialects);
-    /// otherwise the text is checked (and repaired) when it becomes a `String`.
-    @usableFromInline var checked = false
     /// Room for the text: `storage[..<count]` holds it; the rest is free space (kept
     /// initialised, so an append is one copy with no growth bookkeeping).
     @usableFromInline var storage: [UInt8] = []
@@ -156,9 +153,9 @@ struct PendingText {
     /// Adds a delta; a delta of another part first hands over the text held.
     @inlinable @inline(__always)
     mutating func append(
-        _ utf8: UnsafeRawBufferPointer, id idUTF8: UnsafeRawBufferPointer, assembler: inout MessageAssembler
+        _ utf8: UnsafeRawBufferPointer, id: String, assembler: inout MessageAssembler
     ) {
-        if !idBytes.withUnsafeBytes({ $0.sameBytes(as: idUTF8) }) { changeID(idUTF8, assembler: &assembler) }
+        if id != self.id { changeID(id, assembler: &assembler) }
         holding = true
         let length = utf8.count
         guard length > 0 else { return }
@@ -172,10 +169,9 @@ struct PendingText {
     }
 
     @usableFromInline @inline(never)
-    mutating func changeID(_ idUTF8: UnsafeRawBufferPointer, assembler: inout MessageAssembler) {
+    mutating func changeID(_ id: String, assembler: inout MessageAssembler) {
         flush(into: &assembler)
-        idBytes = Array(idUTF8)
-        id = String(decoding: idUTF8, as: UTF8.self)
+        self.id = id
     }
 
     @usableFromInline @inline(never)
@@ -183,12 +179,11 @@ struct PendingText {
         storage.append(contentsOf: repeatElement(0, count: max(needed, Self.limit, storage.count * 2) - storage.count))
     }
 
-    /// The text held. From this package's dialects it is UTF-8 the parser has already checked,
-    /// so it is not checked again where the standard library can take it unchecked; from any
-    /// other dialect it is checked, ill-formed bytes becoming U+FFFD.
+    /// The text held: well-formed UTF-8 (every delta came as ``CheckedUTF8``), so it is not
+    /// checked again where the standard library can take it unchecked.
     @usableFromInline
     func text() -> String {
-        if checked, #available(macOS 26.0, iOS 26.0, tvOS 26.0, watchOS 26.0, visionOS 26.0, *) {
+        if #available(macOS 26.0, iOS 26.0, tvOS 26.0, watchOS 26.0, visionOS 26.0, *) {
             return String(copying: UTF8Span(unchecked: storage.span.extracting(..<count)))
         }
         return storage.withUnsafeBufferPointer { String(decoding: $0[..<count], as: UTF8.self) }
@@ -205,17 +200,3 @@ struct PendingText {
         if storage.count > 2 * Self.limit { storage = [] }
     }
 }
-
-/// The dialects whose byte path hands over only text the JSON parser has checked to be UTF-8
-/// (string values read through `JSONElement`, handed over as they are), so ``MessageDecoder``
-/// need not check it again: every dialect of the package. Internal: a dialect from outside the
-/// package is always checked.
-protocol CheckedTextDeltaBytes {}
-
-extension UIMessageStreamDialect: CheckedTextDeltaBytes {}
-extension OpenAIChatDialect: CheckedTextDeltaBytes {}
-extension OpenAIResponsesDialect: CheckedTextDeltaBytes {}
-extension AnthropicDialect: CheckedTextDeltaBytes {}
-extension DataStreamV4Dialect: CheckedTextDeltaBytes {}
-extension OllamaDialect: CheckedTextDeltaBytes {}
-extension GeminiDialect: CheckedTextDeltaBytes {}

@@ -32,7 +32,7 @@
 ///
 /// ```swift
 /// var dialect = AnthropicDialect(configuration: StreamDecoderConfiguration())
-/// try dialect.decode(unit) { event in print(event) }   // one SSE event per unit
+/// try dialect.decode(unit, textDelta: textDelta, emit: emit)   // one SSE event per unit
 /// try dialect.finish { event in print(event) }
 /// ```
 public struct AnthropicDialect: StreamDialect {
@@ -49,7 +49,7 @@ public struct AnthropicDialect: StreamDialect {
         case ignored
     }
 
-    let parser: JSONParser
+    let parser: UnitParser
     let inputParser: JSONParser
 
     /// The ordinal of the current message (-1 before the first).
@@ -78,83 +78,64 @@ public struct AnthropicDialect: StreamDialect {
 
     /// A decoder using the configuration's JSON limits.
     public init(configuration: StreamDecoderConfiguration) {
-        parser = JSONParser(configuration: configuration.json)
+        parser = UnitParser(configuration: configuration.json)
         inputParser = JSONParser(configuration: configuration.json)
     }
 
-    /// Decodes one SSE event.
-    public mutating func decode(_ unit: FramedUnit, emit: (StreamEvent) throws -> Void) throws {
-        try decode(unit, bytes: false, textDelta: { _, _ in }, emit: emit)
-    }
-
-    /// Decodes one SSE event, handing text deltas (`text_delta`) to `textDelta` as bytes.
-    public mutating func decode(
-        _ unit: FramedUnit, textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void,
-        emit: (StreamEvent) throws -> Void
-    ) throws {
-        try decode(unit, bytes: true, textDelta: textDelta, emit: emit)
-    }
-
-    /// Both ways of decoding an event: text deltas as events, or (`bytes`) handed to `textDelta`.
-    private mutating func decode(
-        _ unit: FramedUnit, bytes: Bool, textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void,
-        emit: (StreamEvent) throws -> Void
-    ) throws {
+    /// Decodes one SSE event: text deltas to `textDelta` (their text lent), every other event to `emit`.
+    public mutating func decode(_ unit: FramedUnit, textDelta: TextDeltaSink, emit: EventSink) throws {
         let offset = unit.streamOffset
-        // The parser is this dialect's own and outlives the call: borrow it without a retain.
-        try Unmanaged.passUnretained(parser)._withUnsafeGuaranteedRef { parser in
-            try parser.parseUnit(unit, eventType: unit.type.isEmpty ? nil : unit.typeString) { root in
-                // One pass finds the fields of the hot path (a delta's type, index and delta).
-                let (typeElement, indexElement, deltaElement) = root.members("type", "index", "delta")
-                guard let type = typeElement else {
+        try parser.lent.parse(unit, eventType: unit.type.isEmpty ? nil : unit.typeString) { root in
+            // One pass finds the fields of the hot path (a delta's type, index and delta).
+            let (typeElement, indexElement, deltaElement) = root.members("type", "index", "delta")
+            guard let type = typeElement else {
+                throw Self.malformed(
+                    "missing field \"type\"", offset, unit.type.isEmpty ? nil : unit.typeString, "type")
+            }
+            if type.isString("content_block_delta") {
+                try blockDelta(
+                    index: indexElement, delta: deltaElement, offset: offset,
+                    textDelta: textDelta, emit: emit)
+            } else if type.isString("content_block_start") {
+                try blockStart(root, offset: offset, textDelta: textDelta, emit: emit)
+            } else if type.isString("content_block_stop") {
+                let index = try Self.index(root, "content_block_stop", offset)
+                guard let block = blocks.removeValue(forKey: index) else {
                     throw Self.malformed(
-                        "missing field \"type\"", offset, unit.type.isEmpty ? nil : unit.typeString, "type")
+                        "content_block_stop for index \(index), which has no open content block", offset,
+                        "content_block_stop", "index")
                 }
-                if type.isString("content_block_delta") {
-                    try blockDelta(
-                        index: indexElement, delta: deltaElement, offset: offset, bytes: bytes, textDelta: textDelta,
-                        emit: emit)
-                } else if type.isString("content_block_start") {
-                    try blockStart(root, offset: offset, emit: emit)
-                } else if type.isString("content_block_stop") {
-                    let index = try Self.index(root, "content_block_stop", offset)
-                    guard let block = blocks.removeValue(forKey: index) else {
-                        throw Self.malformed(
-                            "content_block_stop for index \(index), which has no open content block", offset,
-                            "content_block_stop", "index")
-                    }
-                    try close(block, index: index, emit: emit)
-                } else if type.isString("ping") {
-                    return
-                } else if type.isString("message_start") {
-                    try messageStart(root, offset: offset, emit: emit)
-                } else if type.isString("message_delta") {
-                    try messageDelta(root, emit: emit)
-                } else if type.isString("message_stop") {
-                    try closeOpenBlocks(emit: emit)
-                    if heldStopReason == nil { heldStopReason = startStopReason }
-                    try emitHeldFinish(emit)
-                    finishEmitted = true
-                    messageOpen = false
-                    sawTerminator = true
-                    try emit(.done)
-                } else if type.isString("error") {
-                    let error = root["error"]
-                    let message: String = error?["message"]?.string ?? root["message"]?.string ?? "stream error"
-                    sawError = true
-                    try emit(.error(StreamErrorInfo(code: error?["type"]?.string, message: message)))
-                } else {
-                    unknownUnitCount += 1
-                }
+                try close(block, index: index, textDelta: textDelta, emit: emit)
+            } else if type.isString("ping") {
+                return
+            } else if type.isString("message_start") {
+                try messageStart(root, offset: offset, textDelta: textDelta, emit: emit)
+            } else if type.isString("message_delta") {
+                try messageDelta(root, textDelta: textDelta, emit: emit)
+            } else if type.isString("message_stop") {
+                try closeOpenBlocks(textDelta: textDelta, emit: emit)
+                if heldStopReason == nil { heldStopReason = startStopReason }
+                try emitHeldFinish(textDelta: textDelta, emit: emit)
+                finishEmitted = true
+                messageOpen = false
+                sawTerminator = true
+                try emit(.done)
+            } else if type.isString("error") {
+                let error = root["error"]
+                let message: String = error?["message"]?.string ?? root["message"]?.string ?? "stream error"
+                sawError = true
+                try emit(.error(StreamErrorInfo(code: error?["type"]?.string, message: message)))
+            } else {
+                unknownUnitCount += 1
             }
         }
     }
 
     /// Closes open blocks; throws ``StreamError/Kind/truncated`` unless the last message reached
     /// `message_stop` or the stream carried an error.
-    public mutating func finish(emit: (StreamEvent) throws -> Void) throws {
-        try closeOpenBlocks(emit: emit)
-        try emitHeldFinish(emit)
+    public mutating func finish(textDelta: TextDeltaSink, emit: EventSink) throws {
+        try closeOpenBlocks(textDelta: textDelta, emit: emit)
+        try emitHeldFinish(textDelta: textDelta, emit: emit)
         if sawError || (sawTerminator && !messageOpen) { return }
         throw StreamError(
             .truncated,
@@ -166,7 +147,7 @@ public struct AnthropicDialect: StreamDialect {
     // MARK: - Messages
 
     /// Emits the message's held stop reason as its one `finish`, unless one was emitted.
-    private mutating func emitHeldFinish(_ emit: (StreamEvent) throws -> Void) throws {
+    private mutating func emitHeldFinish(textDelta: TextDeltaSink, emit: EventSink) throws {
         guard let raw = heldStopReason else { return }
         heldStopReason = nil
         guard !finishEmitted else { return }
@@ -174,7 +155,9 @@ public struct AnthropicDialect: StreamDialect {
         try emit(.finish(reason: StreamFinishReason(normalizing: raw), rawReason: raw))
     }
 
-    private mutating func messageStart(_ root: JSONElement, offset: Int, emit: (StreamEvent) throws -> Void) throws {
+    private mutating func messageStart(_ root: JSONElement, offset: Int, textDelta: TextDeltaSink, emit: EventSink)
+        throws
+    {
         guard let message = root["message"], message.kind == .object else {
             throw Self.malformed("missing object field \"message\"", offset, "message_start", "message")
         }
@@ -182,8 +165,8 @@ public struct AnthropicDialect: StreamDialect {
         if messageOpen && blocksStartedInMessage == 0 && id == messageId && !finishEmitted {
             return  // a duplicated message_start (proxy glitch): nothing to restart
         }
-        try closeOpenBlocks(emit: emit)
-        try emitHeldFinish(emit)  // the previous message's, when it had no message_stop
+        try closeOpenBlocks(textDelta: textDelta, emit: emit)
+        try emitHeldFinish(textDelta: textDelta, emit: emit)  // the previous message's, when it had no message_stop
         messageIndex += 1
         messageId = id
         messageOpen = true
@@ -202,7 +185,7 @@ public struct AnthropicDialect: StreamDialect {
             guard let type = block["type"] else { return }
             if type.isString("text"), let text = block["text"]?.string {
                 try emit(.textStart(id: partId))
-                if !text.isEmpty { try emit(.textDelta(id: partId, delta: text)) }
+                if !text.isEmpty { try CheckedUTF8.lending(text) { try textDelta(partId, $0) } }
                 try emit(.textEnd(id: partId))
             } else if let (id, name, provider) = try Self.toolHeader(block, type, offset) {
                 try emit(.toolCallStart(id: id, name: name, providerExecuted: provider))
@@ -215,8 +198,8 @@ public struct AnthropicDialect: StreamDialect {
         }
     }
 
-    private mutating func messageDelta(_ root: JSONElement, emit: (StreamEvent) throws -> Void) throws {
-        try closeOpenBlocks(emit: emit)
+    private mutating func messageDelta(_ root: JSONElement, textDelta: TextDeltaSink, emit: EventSink) throws {
+        try closeOpenBlocks(textDelta: textDelta, emit: emit)
         if let usage = root["usage"], usage.kind == .object {
             var merged = startUsage?.objectValue ?? JSONObject()
             usage.forEachMember { key, value in
@@ -231,21 +214,25 @@ public struct AnthropicDialect: StreamDialect {
 
     // MARK: - Content blocks
 
-    private mutating func blockStart(_ root: JSONElement, offset: Int, emit: (StreamEvent) throws -> Void) throws {
+    private mutating func blockStart(_ root: JSONElement, offset: Int, textDelta: TextDeltaSink, emit: EventSink) throws
+    {
         let index = try Self.index(root, "content_block_start", offset)
         guard let block = root["content_block"], let type = block["type"] else {
             throw Self.malformed(
                 "missing field \"content_block.type\"", offset, "content_block_start", "content_block.type")
         }
         if let previous = blocks.removeValue(forKey: index) {
-            try close(previous, index: index, emit: emit)  // restarted without a stop: close the old one
+            // Restarted without a stop: close the old one.
+            try close(previous, index: index, textDelta: textDelta, emit: emit)
         }
         blocksStartedInMessage += 1
         let partId = "\(max(messageIndex, 0))-\(index)"
         if type.isString("text") {
             blocks[index] = .text(id: partId)
             try emit(.textStart(id: partId))
-            if let text = block["text"]?.string, !text.isEmpty { try emit(.textDelta(id: partId, delta: text)) }
+            if let text = block["text"]?.string, !text.isEmpty {
+                try CheckedUTF8.lending(text) { try textDelta(partId, $0) }
+            }
         } else if type.isString("thinking") {
             blocks[index] = .reasoning(id: partId)
             try emit(.reasoningStart(id: partId))
@@ -272,8 +259,8 @@ public struct AnthropicDialect: StreamDialect {
     }
 
     private mutating func blockDelta(
-        index indexElement: JSONElement?, delta deltaElement: JSONElement?, offset: Int, bytes: Bool,
-        textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void, emit: (StreamEvent) throws -> Void
+        index indexElement: JSONElement?, delta deltaElement: JSONElement?, offset: Int,
+        textDelta: TextDeltaSink, emit: EventSink
     ) throws {
         let index = try Self.index(indexElement, "content_block_delta", offset)
         guard let delta = deltaElement, let type = delta["type"] else {
@@ -294,15 +281,9 @@ public struct AnthropicDialect: StreamDialect {
         switch block {
         case .text(let id):
             if type.isString("text_delta") {
-                if bytes {
-                    let text = try Self.stringElement(delta, "text", offset)
-                    var id = id
-                    try text.withUTF8 { text in
-                        if !text.isEmpty { try id.withUTF8 { try textDelta(UnsafeRawBufferPointer($0), text) } }
-                    }
-                } else {
-                    let text = try Self.string(delta, "text", offset)
-                    if !text.isEmpty { try emit(.textDelta(id: id, delta: text)) }
+                let text = try Self.stringElement(delta, "text", offset)
+                try text.withUTF8 { text in
+                    if !text.isEmpty { try textDelta(id, CheckedUTF8(unchecked: text)) }
                 }
             } else if type.isString("citations_delta") {
                 if let citation = delta["citation"], let url = citation["url"]?.string {
@@ -343,14 +324,16 @@ public struct AnthropicDialect: StreamDialect {
         unknownUnitCount += 1
     }
 
-    mutating func closeOpenBlocks(emit: (StreamEvent) throws -> Void) throws {
+    mutating func closeOpenBlocks(textDelta: TextDeltaSink, emit: EventSink) throws {
         guard !blocks.isEmpty else { return }
         for index in blocks.keys.sorted() {
-            if let block = blocks.removeValue(forKey: index) { try close(block, index: index, emit: emit) }
+            if let block = blocks.removeValue(forKey: index) {
+                try close(block, index: index, textDelta: textDelta, emit: emit)
+            }
         }
     }
 
-    private mutating func close(_ block: Block, index: Int, emit: (StreamEvent) throws -> Void) throws {
+    private mutating func close(_ block: Block, index: Int, textDelta: TextDeltaSink, emit: EventSink) throws {
         switch block {
         case .text(let id): try emit(.textEnd(id: id))
         case .reasoning(let id): try emit(.reasoningEnd(id: id))

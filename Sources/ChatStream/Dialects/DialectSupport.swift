@@ -1,4 +1,43 @@
-// Helpers dialects share: reading required fields with errors that say where.
+// Helpers dialects share: parsing a unit, reading required fields with errors that say where.
+
+/// A dialect's JSON parser, lent to each unit without a retain: the one place a dialect's
+/// parser is borrowed unmanaged (it is the dialect's own and outlives every call).
+public struct UnitParser {
+    public let json: JSONParser
+
+    /// A parser with these limits.
+    ///
+    /// `json` is the parser itself, for parsing outside a unit (a tool call's whole arguments).
+    public init(configuration: JSONConfiguration) {
+        json = JSONParser(configuration: configuration)
+    }
+
+    /// The parser lent for one unit: `try parser.lent.parse(unit, eventType: ...) { root in ... }`.
+    /// (A method on `UnitParser` itself would keep a retained copy of it for the whole call, since
+    /// the body may change the dialect that holds it; the property hands over a borrowed
+    /// reference and lets the copy go at once.)
+    @inlinable @inline(__always)
+    public var lent: LentUnitParser { LentUnitParser(parser: Unmanaged.passUnretained(json)) }
+}
+
+/// A dialect's parser borrowed for one unit (see ``UnitParser/lent``).
+public struct LentUnitParser {
+    @usableFromInline let parser: Unmanaged<JSONParser>
+
+    @inlinable @inline(__always)
+    init(parser: Unmanaged<JSONParser>) {
+        self.parser = parser
+    }
+
+    /// Parses a unit's data and hands `body` its root, turning JSON errors into malformed-stream
+    /// errors that name the event.
+    @inlinable @inline(__always)
+    public func parse<R>(
+        _ unit: FramedUnit, eventType: @autoclosure () -> String?, _ body: (JSONElement) throws -> R
+    ) throws -> R {
+        try parser._withUnsafeGuaranteedRef { parser in try parser.parseUnit(unit, eventType: eventType(), body) }
+    }
+}
 
 extension JSONParser {
     /// Parses a unit's data, turning JSON errors into malformed-stream errors that name the event.

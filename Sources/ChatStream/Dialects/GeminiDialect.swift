@@ -14,23 +14,22 @@
 // | `candidates[0].finishReason` | held; at the end of the array parts end, then one `.finish` |
 // | `promptFeedback.blockReason` | `.finish(content-filter)`, likewise at the end |
 // | `{"error":{code, message, status}}` | `.error(code: status or code, message)` |
-// | end of the array (``finish(emit:)``) | `.finish`, `.done` when a finish reason came; else truncated |
+// | end of the array (``finish(into:)``) | `.finish`, `.done` when a finish reason came; else truncated |
 //
 // Integer enums, unknown reasons, repeated reasons and `STOP` after function calls: see
 // `GeminiDialect.variants` (GeminiDialect+Variants.swift).
 //
 // Only candidate 0 is read. Gemini has no part ends: a part ends when the other kind begins, at
 // a function call, and at the finish reason. Other part kinds (`executableCode`,
-// `codeExecutionResult`, `thoughtSignature` alone) are skipped and counted. Through
-// `decode(_:textDelta:emit:)` (MessageDecoder's way in) a text part goes out as the bytes of its
-// part ID and text instead of as `.textDelta`; every other event, and the order, stay the same.
+// `codeExecutionResult`, `thoughtSignature` alone) are skipped and counted. A text part goes to the
+// sink as the bytes of its text.
 
 /// Decodes Gemini's streamed JSON array (`streamGenerateContent`).
 ///
 /// ```swift
 /// var dialect = GeminiDialect(configuration: StreamDecoderConfiguration())
-/// try dialect.decode(unit) { event in print(event) }   // one array element per unit
-/// try dialect.finish { event in print(event) }          // .done after a finishReason
+/// try dialect.decode(unit, textDelta: textDelta, emit: emit)   // one array element per unit
+/// try dialect.finish(textDelta: textDelta, emit: emit)           // .done after a finishReason
 /// ```
 public struct GeminiDialect: StreamDialect {
     /// Gemini streams a JSON array.
@@ -39,7 +38,7 @@ public struct GeminiDialect: StreamDialect {
     /// How many unknown parts were skipped.
     public private(set) var unknownUnitCount = 0
 
-    private let parser: JSONParser
+    private let parser: UnitParser
     private let inputParser: JSONParser
     private var parts = SequentialParts()
     private var started = false
@@ -53,98 +52,79 @@ public struct GeminiDialect: StreamDialect {
 
     /// A decoder using the configuration's JSON limits.
     public init(configuration: StreamDecoderConfiguration) {
-        parser = JSONParser(configuration: configuration.json)
+        parser = UnitParser(configuration: configuration.json)
         inputParser = JSONParser(configuration: configuration.json)
     }
 
-    /// Decodes one element of the response array.
-    public mutating func decode(_ unit: FramedUnit, emit: (StreamEvent) throws -> Void) throws {
-        try decode(unit, bytes: false, textDelta: { _, _ in }, emit: emit)
-    }
-
-    /// Decodes one element of the response array, handing text parts to `textDelta` as bytes.
-    public mutating func decode(
-        _ unit: FramedUnit, textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void,
-        emit: (StreamEvent) throws -> Void
-    ) throws {
-        try decode(unit, bytes: true, textDelta: textDelta, emit: emit)
-    }
-
-    /// Both ways of decoding an element: text deltas as events, or (`bytes`) handed to `textDelta`.
-    private mutating func decode(
-        _ unit: FramedUnit, bytes: Bool, textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void,
-        emit: (StreamEvent) throws -> Void
-    ) throws {
+    /// Decodes one element of the response array: text deltas to `textDelta` (their text lent), every other event to `emit`.
+    public mutating func decode(_ unit: FramedUnit, textDelta: TextDeltaSink, emit: EventSink) throws {
         let offset = unit.streamOffset
-        // The parser is this dialect's own and outlives the call: borrow it without a retain.
-        try Unmanaged.passUnretained(parser)._withUnsafeGuaranteedRef { parser in
-            try parser.parseUnit(unit, eventType: "GenerateContentResponse") { root in
-                guard root.kind == .object else {
-                    throw StreamError(
-                        .malformed, message: "an array element that is not an object", byteOffset: offset,
-                        eventType: "GenerateContentResponse")
+        try parser.lent.parse(unit, eventType: "GenerateContentResponse") { root in
+            guard root.kind == .object else {
+                throw StreamError(
+                    .malformed, message: "an array element that is not an object", byteOffset: offset,
+                    eventType: "GenerateContentResponse")
+            }
+            // One pass over the element for the members read on every element.
+            let (errorElement, candidatesElement, usageElement) = root.members(
+                "error", "candidates", "usageMetadata")
+            if let error = errorElement {
+                sawError = true
+                try parts.closeAll(textDelta: textDelta, emit: emit)
+                let code = error["status"]?.string ?? error["code"]?.number?.text
+                let message = error["message"]?.string ?? error.jsonValue.jsonText
+                try emit(.error(StreamErrorInfo(code: code, message: message)))
+                return
+            }
+            if !started {
+                started = true
+                try emit(.messageStart(id: root["responseId"]?.string))
+            }
+            let candidate = candidatesElement?[0]
+            if let candidates = candidatesElement, candidates.kind != .array {
+                throw StreamError(
+                    .malformed, message: "\"candidates\" is not an array", byteOffset: offset,
+                    eventType: "GenerateContentResponse", field: "candidates")
+            }
+            try candidate?["content"]?["parts"]?.forEachElement { part in
+                try self.part(part, offset: offset, textDelta: textDelta, emit: emit)
+            }
+            var raw = Self.enumName(candidate?["finishReason"], names: Self.finishReasonNames)
+            var blocked = false
+            if raw == nil, let feedback = root["promptFeedback"],
+                let reason = Self.enumName(feedback["blockReason"], names: Self.blockReasonNames)
+            {
+                raw = reason
+                blocked = candidate == nil
+            }
+            // Usage repeats on every element: emitted when it changes, compared without a tree
+            // while it stays the same.
+            if let usage = usageElement, usage.kind == .object, lastUsage.map(usage.surelyEquals) != true {
+                let value = usage.jsonValue
+                if value != lastUsage {
+                    lastUsage = value
+                    try emit(.metadata(StreamMetadata(usage: value)))
                 }
-                // One pass over the element for the members read on every element.
-                let (errorElement, candidatesElement, usageElement) = root.members(
-                    "error", "candidates", "usageMetadata")
-                if let error = errorElement {
-                    sawError = true
-                    try parts.closeAll(emit: emit)
-                    let code = error["status"]?.string ?? error["code"]?.number?.text
-                    let message = error["message"]?.string ?? error.jsonValue.jsonText
-                    try emit(.error(StreamErrorInfo(code: code, message: message)))
-                    return
-                }
-                if !started {
-                    started = true
-                    try emit(.messageStart(id: root["responseId"]?.string))
-                }
-                let candidate = candidatesElement?[0]
-                if let candidates = candidatesElement, candidates.kind != .array {
-                    throw StreamError(
-                        .malformed, message: "\"candidates\" is not an array", byteOffset: offset,
-                        eventType: "GenerateContentResponse", field: "candidates")
-                }
-                try candidate?["content"]?["parts"]?.forEachElement { part in
-                    try self.part(part, offset: offset, bytes: bytes, textDelta: textDelta, emit: emit)
-                }
-                var raw = Self.enumName(candidate?["finishReason"], names: Self.finishReasonNames)
-                var blocked = false
-                if raw == nil, let feedback = root["promptFeedback"],
-                    let reason = Self.enumName(feedback["blockReason"], names: Self.blockReasonNames)
-                {
-                    raw = reason
-                    blocked = candidate == nil
-                }
-                // Usage repeats on every element: emitted when it changes, compared without a tree
-                // while it stays the same.
-                if let usage = usageElement, usage.kind == .object, lastUsage.map(usage.surelyEquals) != true {
-                    let value = usage.jsonValue
-                    if value != lastUsage {
-                        lastUsage = value
-                        try emit(.metadata(StreamMetadata(usage: value)))
-                    }
-                }
-                if let raw {
-                    finishRaw = raw
-                    finishReason = blocked ? .contentFilter : StreamFinishReason(normalizing: raw)
-                }
+            }
+            if let raw {
+                finishRaw = raw
+                finishReason = blocked ? .contentFilter : StreamFinishReason(normalizing: raw)
             }
         }
     }
 
     private mutating func part(
-        _ part: JSONElement, offset: Int, bytes: Bool,
-        textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void, emit: (StreamEvent) throws -> Void
+        _ part: JSONElement, offset: Int,
+        textDelta: TextDeltaSink, emit: EventSink
     ) throws {
         if let text = part["text"], text.kind == .string {
             // An empty text is nothing (no part is started for it).
             if part["thought"]?.bool == true {
-                if let reasoning = text.string, !reasoning.isEmpty { try parts.reasoning(reasoning, emit: emit) }
-            } else if bytes {
+                if let reasoning = text.string, !reasoning.isEmpty {
+                    try parts.reasoning(reasoning, textDelta: textDelta, emit: emit)
+                }
+            } else {
                 try text.withUTF8 { if !$0.isEmpty { try parts.text($0, textDelta: textDelta, emit: emit) } }
-            } else if let delta = text.string, !delta.isEmpty {
-                try parts.text(delta, emit: emit)
             }
         } else if let call = part["functionCall"] {
             guard let name = call["name"]?.string else {
@@ -152,11 +132,12 @@ public struct GeminiDialect: StreamDialect {
                     .malformed, message: "a functionCall without a name", byteOffset: offset,
                     eventType: "GenerateContentResponse", field: "candidates[0].content.parts.functionCall.name")
             }
-            try parts.closeAll(emit: emit)
+            try parts.closeAll(textDelta: textDelta, emit: emit)
             let id = call["id"]?.string ?? "call-\(toolCallCount)"
             toolCallCount += 1
             try emit(.toolCallStart(id: id, name: name, providerExecuted: false))
-            try emitWholeToolInput(id: id, name: name, arguments: call["args"], parser: inputParser, emit: emit)
+            try emitWholeToolInput(
+                id: id, name: name, arguments: call["args"], parser: inputParser, textDelta: textDelta, emit: emit)
         } else if let data = part["inlineData"], let mediaType = data["mimeType"]?.string,
             let base64 = data["data"]?.string
         {
@@ -169,8 +150,8 @@ public struct GeminiDialect: StreamDialect {
     /// At the end of the array: ends open parts, then emits the one `.finish` and `.done` when a
     /// finish reason came (`tool-calls` for `STOP` after function calls); throws
     /// ``StreamError/Kind/truncated`` when neither a finish reason nor an error came.
-    public mutating func finish(emit: (StreamEvent) throws -> Void) throws {
-        try parts.closeAll(emit: emit)
+    public mutating func finish(textDelta: TextDeltaSink, emit: EventSink) throws {
+        try parts.closeAll(textDelta: textDelta, emit: emit)
         if let raw = finishRaw, var reason = finishReason {
             if reason == .stop && toolCallCount > 0 { reason = .toolCalls }
             finishRaw = nil

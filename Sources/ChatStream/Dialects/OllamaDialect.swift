@@ -14,15 +14,14 @@
 // | `{"error": "..."}` | `.error(message)` |
 //
 // Ollama has no part ends: a part ends when another kind of part begins, and at `done`.
-// Part IDs count parts in order: `reasoning-0`, `text-1`, ... Through `decode(_:textDelta:emit:)`
-// (MessageDecoder's way in) a `message.content` delta goes out as the bytes of its part ID and
-// text instead of as `.textDelta`; every other event, and the order, stay the same.
+// Part IDs count parts in order: `reasoning-0`, `text-1`, ... A `message.content` delta goes
+// to the sink as the bytes of its text.
 
 /// Decodes Ollama's `/api/chat` streaming format (NDJSON).
 ///
 /// ```swift
 /// var dialect = OllamaDialect(configuration: StreamDecoderConfiguration())
-/// try dialect.decode(unit) { event in print(event) }   // one line per unit
+/// try dialect.decode(unit, textDelta: textDelta, emit: emit)   // one line per unit
 /// ```
 public struct OllamaDialect: StreamDialect {
     /// Ollama streams newline-delimited JSON.
@@ -31,7 +30,7 @@ public struct OllamaDialect: StreamDialect {
     /// Always 0: every Ollama line is a chunk.
     public private(set) var unknownUnitCount = 0
 
-    private let parser: JSONParser
+    private let parser: UnitParser
     private var parts = SequentialParts()
     private var started = false
     private var sawDone = false
@@ -40,116 +39,94 @@ public struct OllamaDialect: StreamDialect {
 
     /// A decoder using the configuration's JSON limits.
     public init(configuration: StreamDecoderConfiguration) {
-        parser = JSONParser(configuration: configuration.json)
+        parser = UnitParser(configuration: configuration.json)
     }
 
-    /// Decodes one NDJSON line.
-    public mutating func decode(_ unit: FramedUnit, emit: (StreamEvent) throws -> Void) throws {
-        try decode(unit, bytes: false, textDelta: { _, _ in }, emit: emit)
-    }
-
-    /// Decodes one NDJSON line, handing text deltas (`message.content`) to `textDelta` as bytes.
-    public mutating func decode(
-        _ unit: FramedUnit, textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void,
-        emit: (StreamEvent) throws -> Void
-    ) throws {
-        try decode(unit, bytes: true, textDelta: textDelta, emit: emit)
-    }
-
-    /// Both ways of decoding a line: text deltas as events, or (`bytes`) handed to `textDelta`.
-    private mutating func decode(
-        _ unit: FramedUnit, bytes: Bool, textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void,
-        emit: (StreamEvent) throws -> Void
-    ) throws {
+    /// Decodes one NDJSON line: text deltas to `textDelta` (their text lent), every other event to `emit`.
+    public mutating func decode(_ unit: FramedUnit, textDelta: TextDeltaSink, emit: EventSink) throws {
         // A line after `"done": true` is past the message's one finish: counted, not read.
         if sawDone {
             unknownUnitCount += 1
             return
         }
         let offset = unit.streamOffset
-        // The parser is this dialect's own and outlives the call: borrow it without a retain.
-        try Unmanaged.passUnretained(parser)._withUnsafeGuaranteedRef { parser in
-            try parser.parseUnit(unit, eventType: "chat chunk") { root in
-                guard root.kind == .object else {
-                    throw StreamError(.malformed, message: "a line that is not a JSON object", byteOffset: offset)
+        try parser.lent.parse(unit, eventType: "chat chunk") { root in
+            guard root.kind == .object else {
+                throw StreamError(.malformed, message: "a line that is not a JSON object", byteOffset: offset)
+            }
+            // One pass over the line for the members read on every line.
+            let (errorElement, doneElement, messageElement) = root.members("error", "done", "message")
+            if let error = errorElement {
+                sawError = true
+                try parts.closeAll(textDelta: textDelta, emit: emit)
+                let message = error.string ?? error["message"]?.string ?? error.jsonValue.jsonText
+                try emit(.error(StreamErrorInfo(code: error["code"]?.string, message: message)))
+                return
+            }
+            guard let done = doneElement?.bool else {
+                throw StreamError(
+                    .malformed, message: "missing or non-Boolean field \"done\"", byteOffset: offset,
+                    eventType: "chat chunk", field: "done")
+            }
+            if !started {
+                started = true
+                try emit(.messageStart(id: nil))
+            }
+            if let message = messageElement {
+                let (thinkingElement, contentElement, toolCallsElement) = message.members(
+                    "thinking", "content", "tool_calls")
+                if let thinking = thinkingElement?.string, !thinking.isEmpty {
+                    try parts.reasoning(thinking, textDelta: textDelta, emit: emit)
                 }
-                // One pass over the line for the members read on every line.
-                let (errorElement, doneElement, messageElement) = root.members("error", "done", "message")
-                if let error = errorElement {
-                    sawError = true
-                    try parts.closeAll(emit: emit)
-                    let message = error.string ?? error["message"]?.string ?? error.jsonValue.jsonText
-                    try emit(.error(StreamErrorInfo(code: error["code"]?.string, message: message)))
-                    return
-                }
-                guard let done = doneElement?.bool else {
-                    throw StreamError(
-                        .malformed, message: "missing or non-Boolean field \"done\"", byteOffset: offset,
-                        eventType: "chat chunk", field: "done")
-                }
-                if !started {
-                    started = true
-                    try emit(.messageStart(id: nil))
-                }
-                if let message = messageElement {
-                    let (thinkingElement, contentElement, toolCallsElement) = message.members(
-                        "thinking", "content", "tool_calls")
-                    if let thinking = thinkingElement?.string, !thinking.isEmpty {
-                        try parts.reasoning(thinking, emit: emit)
-                    }
-                    if let content = contentElement {
-                        if bytes {
-                            try content.withUTF8 {
-                                if !$0.isEmpty { try parts.text($0, textDelta: textDelta, emit: emit) }
-                            }
-                        } else if let text = content.string, !text.isEmpty {
-                            try parts.text(text, emit: emit)
-                        }
-                    }
-                    try toolCallsElement?.forEachElement { call in
-                        try parts.closeAll(emit: emit)
-                        let function = call["function"]
-                        guard let name = function?["name"]?.string else {
-                            throw StreamError(
-                                .malformed, message: "a tool call without a function name", byteOffset: offset,
-                                eventType: "chat chunk", field: "message.tool_calls.function.name")
-                        }
-                        let id = call["id"]?.string ?? "call-\(toolCallCount)"
-                        toolCallCount += 1
-                        try emitWholeToolCall(id: id, name: name, arguments: function?["arguments"], emit: emit)
+                if let content = contentElement {
+                    try content.withUTF8 {
+                        if !$0.isEmpty { try parts.text($0, textDelta: textDelta, emit: emit) }
                     }
                 }
-                if done {
-                    try parts.closeAll(emit: emit)
-                    var usage = JSONObject()
-                    root.forEachMember { key, value in
-                        guard let key = key.string, key.hasSuffix("_count") || key.hasSuffix("_duration"),
-                            value.kind == .number
-                        else { return }
-                        usage[key] = value.jsonValue
+                try toolCallsElement?.forEachElement { call in
+                    try parts.closeAll(textDelta: textDelta, emit: emit)
+                    let function = call["function"]
+                    guard let name = function?["name"]?.string else {
+                        throw StreamError(
+                            .malformed, message: "a tool call without a function name", byteOffset: offset,
+                            eventType: "chat chunk", field: "message.tool_calls.function.name")
                     }
-                    if !usage.isEmpty { try emit(.metadata(StreamMetadata(usage: .object(usage)))) }
-                    let raw = root["done_reason"]?.string
-                    try emit(.finish(reason: raw.map(StreamFinishReason.init(normalizing:)), rawReason: raw))
-                    sawDone = true
-                    try emit(.done)
+                    let id = call["id"]?.string ?? "call-\(toolCallCount)"
+                    toolCallCount += 1
+                    try emitWholeToolCall(
+                        id: id, name: name, arguments: function?["arguments"], textDelta: textDelta, emit: emit)
                 }
+            }
+            if done {
+                try parts.closeAll(textDelta: textDelta, emit: emit)
+                var usage = JSONObject()
+                root.forEachMember { key, value in
+                    guard let key = key.string, key.hasSuffix("_count") || key.hasSuffix("_duration"),
+                        value.kind == .number
+                    else { return }
+                    usage[key] = value.jsonValue
+                }
+                if !usage.isEmpty { try emit(.metadata(StreamMetadata(usage: .object(usage)))) }
+                let raw = root["done_reason"]?.string
+                try emit(.finish(reason: raw.map(StreamFinishReason.init(normalizing:)), rawReason: raw))
+                sawDone = true
+                try emit(.done)
             }
         }
     }
 
     /// Ends open parts; throws ``StreamError/Kind/truncated`` unless `"done": true` or an error came.
-    public mutating func finish(emit: (StreamEvent) throws -> Void) throws {
-        try parts.closeAll(emit: emit)
+    public mutating func finish(textDelta: TextDeltaSink, emit: EventSink) throws {
+        try parts.closeAll(textDelta: textDelta, emit: emit)
         if sawDone || sawError { return }
         throw StreamError(.truncated, message: "the stream ended before a line with \"done\": true")
     }
 
     /// A tool call that arrives whole: start, its input as one delta, then the input.
     private func emitWholeToolCall(
-        id: String, name: String, arguments: JSONElement?, emit: (StreamEvent) throws -> Void
+        id: String, name: String, arguments: JSONElement?, textDelta: TextDeltaSink, emit: EventSink
     ) throws {
         try emit(.toolCallStart(id: id, name: name, providerExecuted: false))
-        try emitWholeToolInput(id: id, name: name, arguments: arguments, parser: nil, emit: emit)
+        try emitWholeToolInput(id: id, name: name, arguments: arguments, parser: nil, textDelta: textDelta, emit: emit)
     }
 }

@@ -24,7 +24,7 @@ struct OpenAIToolCall {
     }
 
     /// Emits `toolCallStart`, then any argument text that arrived before the start.
-    mutating func start(fallbackID: @autoclosure () -> String, emit: (StreamEvent) throws -> Void) throws {
+    mutating func start(fallbackID: @autoclosure () -> String, textDelta: TextDeltaSink, emit: EventSink) throws {
         guard !started else { return }
         let id = self.id ?? fallbackID()
         self.id = id
@@ -36,7 +36,7 @@ struct OpenAIToolCall {
     }
 
     /// Adds a piece of argument text, emitting it when the call has started.
-    mutating func append(_ piece: UnsafeRawBufferPointer, emit: (StreamEvent) throws -> Void) throws {
+    mutating func append(_ piece: UnsafeRawBufferPointer, textDelta: TextDeltaSink, emit: EventSink) throws {
         guard !piece.isEmpty, !completed else { return }
         arguments.append(contentsOf: piece)
         if started, let id {
@@ -48,10 +48,10 @@ struct OpenAIToolCall {
     ///
     /// Must not be called while `parser` is reading a unit: it reuses the parser's storage.
     mutating func complete(
-        fallbackID: @autoclosure () -> String, parser: JSONParser, emit: (StreamEvent) throws -> Void
+        fallbackID: @autoclosure () -> String, parser: JSONParser, textDelta: TextDeltaSink, emit: EventSink
     ) throws {
         guard !completed else { return }
-        try start(fallbackID: fallbackID(), emit: emit)
+        try start(fallbackID: fallbackID(), textDelta: textDelta, emit: emit)
         completed = true
         let id = self.id ?? ""
         let name = self.name ?? ""
@@ -63,7 +63,8 @@ struct OpenAIToolCall {
         do {
             input = try parser.parseValue(arguments)
         } catch let error as JSONError {
-            try emit(.toolInputError(id: id, name: name, errorText: "tool arguments are not valid JSON: \(error)"))
+            try emit(
+                .toolInputError(id: id, name: name, errorText: "tool arguments are not valid JSON: \(error)"))
             return
         }
         try emit(.toolInputAvailable(id: id, name: name, input: input))

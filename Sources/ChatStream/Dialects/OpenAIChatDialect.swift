@@ -47,7 +47,7 @@ public struct OpenAIChatDialect: StreamDialect {
     static let maxChoiceIndex = 1023
     static let eventType = "chat.completion.chunk"
 
-    private let parser: JSONParser
+    private let parser: UnitParser
     private var messageStarted = false
     private var terminated = false
     private var errorSeen = false
@@ -72,32 +72,16 @@ public struct OpenAIChatDialect: StreamDialect {
 
     /// A decoder with the configuration's JSON limits.
     public init(configuration: StreamDecoderConfiguration = StreamDecoderConfiguration()) {
-        parser = JSONParser(configuration: configuration.json)
+        parser = UnitParser(configuration: configuration.json)
     }
 
-    /// Decodes one SSE event: a chunk, an error body or `[DONE]`.
-    public mutating func decode(_ unit: FramedUnit, emit: (StreamEvent) throws -> Void) throws {
-        try decode(unit, bytes: false, textDelta: { _, _ in }, emit: emit)
-    }
-
-    /// Decodes one SSE event, handing text deltas (`delta.content`) to `textDelta` as bytes.
-    public mutating func decode(
-        _ unit: FramedUnit, textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void,
-        emit: (StreamEvent) throws -> Void
-    ) throws {
-        try decode(unit, bytes: true, textDelta: textDelta, emit: emit)
-    }
-
-    /// Both ways of decoding an event: text deltas as events, or (`bytes`) handed to `textDelta`.
-    private mutating func decode(
-        _ unit: FramedUnit, bytes: Bool, textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void,
-        emit: (StreamEvent) throws -> Void
-    ) throws {
+    /// Decodes one SSE event: a chunk, an error body or `[DONE]`: text deltas to `textDelta` (their text lent), every other event to `emit`.
+    public mutating func decode(_ unit: FramedUnit, textDelta: TextDeltaSink, emit: EventSink) throws {
         bytesSeen = max(bytesSeen, unit.streamOffset + unit.data.count)
         if unit.dataEquals("[DONE]") {
             guard !terminated else { return }
             for k in choices.indices where choices[k].seen && !choices[k].finished {
-                try finishChoice(k, raw: choices[k].finishRaw, emit: emit)
+                try finishChoice(k, raw: choices[k].finishRaw, textDelta: textDelta, emit: emit)
             }
             terminated = true
             try emit(.done)
@@ -107,11 +91,8 @@ public struct OpenAIChatDialect: StreamDialect {
             unknownUnitCount += 1
             return
         }
-        // The parser is this dialect's own and outlives the call: borrow it without a retain.
-        let usage = try Unmanaged.passUnretained(parser)._withUnsafeGuaranteedRef { parser in
-            try parser.parseUnit(unit, eventType: Self.eventType) { root in
-                try readChunk(root, offset: unit.streamOffset, bytes: bytes, textDelta: textDelta, emit: emit)
-            }
+        let usage = try parser.lent.parse(unit, eventType: Self.eventType) { root in
+            try readChunk(root, offset: unit.streamOffset, textDelta: textDelta, emit: emit)
         }
         if let usage {
             try emit(.metadata(StreamMetadata(usage: usage)))
@@ -120,16 +101,16 @@ public struct OpenAIChatDialect: StreamDialect {
 
     /// Completes open tool calls and parts; throws ``StreamError/Kind/truncated`` unless `[DONE]`
     /// or an error body arrived.
-    public mutating func finish(emit: (StreamEvent) throws -> Void) throws {
+    public mutating func finish(textDelta: TextDeltaSink, emit: EventSink) throws {
         guard !terminated else { return }
         for k in choices.indices where choices[k].seen && !choices[k].finished {
             if let raw = choices[k].finishRaw {
-                try finishChoice(k, raw: raw, emit: emit)
+                try finishChoice(k, raw: raw, textDelta: textDelta, emit: emit)
                 continue
             }
-            try select(k, emit)
-            try completeToolCalls(k, emit: emit)
-            try closeParts(k, emit: emit)
+            try select(k, textDelta: textDelta, emit: emit)
+            try completeToolCalls(k, textDelta: textDelta, emit: emit)
+            try closeParts(k, textDelta: textDelta, emit: emit)
             choices[k].finished = true
         }
         guard !errorSeen else { return }
@@ -142,8 +123,8 @@ public struct OpenAIChatDialect: StreamDialect {
 
     /// Reads one chunk, emitting what can be emitted now; returns its usage.
     private mutating func readChunk(
-        _ root: JSONElement, offset: Int, bytes: Bool,
-        textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void, emit: (StreamEvent) throws -> Void
+        _ root: JSONElement, offset: Int,
+        textDelta: TextDeltaSink, emit: EventSink
     ) throws -> JSONTree? {
         guard root.kind == .object else {
             throw StreamError(
@@ -169,7 +150,7 @@ public struct OpenAIChatDialect: StreamDialect {
             var position = 0
             try choicesElement.forEachElement { choice in
                 try readChoice(
-                    choice, position: position, offset: offset, bytes: bytes, textDelta: textDelta, emit: emit)
+                    choice, position: position, offset: offset, textDelta: textDelta, emit: emit)
                 position += 1
             }
             if position == 0 { topLevelFinish(root) }
@@ -186,8 +167,8 @@ public struct OpenAIChatDialect: StreamDialect {
     }
 
     private mutating func readChoice(
-        _ choice: JSONElement, position: Int, offset: Int, bytes: Bool,
-        textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void, emit: (StreamEvent) throws -> Void
+        _ choice: JSONElement, position: Int, offset: Int,
+        textDelta: TextDeltaSink, emit: EventSink
     ) throws {
         guard choice.kind == .object else {
             throw malformed("a choice is not an object", field: "choices[\(position)]", offset: offset)
@@ -208,7 +189,7 @@ public struct OpenAIChatDialect: StreamDialect {
             guard delta.kind == .object else {
                 throw malformed("delta is not an object", field: "choices[\(position)].delta", offset: offset)
             }
-            try readDelta(delta, choice: k, offset: offset, bytes: bytes, textDelta: textDelta, emit: emit)
+            try readDelta(delta, choice: k, offset: offset, textDelta: textDelta, emit: emit)
         }
         if let reason = reasonElement, let raw = OpenAIWire.finishReasonText(reason) {
             choices[k].finishRaw = raw
@@ -216,28 +197,28 @@ public struct OpenAIChatDialect: StreamDialect {
     }
 
     private mutating func readDelta(
-        _ delta: JSONElement, choice k: Int, offset: Int, bytes: Bool,
-        textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void, emit: (StreamEvent) throws -> Void
+        _ delta: JSONElement, choice k: Int, offset: Int,
+        textDelta: TextDeltaSink, emit: EventSink
     ) throws {
         // Reasoning, in one pass over the delta: see `variants` for the fields and their order.
         let (reasoningContent, reasoning, details) = delta.members(
             "reasoning_content", "reasoning", "reasoning_details")
         if reasoningContent != nil || reasoning != nil || details != nil {
             try OpenAIWire.forEachReasoningText(content: reasoningContent, reasoning: reasoning, details: details) {
-                try emitReasoning($0, choice: k, emit: emit)
+                try emitReasoning($0, choice: k, textDelta: textDelta, emit: emit)
             }
         }
         if let content = delta["content"], !content.isNull {
             switch content.kind {
             case .string:
                 if OpenAIWire.isNonEmptyString(content) {
-                    try emitText(content, choice: k, bytes: bytes, textDelta: textDelta, emit: emit)
+                    try emitText(content, choice: k, textDelta: textDelta, emit: emit)
                 }
             case .array:
                 unknownUnitCount += try OpenAIWire.forEachContentPart(
                     content, field: "choices[].delta.content", eventType: Self.eventType, offset: offset,
-                    text: { try self.emitText($0, choice: k, bytes: bytes, textDelta: textDelta, emit: emit) },
-                    reasoning: { try self.emitReasoning($0, choice: k, emit: emit) })
+                    text: { try self.emitText($0, choice: k, textDelta: textDelta, emit: emit) },
+                    reasoning: { try self.emitReasoning($0, choice: k, textDelta: textDelta, emit: emit) })
             default:
                 throw malformed(
                     "content is neither a string nor an array of parts", field: "choices[].delta.content",
@@ -247,8 +228,8 @@ public struct OpenAIChatDialect: StreamDialect {
         if let refusal = try OpenAIWire.text(
             delta, "refusal", field: "choices[].delta.refusal", eventType: Self.eventType, offset: offset)
         {
-            try select(k, emit)
-            try endReasoning(k, emit: emit)
+            try select(k, textDelta: textDelta, emit: emit)
+            try endReasoning(k, textDelta: textDelta, emit: emit)
             try emit(.refusalDelta(id: "refusal-\(k)", delta: refusal))
         }
         if let calls = delta["tool_calls"], !calls.isNull {
@@ -257,7 +238,8 @@ public struct OpenAIChatDialect: StreamDialect {
             }
             var position = 0
             try calls.forEachElement { call in
-                try readToolCallDelta(call, position: position, choice: k, offset: offset, emit: emit)
+                try readToolCallDelta(
+                    call, position: position, choice: k, offset: offset, textDelta: textDelta, emit: emit)
                 position += 1
             }
         }
@@ -265,26 +247,23 @@ public struct OpenAIChatDialect: StreamDialect {
 
     /// A piece of choice `k`'s text (a non-empty string element), started when needed.
     private mutating func emitText(
-        _ text: JSONElement, choice k: Int, bytes: Bool,
-        textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void, emit: (StreamEvent) throws -> Void
+        _ text: JSONElement, choice k: Int,
+        textDelta: TextDeltaSink, emit: EventSink
     ) throws {
-        try select(k, emit)
-        try endReasoning(k, emit: emit)
-        var id = textID(k)
+        try select(k, textDelta: textDelta, emit: emit)
+        try endReasoning(k, textDelta: textDelta, emit: emit)
+        let id = textID(k)
         if !choices[k].textOpen {
             choices[k].textOpen = true
             try emit(.textStart(id: id))
         }
-        if bytes {
-            try id.withUTF8 { id in try text.withUTF8 { try textDelta(UnsafeRawBufferPointer(id), $0) } }
-        } else {
-            try emit(.textDelta(id: id, delta: text.string!))
-        }
+        try text.withUTF8 { try textDelta(id, CheckedUTF8(unchecked: $0)) }
     }
 
     /// A piece of choice `k`'s reasoning, started when needed.
-    private mutating func emitReasoning(_ text: String, choice k: Int, emit: (StreamEvent) throws -> Void) throws {
-        try select(k, emit)
+    private mutating func emitReasoning(_ text: String, choice k: Int, textDelta: TextDeltaSink, emit: EventSink) throws
+    {
+        try select(k, textDelta: textDelta, emit: emit)
         if !choices[k].reasoningOpen {
             choices[k].reasoningOpen = true
             try emit(.reasoningStart(id: "reasoning-\(k)"))
@@ -309,7 +288,7 @@ public struct OpenAIChatDialect: StreamDialect {
     }
 
     private mutating func readToolCallDelta(
-        _ entry: JSONElement, position: Int, choice k: Int, offset: Int, emit: (StreamEvent) throws -> Void
+        _ entry: JSONElement, position: Int, choice k: Int, offset: Int, textDelta: TextDeltaSink, emit: EventSink
     ) throws {
         guard entry.kind == .object else {
             throw malformed(
@@ -332,19 +311,19 @@ public struct OpenAIChatDialect: StreamDialect {
         }
         let fallbackID = "call-\(k)-\(wireIndex)"
         if !choices[k].toolCalls[slot].call.started && choices[k].toolCalls[slot].call.name != nil {
-            try select(k, emit)
-            try endReasoning(k, emit: emit)
-            try choices[k].toolCalls[slot].call.start(fallbackID: fallbackID, emit: emit)
+            try select(k, textDelta: textDelta, emit: emit)
+            try endReasoning(k, textDelta: textDelta, emit: emit)
+            try choices[k].toolCalls[slot].call.start(fallbackID: fallbackID, textDelta: textDelta, emit: emit)
         }
         guard let arguments = function?["arguments"], !arguments.isNull else { return }
-        if choices[k].toolCalls[slot].call.started { try select(k, emit) }
+        if choices[k].toolCalls[slot].call.started { try select(k, textDelta: textDelta, emit: emit) }
         switch arguments.kind {
         case .string:
-            try arguments.withUTF8 { try choices[k].toolCalls[slot].call.append($0, emit: emit) }
+            try arguments.withUTF8 { try choices[k].toolCalls[slot].call.append($0, textDelta: textDelta, emit: emit) }
         case .object:
             // A few vendors send the arguments as an object rather than as JSON text.
             try arguments.jsonValue.jsonBytes.withUnsafeBytes {
-                try choices[k].toolCalls[slot].call.append($0, emit: emit)
+                try choices[k].toolCalls[slot].call.append($0, textDelta: textDelta, emit: emit)
             }
         default:
             throw malformed(
@@ -356,34 +335,35 @@ public struct OpenAIChatDialect: StreamDialect {
 
     // MARK: - Ending parts and choices (the parser is free again here)
 
-    private mutating func finishChoice(_ k: Int, raw: String?, emit: (StreamEvent) throws -> Void) throws {
+    private mutating func finishChoice(_ k: Int, raw: String?, textDelta: TextDeltaSink, emit: EventSink) throws {
         guard !choices[k].finished else { return }
-        try select(k, emit)
-        try completeToolCalls(k, emit: emit)
-        try closeParts(k, emit: emit)
+        try select(k, textDelta: textDelta, emit: emit)
+        try completeToolCalls(k, textDelta: textDelta, emit: emit)
+        try closeParts(k, textDelta: textDelta, emit: emit)
         choices[k].finished = true
         try emit(.finish(reason: raw.map(StreamFinishReason.init(normalizing:)), rawReason: raw))
     }
 
-    private mutating func completeToolCalls(_ k: Int, emit: (StreamEvent) throws -> Void) throws {
+    private mutating func completeToolCalls(_ k: Int, textDelta: TextDeltaSink, emit: EventSink) throws {
         guard !choices[k].toolCalls.isEmpty else { return }
-        try endReasoning(k, emit: emit)
+        try endReasoning(k, textDelta: textDelta, emit: emit)
         choices[k].toolCalls.sort { $0.index < $1.index }
         for slot in choices[k].toolCalls.indices {
             let fallbackID = "call-\(k)-\(choices[k].toolCalls[slot].index)"
-            try choices[k].toolCalls[slot].call.complete(fallbackID: fallbackID, parser: parser, emit: emit)
+            try choices[k].toolCalls[slot].call.complete(
+                fallbackID: fallbackID, parser: parser.json, textDelta: textDelta, emit: emit)
         }
     }
 
-    private mutating func closeParts(_ k: Int, emit: (StreamEvent) throws -> Void) throws {
-        try endReasoning(k, emit: emit)
+    private mutating func closeParts(_ k: Int, textDelta: TextDeltaSink, emit: EventSink) throws {
+        try endReasoning(k, textDelta: textDelta, emit: emit)
         if choices[k].textOpen {
             choices[k].textOpen = false
             try emit(.textEnd(id: textID(k)))
         }
     }
 
-    private mutating func endReasoning(_ k: Int, emit: (StreamEvent) throws -> Void) throws {
+    private mutating func endReasoning(_ k: Int, textDelta: TextDeltaSink, emit: EventSink) throws {
         if choices[k].reasoningOpen {
             choices[k].reasoningOpen = false
             try emit(.reasoningEnd(id: "reasoning-\(k)"))
@@ -397,7 +377,7 @@ public struct OpenAIChatDialect: StreamDialect {
     }
 
     /// Emits `.choice(index:)` when events for another choice follow.
-    private mutating func select(_ k: Int, _ emit: (StreamEvent) throws -> Void) throws {
+    private mutating func select(_ k: Int, textDelta: TextDeltaSink, emit: EventSink) throws {
         if k != currentChoice {
             currentChoice = k
             try emit(.choice(index: k))

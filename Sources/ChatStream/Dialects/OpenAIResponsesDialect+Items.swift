@@ -34,9 +34,9 @@ extension OpenAIResponsesDialect {
 
     /// The item at `outputIndex`, made from the event when no `output_item.added` announced it.
     private mutating func item(
-        _ outputIndex: Int, kind: Item.Kind, context: Context, emit: (StreamEvent) throws -> Void
+        _ outputIndex: Int, kind: Item.Kind, context: Context, textDelta: TextDeltaSink, emit: EventSink
     ) throws -> Int {
-        try startMessage(id: nil, emit: emit)
+        try startMessage(id: nil, textDelta: textDelta, emit: emit)
         if items[outputIndex] == nil {
             let id = context.root["item_id"]?.string ?? "item-\(outputIndex)"
             var item = Item(kind: kind, id: id)
@@ -59,10 +59,9 @@ extension OpenAIResponsesDialect {
     // MARK: - Text, refusals, reasoning
 
     /// An `output_text.delta`: the part started when it is not open, then the delta (none when
-    /// empty), as an event or (`bytes`) as the UTF-8 of its part ID and text to `textDelta`.
+    /// empty) lent to `textDelta` as the UTF-8 of its part ID and text.
     mutating func textDelta(
-        _ context: Context, bytes: Bool, textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void,
-        emit: (StreamEvent) throws -> Void
+        _ context: Context, textDelta: TextDeltaSink, emit: EventSink
     ) throws {
         // One pass over the event for the delta's three fields.
         let (deltaElement, outputIndexElement, contentIndexElement) = context.root.members(
@@ -70,25 +69,18 @@ extension OpenAIResponsesDialect {
         guard let delta = deltaElement, delta.kind == .string else {
             throw context.malformed("missing or non-string field \"delta\"", field: "delta")
         }
-        var id = try deltaPartID(
+        let id = try deltaPartID(
             outputIndex(context, outputIndexElement), contentIndexElement?.int ?? 0, kind: .message, context: context,
-            emit: emit)
-        if bytes {
-            try delta.withUTF8 { text in
-                guard !text.isEmpty else { return }
-                try id.withUTF8 { try textDelta(UnsafeRawBufferPointer($0), text) }
-            }
-            return
+            textDelta: textDelta, emit: emit)
+        try delta.withUTF8 { text in
+            guard !text.isEmpty else { return }
+            try textDelta(id, CheckedUTF8(unchecked: text))
         }
-        guard let text = delta.withUTF8({ $0.isEmpty ? nil : String(tapeUTF8: $0) }) ?? nil else {
-            return
-        }
-        try emit(.textDelta(id: id, delta: text))
     }
 
-    mutating func refusalDelta(_ context: Context, emit: (StreamEvent) throws -> Void) throws {
+    mutating func refusalDelta(_ context: Context, textDelta: TextDeltaSink, emit: EventSink) throws {
         let delta = try requiredDelta(context)
-        let index = try item(outputIndex(context), kind: .message, context: context, emit: emit)
+        let index = try item(outputIndex(context), kind: .message, context: context, textDelta: textDelta, emit: emit)
         let part = context.root["content_index"]?.int ?? 0
         guard let text = delta.withUTF8({ $0.isEmpty ? nil : String(tapeUTF8: $0) }) ?? nil else {
             return
@@ -96,17 +88,18 @@ extension OpenAIResponsesDialect {
         try emit(.refusalDelta(id: items[index]!.partID(part), delta: text))
     }
 
-    mutating func reasoningPartAdded(_ context: Context, emit: (StreamEvent) throws -> Void) throws {
-        let index = try item(outputIndex(context), kind: .reasoning, context: context, emit: emit)
-        try openPart(index, context.root["summary_index"]?.int ?? 0, emit: emit)
+    mutating func reasoningPartAdded(_ context: Context, textDelta: TextDeltaSink, emit: EventSink) throws {
+        let index = try item(outputIndex(context), kind: .reasoning, context: context, textDelta: textDelta, emit: emit)
+        try openPart(index, context.root["summary_index"]?.int ?? 0, textDelta: textDelta, emit: emit)
     }
 
     mutating func reasoningDelta(
-        _ context: Context, indexKey: StaticString, emit: (StreamEvent) throws -> Void
+        _ context: Context, indexKey: StaticString, textDelta: TextDeltaSink, emit: EventSink
     ) throws {
         let delta = try requiredDelta(context)
         let id = try deltaPartID(
-            outputIndex(context), context.root[indexKey]?.int ?? 0, kind: .reasoning, context: context, emit: emit)
+            outputIndex(context), context.root[indexKey]?.int ?? 0, kind: .reasoning, context: context,
+            textDelta: textDelta, emit: emit)
         guard let text = delta.withUTF8({ $0.isEmpty ? nil : String(tapeUTF8: $0) }) ?? nil else {
             return
         }
@@ -118,10 +111,12 @@ extension OpenAIResponsesDialect {
     /// used again with no lookup while `items` is unchanged (an open part means its item and the
     /// message have started, and a new response empties `items`).
     private mutating func deltaPartID(
-        _ outputIndex: Int, _ part: Int, kind: Item.Kind, context: Context, emit: (StreamEvent) throws -> Void
+        _ outputIndex: Int, _ part: Int, kind: Item.Kind, context: Context, textDelta: TextDeltaSink, emit: EventSink
     ) throws -> String {
         if let last = lastDeltaPart, last.outputIndex == outputIndex, last.part == part { return last.id }
-        let id = try openPart(item(outputIndex, kind: kind, context: context, emit: emit), part, emit: emit)
+        let id = try openPart(
+            item(outputIndex, kind: kind, context: context, textDelta: textDelta, emit: emit), part,
+            textDelta: textDelta, emit: emit)
         lastDeltaPart = (outputIndex, part, id)
         return id
     }
@@ -129,7 +124,9 @@ extension OpenAIResponsesDialect {
     /// Starts a text or reasoning part unless it is open (the item's kind says which), and
     /// returns the part's ID, so a delta looks its item up once.
     @discardableResult
-    private mutating func openPart(_ index: Int, _ part: Int, emit: (StreamEvent) throws -> Void) throws -> String {
+    private mutating func openPart(_ index: Int, _ part: Int, textDelta: TextDeltaSink, emit: EventSink) throws
+        -> String
+    {
         if let open = items[index]!.openParts.first(where: { $0.index == part }) { return open.id }
         let id = items[index]!.partID(part)
         items[index]!.openParts.append(OpenPart(index: part, id: id))
@@ -137,7 +134,9 @@ extension OpenAIResponsesDialect {
         return id
     }
 
-    mutating func closePart(_ context: Context, indexKey: StaticString, emit: (StreamEvent) throws -> Void) throws {
+    mutating func closePart(_ context: Context, indexKey: StaticString, textDelta: TextDeltaSink, emit: EventSink)
+        throws
+    {
         let index = try outputIndex(context)
         let part = context.root[indexKey]?.int ?? 0
         guard let item = items[index], let position = item.openPosition(part) else { return }
@@ -147,7 +146,7 @@ extension OpenAIResponsesDialect {
     }
 
     /// Ends every open part of an item.
-    mutating func closeParts(_ index: Int, emit: (StreamEvent) throws -> Void) throws {
+    mutating func closeParts(_ index: Int, textDelta: TextDeltaSink, emit: EventSink) throws {
         guard let item = items[index] else { return }
         items[index]!.openParts.removeAll()
         for part in item.openParts {
@@ -156,13 +155,14 @@ extension OpenAIResponsesDialect {
         }
     }
 
-    mutating func annotationAdded(_ context: Context, emit: (StreamEvent) throws -> Void) throws {
+    mutating func annotationAdded(_ context: Context, textDelta: TextDeltaSink, emit: EventSink) throws {
         guard let annotation = context.root["annotation"], let kind = annotation["type"] else {
             throw context.malformed("missing field \"annotation\"", field: "annotation")
         }
         if kind.isString("url_citation"), let url = annotation["url"]?.string {
             sourceCount += 1
-            try emit(.source(StreamSource(id: "source-\(sourceCount)", url: url, title: annotation["title"]?.string)))
+            try emit(
+                .source(StreamSource(id: "source-\(sourceCount)", url: url, title: annotation["title"]?.string)))
         } else if kind.isString("file_citation") || kind.isString("container_file_citation") {
             sourceCount += 1
             let filename = annotation["filename"]?.string
@@ -178,12 +178,12 @@ extension OpenAIResponsesDialect {
 
     // MARK: - Items and tool calls
 
-    mutating func itemAdded(_ context: Context, emit: (StreamEvent) throws -> Void) throws {
+    mutating func itemAdded(_ context: Context, textDelta: TextDeltaSink, emit: EventSink) throws {
         guard let element = context.root["item"], element.kind == .object, let itemType = element["type"] else {
             throw context.malformed("missing or non-object field \"item\"", field: "item")
         }
         let index = try outputIndex(context)
-        try startMessage(id: nil, emit: emit)
+        try startMessage(id: nil, textDelta: textDelta, emit: emit)
         guard items[index] == nil else { return }
         let id = element["id"]?.string ?? "item-\(index)"
         if itemType.isString("message") {
@@ -195,9 +195,9 @@ extension OpenAIResponsesDialect {
             item.call = OpenAIToolCall(
                 id: element["call_id"]?.string ?? id, name: element["name"]?.string)
             madeToolCalls = true
-            try item.call.start(fallbackID: id, emit: emit)
+            try item.call.start(fallbackID: id, textDelta: textDelta, emit: emit)
             if let arguments = element["arguments"], arguments.kind == .string {
-                try arguments.withUTF8 { try item.call.append($0, emit: emit) }
+                try arguments.withUTF8 { try item.call.append($0, textDelta: textDelta, emit: emit) }
             }
             items[index] = item
         } else if let name = Self.providerToolName(itemType) {
@@ -210,20 +210,21 @@ extension OpenAIResponsesDialect {
         }
     }
 
-    mutating func itemDone(_ context: Context, emit: (StreamEvent) throws -> Void) throws -> FollowUp {
+    mutating func itemDone(_ context: Context, textDelta: TextDeltaSink, emit: EventSink) throws -> FollowUp {
         guard let element = context.root["item"], element.kind == .object else {
             throw context.malformed("missing or non-object field \"item\"", field: "item")
         }
         let index = try outputIndex(context)
-        if items[index] == nil { try itemAdded(context, emit: emit) }
+        if items[index] == nil { try itemAdded(context, textDelta: textDelta, emit: emit) }
         guard let item = items[index], !item.done else { return .none }
         items[index]!.done = true
         switch item.kind {
         case .message, .reasoning, .other:
-            try closeParts(index, emit: emit)
+            try closeParts(index, textDelta: textDelta, emit: emit)
             return .none
         case .functionCall:
-            try takeFinalArguments(element["arguments"] ?? element["input"], index: index, emit: emit)
+            try takeFinalArguments(
+                element["arguments"] ?? element["input"], index: index, textDelta: textDelta, emit: emit)
             return .completeCall(outputIndex: index)
         case .providerTool(let name):
             var input = JSONTree.object(JSONObject())
@@ -234,28 +235,30 @@ extension OpenAIResponsesDialect {
         }
     }
 
-    mutating func argumentsDelta(_ context: Context, emit: (StreamEvent) throws -> Void) throws {
+    mutating func argumentsDelta(_ context: Context, textDelta: TextDeltaSink, emit: EventSink) throws {
         let delta = try requiredDelta(context)
-        let index = try item(outputIndex(context), kind: .functionCall, context: context, emit: emit)
-        try delta.withUTF8 { try items[index]!.call.append($0, emit: emit) }
+        let index = try item(
+            outputIndex(context), kind: .functionCall, context: context, textDelta: textDelta, emit: emit)
+        try delta.withUTF8 { try items[index]!.call.append($0, textDelta: textDelta, emit: emit) }
     }
 
-    mutating func argumentsDone(_ context: Context, emit: (StreamEvent) throws -> Void) throws -> FollowUp {
-        let index = try item(outputIndex(context), kind: .functionCall, context: context, emit: emit)
+    mutating func argumentsDone(_ context: Context, textDelta: TextDeltaSink, emit: EventSink) throws -> FollowUp {
+        let index = try item(
+            outputIndex(context), kind: .functionCall, context: context, textDelta: textDelta, emit: emit)
         guard items[index]!.kind == .functionCall else { return .none }
-        try takeFinalArguments(context.root["arguments"], index: index, emit: emit)
+        try takeFinalArguments(context.root["arguments"], index: index, textDelta: textDelta, emit: emit)
         return .completeCall(outputIndex: index)
     }
 
     /// The complete arguments a `.done` event carries are the ones parsed. When no delta came,
     /// they are also emitted as the one delta.
     private mutating func takeFinalArguments(
-        _ arguments: JSONElement?, index: Int, emit: (StreamEvent) throws -> Void
+        _ arguments: JSONElement?, index: Int, textDelta: TextDeltaSink, emit: EventSink
     ) throws {
         guard let arguments, arguments.kind == .string, !items[index]!.call.completed else { return }
         try arguments.withUTF8 { bytes in
             if items[index]!.call.arguments.isEmpty {
-                try items[index]!.call.append(bytes, emit: emit)
+                try items[index]!.call.append(bytes, textDelta: textDelta, emit: emit)
             } else if !bytes.elementsEqual(items[index]!.call.arguments) {
                 items[index]!.call.arguments = Array(bytes)
             }

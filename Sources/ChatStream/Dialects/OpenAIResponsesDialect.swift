@@ -25,16 +25,15 @@
 // A `response.created` after the end starts the next response (a new messageStart).
 // Completing a tool call parses its arguments with the same parser, so handlers that need it
 // return a follow-up that runs after the parser is done with the unit.
-// Through `decode(_:textDelta:emit:)` (MessageDecoder's way in) an `output_text.delta` goes out as
-// the bytes of its part ID and text instead of as `.textDelta`; every other event (the textStart
-// before a part's first delta too), and the order, stay the same.
+// An `output_text.delta` goes to the sink as the bytes of its part ID and text (its part's
+// textStart before the first).
 
 /// Decodes OpenAI Responses API streams into ``StreamEvent``s.
 ///
 /// ```swift
 /// var dialect = OpenAIResponsesDialect(configuration: StreamDecoderConfiguration())
-/// try dialect.decode(unit) { event in print(event) }   // once per SSE event
-/// try dialect.finish { event in print(event) }          // at the end of the input
+/// try dialect.decode(unit, textDelta: textDelta, emit: emit)   // once per SSE event
+/// try dialect.finish(textDelta: textDelta, emit: emit)           // at the end of the input
 /// ```
 public struct OpenAIResponsesDialect: StreamDialect {
     /// Responses streams are Server-Sent Events.
@@ -43,7 +42,7 @@ public struct OpenAIResponsesDialect: StreamDialect {
     /// How many units of a type this decoder does not map were skipped.
     public internal(set) var unknownUnitCount = 0
 
-    let parser: JSONParser
+    let parser: UnitParser
     var responseStarted = false
     var terminated = false
     var errorSeen = false
@@ -107,53 +106,33 @@ public struct OpenAIResponsesDialect: StreamDialect {
 
     /// A decoder with the configuration's JSON limits.
     public init(configuration: StreamDecoderConfiguration = StreamDecoderConfiguration()) {
-        parser = JSONParser(configuration: configuration.json)
+        parser = UnitParser(configuration: configuration.json)
     }
 
-    /// Decodes one SSE event.
-    public mutating func decode(_ unit: FramedUnit, emit: (StreamEvent) throws -> Void) throws {
-        try decode(unit, bytes: false, textDelta: { _, _ in }, emit: emit)
-    }
-
-    /// Decodes one SSE event, handing text deltas (`response.output_text.delta`) to `textDelta`
-    /// as bytes.
-    public mutating func decode(
-        _ unit: FramedUnit, textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void,
-        emit: (StreamEvent) throws -> Void
-    ) throws {
-        try decode(unit, bytes: true, textDelta: textDelta, emit: emit)
-    }
-
-    /// Both ways of decoding an event: text deltas as events, or (`bytes`) handed to `textDelta`.
-    private mutating func decode(
-        _ unit: FramedUnit, bytes: Bool, textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void,
-        emit: (StreamEvent) throws -> Void
-    ) throws {
+    /// Decodes one SSE event: text deltas to `textDelta` (their text lent), every other event to `emit`.
+    public mutating func decode(_ unit: FramedUnit, textDelta: TextDeltaSink, emit: EventSink) throws {
         bytesSeen = max(bytesSeen, unit.streamOffset + unit.data.count)
         if unit.dataEquals("[DONE]") { return }
-        // The parser is this dialect's own and outlives the call: borrow it without a retain.
-        let followUp = try Unmanaged.passUnretained(parser)._withUnsafeGuaranteedRef { parser in
-            try parser.parseUnit(
-                unit, eventType: unit.type.isEmpty || unit.typeEquals("message") ? nil : unit.typeString
-            ) { root in
-                try read(root, offset: unit.streamOffset, bytes: bytes, textDelta: textDelta, emit: emit)
-            }
+        let followUp = try parser.lent.parse(
+            unit, eventType: unit.type.isEmpty || unit.typeEquals("message") ? nil : unit.typeString
+        ) { root in
+            try read(root, offset: unit.streamOffset, textDelta: textDelta, emit: emit)
         }
         switch followUp {
         case .none:
             break
         case .completeCall(let outputIndex):
-            try completeCall(outputIndex, emit: emit)
+            try completeCall(outputIndex, textDelta: textDelta, emit: emit)
         case .endResponse(let end):
-            try endResponse(end, emit: emit)
+            try endResponse(end, textDelta: textDelta, emit: emit)
         }
     }
 
     /// Completes open tool calls and parts; throws ``StreamError/Kind/truncated`` unless the
     /// response ended or an error event arrived.
-    public mutating func finish(emit: (StreamEvent) throws -> Void) throws {
+    public mutating func finish(textDelta: TextDeltaSink, emit: EventSink) throws {
         guard !terminated else { return }
-        try closeAll(emit: emit)
+        try closeAll(textDelta: textDelta, emit: emit)
         guard !errorSeen else { return }
         throw StreamError(
             .truncated, message: "the stream ended before response.completed", byteOffset: bytesSeen)
@@ -162,8 +141,8 @@ public struct OpenAIResponsesDialect: StreamDialect {
     // MARK: - Dispatch (the parser's element is valid only here)
 
     private mutating func read(
-        _ root: JSONElement, offset: Int, bytes: Bool,
-        textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void, emit: (StreamEvent) throws -> Void
+        _ root: JSONElement, offset: Int,
+        textDelta: TextDeltaSink, emit: EventSink
     ) throws -> FollowUp {
         guard root.kind == .object else {
             throw StreamError(.malformed, message: "an event must be a JSON object", byteOffset: offset)
@@ -177,38 +156,38 @@ public struct OpenAIResponsesDialect: StreamDialect {
             return .none
         }
         if type.isString("response.output_text.delta") {
-            try self.textDelta(context, bytes: bytes, textDelta: textDelta, emit: emit)
+            try self.textDelta(context, textDelta: textDelta, emit: emit)
         } else if type.isString("response.function_call_arguments.delta") {
-            try argumentsDelta(context, emit: emit)
+            try argumentsDelta(context, textDelta: textDelta, emit: emit)
         } else if type.isString("response.reasoning_summary_text.delta") {
-            try reasoningDelta(context, indexKey: "summary_index", emit: emit)
+            try reasoningDelta(context, indexKey: "summary_index", textDelta: textDelta, emit: emit)
         } else if type.isString("response.reasoning_text.delta") {
-            try reasoningDelta(context, indexKey: "content_index", emit: emit)
+            try reasoningDelta(context, indexKey: "content_index", textDelta: textDelta, emit: emit)
         } else if type.isString("response.refusal.delta") {
-            try refusalDelta(context, emit: emit)
+            try refusalDelta(context, textDelta: textDelta, emit: emit)
         } else if type.isString("response.output_item.added") {
-            try itemAdded(context, emit: emit)
+            try itemAdded(context, textDelta: textDelta, emit: emit)
         } else if type.isString("response.output_item.done") {
-            return try itemDone(context, emit: emit)
+            return try itemDone(context, textDelta: textDelta, emit: emit)
         } else if type.isString("response.function_call_arguments.done") {
-            return try argumentsDone(context, emit: emit)
+            return try argumentsDone(context, textDelta: textDelta, emit: emit)
         } else if type.isString("response.output_text.done") || type.isString("response.content_part.done") {
-            try closePart(context, indexKey: "content_index", emit: emit)
+            try closePart(context, indexKey: "content_index", textDelta: textDelta, emit: emit)
         } else if type.isString("response.reasoning_summary_part.added") {
-            try reasoningPartAdded(context, emit: emit)
+            try reasoningPartAdded(context, textDelta: textDelta, emit: emit)
         } else if type.isString("response.reasoning_summary_part.done")
             || type.isString("response.reasoning_summary_text.done")
         {
-            try closePart(context, indexKey: "summary_index", emit: emit)
+            try closePart(context, indexKey: "summary_index", textDelta: textDelta, emit: emit)
         } else if type.isString("response.reasoning_text.done") {
-            try closePart(context, indexKey: "content_index", emit: emit)
+            try closePart(context, indexKey: "content_index", textDelta: textDelta, emit: emit)
         } else if type.isString("response.output_text.annotation.added") {
-            try annotationAdded(context, emit: emit)
+            try annotationAdded(context, textDelta: textDelta, emit: emit)
         } else if type.isString("response.created") || type.isString("response.in_progress")
             || type.isString("response.queued")
         {
             if terminated { resetForNextResponse() }
-            try startMessage(id: root["response"]?["id"]?.string, emit: emit)
+            try startMessage(id: root["response"]?["id"]?.string, textDelta: textDelta, emit: emit)
         } else if type.isString("response.completed") {
             return .endResponse(
                 ResponseEnd(
@@ -254,7 +233,7 @@ public struct OpenAIResponsesDialect: StreamDialect {
 
     // MARK: - Response boundaries (the parser is free again here)
 
-    mutating func startMessage(id: String?, emit: (StreamEvent) throws -> Void) throws {
+    mutating func startMessage(id: String?, textDelta: TextDeltaSink, emit: EventSink) throws {
         guard !responseStarted else { return }
         responseStarted = true
         try emit(.messageStart(id: id))
@@ -268,24 +247,25 @@ public struct OpenAIResponsesDialect: StreamDialect {
         items.removeAll()
     }
 
-    private mutating func completeCall(_ outputIndex: Int, emit: (StreamEvent) throws -> Void) throws {
+    private mutating func completeCall(_ outputIndex: Int, textDelta: TextDeltaSink, emit: EventSink) throws {
         guard let item = items[outputIndex], item.kind == .functionCall else { return }
-        try items[outputIndex]!.call.complete(fallbackID: item.id, parser: parser, emit: emit)
+        try items[outputIndex]!.call.complete(
+            fallbackID: item.id, parser: parser.json, textDelta: textDelta, emit: emit)
     }
 
     /// Completes every tool call and ends every open part, in output order.
-    private mutating func closeAll(emit: (StreamEvent) throws -> Void) throws {
+    private mutating func closeAll(textDelta: TextDeltaSink, emit: EventSink) throws {
         for outputIndex in items.keys.sorted() {
             if items[outputIndex]!.kind == .functionCall {
-                try completeCall(outputIndex, emit: emit)
+                try completeCall(outputIndex, textDelta: textDelta, emit: emit)
             }
-            try closeParts(outputIndex, emit: emit)
+            try closeParts(outputIndex, textDelta: textDelta, emit: emit)
         }
     }
 
-    private mutating func endResponse(_ end: ResponseEnd, emit: (StreamEvent) throws -> Void) throws {
-        try startMessage(id: nil, emit: emit)
-        try closeAll(emit: emit)
+    private mutating func endResponse(_ end: ResponseEnd, textDelta: TextDeltaSink, emit: EventSink) throws {
+        try startMessage(id: nil, textDelta: textDelta, emit: emit)
+        try closeAll(textDelta: textDelta, emit: emit)
         if let error = end.error {
             errorSeen = true
             try emit(.error(error))

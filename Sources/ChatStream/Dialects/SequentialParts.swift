@@ -9,33 +9,23 @@ struct SequentialParts {
     private(set) var reasoningId: String?
     private var count = 0
 
-    /// A text delta: `.textDelta` of the open text part, a text part started first when none is
-    /// open. `delta` is consumed: moved into the event, with no retain and release of its storage.
-    mutating func text(_ delta: consuming String, emit: (StreamEvent) throws -> Void) throws {
-        try emit(.textDelta(id: openText(emit: emit), delta: delta))
-    }
-
-    /// ``text(_:emit:)`` for the byte path: the same events, except that the delta goes to
-    /// `textDelta` as the UTF-8 of the part ID and of `delta`.
-    mutating func text(
-        _ delta: UnsafeRawBufferPointer, textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void,
-        emit: (StreamEvent) throws -> Void
-    ) throws {
-        var id = try openText(emit: emit)
-        try id.withUTF8 { try textDelta(UnsafeRawBufferPointer($0), delta) }
+    /// A text delta: lent to `textDelta` with the open text part's ID, a
+    /// text part started first when none is open.
+    mutating func text(_ delta: UnsafeRawBufferPointer, textDelta: TextDeltaSink, emit: EventSink) throws {
+        try textDelta(try openText(textDelta: textDelta, emit: emit), CheckedUTF8(unchecked: delta))
     }
 
     /// The open text part's ID; a text part is started first when none is open.
     @inline(__always)
-    private mutating func openText(emit: (StreamEvent) throws -> Void) throws -> String {
+    private mutating func openText(textDelta: TextDeltaSink, emit: EventSink) throws -> String {
         if let id = textId { return id }
-        return try startText(emit: emit)
+        return try startText(textDelta: textDelta, emit: emit)
     }
 
     /// Ends the open part and starts text part `text-N`.
     @inline(never)
-    private mutating func startText(emit: (StreamEvent) throws -> Void) throws -> String {
-        try closeAll(emit: emit)
+    private mutating func startText(textDelta: TextDeltaSink, emit: EventSink) throws -> String {
+        try closeAll(textDelta: textDelta, emit: emit)
         let id = "text-\(count)"
         textId = id
         count += 1
@@ -43,10 +33,10 @@ struct SequentialParts {
         return id
     }
 
-    /// A reasoning delta, as ``text(_:emit:)`` is for text.
-    mutating func reasoning(_ delta: consuming String, emit: (StreamEvent) throws -> Void) throws {
+    /// A reasoning delta, as ``text(_:into:)`` is for text (owned: only text deltas are lent).
+    mutating func reasoning(_ delta: consuming String, textDelta: TextDeltaSink, emit: EventSink) throws {
         if reasoningId == nil {
-            try closeAll(emit: emit)
+            try closeAll(textDelta: textDelta, emit: emit)
             reasoningId = "reasoning-\(count)"
             count += 1
             try emit(.reasoningStart(id: reasoningId!))
@@ -55,7 +45,7 @@ struct SequentialParts {
     }
 
     /// Ends the open text or reasoning part, if any.
-    mutating func closeAll(emit: (StreamEvent) throws -> Void) throws {
+    mutating func closeAll(textDelta: TextDeltaSink, emit: EventSink) throws {
         if let id = textId {
             textId = nil
             try emit(.textEnd(id: id))
@@ -71,7 +61,7 @@ struct SequentialParts {
 /// `arguments` may be an object (or any JSON value), or a string holding JSON text (then parsed
 /// with `parser`, or a fresh one; invalid text gives `.toolInputError`). Missing means `{}`.
 func emitWholeToolInput(
-    id: String, name: String, arguments: JSONElement?, parser: JSONParser?, emit: (StreamEvent) throws -> Void
+    id: String, name: String, arguments: JSONElement?, parser: JSONParser?, textDelta: TextDeltaSink, emit: EventSink
 ) throws {
     guard let arguments, !arguments.isNull else {
         try emit(.toolInputDelta(id: id, delta: "{}"))

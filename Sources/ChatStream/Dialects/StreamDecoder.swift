@@ -1,7 +1,8 @@
 // StreamDecoder: framing plus a dialect, bytes in any chunking to StreamEvents.
 //
 // The glue owns the framing decoder that the dialect's `framing` names and hands the dialect
-// one complete unit at a time. Framers sit in optionals (only one is ever set) so they are
+// one complete unit at a time, with the reader's two closures (made here, where the decoder is
+// specialised for the reader, so the reader's code is inlined into them). Framers sit in optionals (only one is ever set) so they are
 // mutated in place; an enum with payloads would copy their buffers on every call.
 
 /// Decodes a byte stream of one wire format into ``StreamEvent``s, whatever the chunking.
@@ -29,7 +30,7 @@ public struct StreamDecoder<Dialect: StreamDialect> {
     @usableFromInline var v4: DataStreamV4Decoder?
     @usableFromInline var array: JSONArrayElementFramer?
     @usableFromInline var failure: StreamError?
-    private var finished = false
+    @usableFromInline var finished = false
 
     /// A decoder with these options; the framing limits follow the JSON value limit.
     public init(configuration: StreamDecoderConfiguration = StreamDecoderConfiguration()) {
@@ -57,7 +58,7 @@ public struct StreamDecoder<Dialect: StreamDialect> {
     ///   offset. After an error every later call throws it again.
     @inlinable
     public mutating func decode(_ bytes: UnsafeRawBufferPointer, emit: (StreamEvent) throws -> Void) throws {
-        try frame(bytes, EventPath.self, textDelta: { _, _ in }, emit: emit)
+        try decode(bytes, textDelta: { try emit(.textDelta(id: $0, delta: $1.string)) }, emit: emit)
     }
 
     /// Decodes the next piece of the stream as ``decode(_:emit:)`` does, but lends each event to
@@ -74,35 +75,35 @@ public struct StreamDecoder<Dialect: StreamDialect> {
     public mutating func decodeViews(
         _ bytes: UnsafeRawBufferPointer, _ body: (StreamEventView) throws -> Void
     ) throws {
-        try frame(
-            bytes, BytePath.self, textDelta: { id, delta in try body(.textDelta(id: id, delta: delta)) },
-            emit: { event in try body(.event(event)) })
+        try decode(
+            bytes, textDelta: { try body(.textDelta(id: $0, delta: $1.bytes)) }, emit: { try Self.lend($0, body) })
     }
 
-    /// Decodes the next piece of the stream as ``decode(_:emit:)`` does, except that text
-    /// deltas may come to `textDelta` as the UTF-8 of part ID and text (valid only during the call)
-    /// instead of as events, where the dialect supports it (``StreamDialect/decode(_:textDelta:emit:)``).
-    /// For readers that gather the text without a `String` per delta, as ``MessageDecoder`` does.
-    @inlinable
-    public mutating func decode(
-        _ bytes: UnsafeRawBufferPointer, textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void,
-        emit: (StreamEvent) throws -> Void
-    ) throws {
-        try frame(bytes, BytePath.self, textDelta: textDelta, emit: emit)
-    }
-
-    /// Runs the framer over `bytes`, handing each complete unit to `Path` (with this decoder, so
-    /// that the dialect may be mutated while the framer runs). `Path` is a type, not a closure,
-    /// so that its code is inlined into the framer's callback: one indirect call per unit.
+    /// Decodes the next piece of the stream into `sink`: each text delta lent to
+    /// ``StreamEventSink/textDelta(id:delta:)``, every other event to ``StreamEventSink/event(_:)``.
+    /// ``decode(_:emit:)``, ``decodeViews(_:_:)`` and ``MessageDecoder`` are this with their sinks.
+    ///
+    /// - Throws: as ``decode(_:emit:)``.
     @inlinable @inline(__always)
-    mutating func frame<Path: UnitPath>(
-        _ bytes: UnsafeRawBufferPointer, _: Path.Type,
-        textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void,
-        emit: (StreamEvent) throws -> Void
-    ) throws {
-        @inline(__always) func body(_ decoder: inout Self, _ unit: FramedUnit) throws {
-            try decoder.unit(unit, Path.self, textDelta: textDelta, emit: emit)
+    public mutating func decode(_ bytes: UnsafeRawBufferPointer, into sink: inout some StreamEventSink) throws {
+        try decode(bytes, textDelta: { try sink.textDelta(id: $0, delta: $1) }, emit: { try sink.event($0) })
+    }
+
+    /// An event (not a text delta) to a reader of ``StreamEventView``s. An owned text delta (from a
+    /// dialect outside the package that emits one) is lent too, so a reader of views meets every
+    /// text delta as ``StreamEventView/textDelta(id:delta:)``.
+    @inlinable @inline(__always)
+    static func lend(_ event: StreamEvent, _ body: (StreamEventView) throws -> Void) throws {
+        if case .textDelta(let id, let text) = event {
+            return try CheckedUTF8.lending(text) { try body(.textDelta(id: id, delta: $0.bytes)) }
         }
+        try body(.event(event))
+    }
+
+    @inlinable @inline(__always)
+    mutating func decode(
+        _ bytes: UnsafeRawBufferPointer, textDelta: TextDeltaSink, emit: EventSink
+    ) throws {
         if let failure { throw failure }
         do {
             // Each framer is taken out of `self` while it runs (so the dialect, also in `self`,
@@ -111,25 +112,28 @@ public struct StreamDecoder<Dialect: StreamDialect> {
                 sse = nil
                 defer { sse = framer }
                 try framer.feed(bytes) { event in
-                    try body(&self, FramedUnit(type: event.type, data: event.data, streamOffset: event.dataOffset))
+                    try unit(
+                        FramedUnit(type: event.type, data: event.data, streamOffset: event.dataOffset), textDelta, emit)
                 }
             } else if var framer = ndjson {
                 ndjson = nil
                 defer { ndjson = framer }
                 try framer.feed(bytes) { line in
-                    try body(&self, FramedUnit(type: Self.empty, data: line.bytes, streamOffset: line.byteOffset))
+                    try unit(
+                        FramedUnit(type: Self.empty, data: line.bytes, streamOffset: line.byteOffset), textDelta, emit)
                 }
             } else if var framer = v4 {
                 v4 = nil
                 defer { v4 = framer }
                 try framer.feed(bytes) { part in
-                    try body(&self, FramedUnit(type: part.code, data: part.payload, streamOffset: part.byteOffset))
+                    try unit(
+                        FramedUnit(type: part.code, data: part.payload, streamOffset: part.byteOffset), textDelta, emit)
                 }
             } else if var framer = array {
                 array = nil
                 defer { array = framer }
                 try framer.feed(bytes) { element, offset in
-                    try body(&self, FramedUnit(type: Self.empty, data: element, streamOffset: offset))
+                    try unit(FramedUnit(type: Self.empty, data: element, streamOffset: offset), textDelta, emit)
                 }
             }
         } catch {
@@ -143,6 +147,20 @@ public struct StreamDecoder<Dialect: StreamDialect> {
     /// - Throws: ``StreamError`` of kind ``StreamError/Kind/truncated`` when the stream ended
     ///   before its terminator (and carried no error), or the error that stopped decoding.
     public mutating func finish(emit: (StreamEvent) throws -> Void) throws {
+        try finish(textDelta: { try emit(.textDelta(id: $0, delta: $1.string)) }, emit: emit)
+    }
+
+    /// Ends the stream as ``finish(emit:)`` does, for a reader of ``StreamEventView``s.
+    public mutating func finishViews(_ body: (StreamEventView) throws -> Void) throws {
+        try finish(textDelta: { try body(.textDelta(id: $0, delta: $1.bytes)) }, emit: { try Self.lend($0, body) })
+    }
+
+    /// Ends the stream as ``finish(emit:)`` does, into `sink`.
+    public mutating func finish(into sink: inout some StreamEventSink) throws {
+        try finish(textDelta: { try sink.textDelta(id: $0, delta: $1) }, emit: { try sink.event($0) })
+    }
+
+    mutating func finish(textDelta: TextDeltaSink, emit: EventSink) throws {
         if let failure { throw failure }
         guard !finished else { return }
         finished = true
@@ -153,13 +171,15 @@ public struct StreamDecoder<Dialect: StreamDialect> {
                 ndjson = nil
                 defer { ndjson = framer }
                 try framer.finish { line in
-                    try unit(FramedUnit(type: Self.empty, data: line.bytes, streamOffset: line.byteOffset), emit)
+                    try unit(
+                        FramedUnit(type: Self.empty, data: line.bytes, streamOffset: line.byteOffset), textDelta, emit)
                 }
             } else if var framer = v4 {
                 v4 = nil
                 defer { v4 = framer }
                 try framer.finish { part in
-                    try unit(FramedUnit(type: part.code, data: part.payload, streamOffset: part.byteOffset), emit)
+                    try unit(
+                        FramedUnit(type: part.code, data: part.payload, streamOffset: part.byteOffset), textDelta, emit)
                 }
             } else {
                 do {
@@ -168,7 +188,7 @@ public struct StreamDecoder<Dialect: StreamDialect> {
                     // The dialect decides below whether what arrived is complete enough.
                 }
             }
-            try _dialect.finish(emit: emit)
+            try _dialect.finish(textDelta: textDelta, emit: emit)
         } catch {
             throw fail(error)
         }
@@ -177,23 +197,14 @@ public struct StreamDecoder<Dialect: StreamDialect> {
     @usableFromInline
     static var empty: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: nil, count: 0) }
 
-    /// Decodes one unit through `Path`; in lenient mode a malformed unit is recorded and skipped.
+    /// Decodes one unit; in lenient mode a malformed unit is recorded and skipped.
     @inlinable @inline(__always)
-    mutating func unit<Path: UnitPath>(
-        _ unit: FramedUnit, _: Path.Type, textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void,
-        emit: (StreamEvent) throws -> Void
-    ) throws {
+    mutating func unit(_ unit: FramedUnit, _ textDelta: TextDeltaSink, _ emit: EventSink) throws {
         do {
-            try Path.decode(unit, dialect: &_dialect, textDelta: textDelta, emit: emit)
+            try _dialect.decode(unit, textDelta: textDelta, emit: emit)
         } catch let error as StreamError where configuration.lenient && error.kind == .malformed {
             _skippedErrors.append(error)
         }
-    }
-
-    /// Decodes one unit, every event through `emit` (the units `finish` still delivers).
-    @inlinable @inline(__always)
-    mutating func unit(_ unit: FramedUnit, _ emit: (StreamEvent) throws -> Void) throws {
-        try self.unit(unit, EventPath.self, textDelta: { _, _ in }, emit: emit)
     }
 
     @usableFromInline
@@ -202,36 +213,6 @@ public struct StreamDecoder<Dialect: StreamDialect> {
         failure = streamError
         return streamError
     }
-}
-
-/// Which of the dialect's decode methods `StreamDecoder` calls for a unit: a type rather than
-/// a closure, so the call is inlined into the framer's callback.
-@usableFromInline
-protocol UnitPath {
-    static func decode<Dialect: StreamDialect>(
-        _ unit: FramedUnit, dialect: inout Dialect,
-        textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void, emit: (StreamEvent) throws -> Void
-    ) throws
-}
-
-/// Every event through `emit`.
-@usableFromInline
-enum EventPath: UnitPath {
-    @inlinable @inline(__always)
-    static func decode<Dialect: StreamDialect>(
-        _ unit: FramedUnit, dialect: inout Dialect,
-        textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void, emit: (StreamEvent) throws -> Void
-    ) throws { try dialect.decode(unit, emit: emit) }
-}
-
-/// Text deltas as bytes through `textDelta` (where the dialect can), the rest through `emit`.
-@usableFromInline
-enum BytePath: UnitPath {
-    @inlinable @inline(__always)
-    static func decode<Dialect: StreamDialect>(
-        _ unit: FramedUnit, dialect: inout Dialect,
-        textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void, emit: (StreamEvent) throws -> Void
-    ) throws { try dialect.decode(unit, textDelta: textDelta, emit: emit) }
 }
 
 extension StreamError {

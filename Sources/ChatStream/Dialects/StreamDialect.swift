@@ -68,7 +68,10 @@ public struct StreamDecoderConfiguration: Sendable, Hashable {
 
 /// A wire format's decoder: complete units in, typed events out.
 ///
-/// Implementations are pure state machines. `decode` throws ``StreamError`` of kind
+/// Implementations are pure state machines with one way in (``decode(_:textDelta:emit:)``) and one way
+/// out: every text delta goes to a ``TextDeltaSink`` with its text lent, every other event to an
+/// ``EventSink``; what the reader wants (owned events, lent views, the assembled message) is the
+/// reader's business. `decode` throws ``StreamError`` of kind
 /// ``StreamError/Kind/malformed`` naming the byte offset, event type and field; `finish` throws
 /// ``StreamError/Kind/truncated`` when the stream ended before its terminator.
 public protocol StreamDialect {
@@ -77,35 +80,12 @@ public protocol StreamDialect {
 
     init(configuration: StreamDecoderConfiguration)
 
-    /// Decodes one unit, calling `emit` for each event it yields.
-    mutating func decode(_ unit: FramedUnit, emit: (StreamEvent) throws -> Void) throws
+    /// Decodes one unit: its text deltas to `textDelta`, every other event to `emit`.
+    mutating func decode(_ unit: FramedUnit, textDelta: TextDeltaSink, emit: EventSink) throws
 
-    /// Decodes one unit as ``decode(_:emit:)`` does, except that a text delta may come to
-    /// `textDelta` as the UTF-8 of its part ID and of its text (checked, unescaped, and valid
-    /// only during the call) instead of as a ``StreamEvent/textDelta(id:delta:)`` event, so a
-    /// reader that gathers the text (``MessageDecoder``) makes no `String` per delta. Both ways
-    /// give the same deltas in the same order, between the same events, with the same part IDs.
-    /// Every dialect in this package implements it; the default implementation emits every
-    /// delta as an event.
-    mutating func decode(
-        _ unit: FramedUnit, textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void,
-        emit: (StreamEvent) throws -> Void
-    ) throws
-
-    /// Ends the stream: emits what is pending, then throws if the terminator never came.
-    mutating func finish(emit: (StreamEvent) throws -> Void) throws
+    /// Ends the stream: hands over what is pending, then throws if the terminator never came.
+    mutating func finish(textDelta: TextDeltaSink, emit: EventSink) throws
 
     /// How many units of unknown type were skipped.
     var unknownUnitCount: Int { get }
-}
-
-extension StreamDialect {
-    /// Emits every text delta as an event (for dialects without a byte path, such as one written
-    /// outside this package that implements only ``decode(_:emit:)``).
-    public mutating func decode(
-        _ unit: FramedUnit, textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void,
-        emit: (StreamEvent) throws -> Void
-    ) throws {
-        try decode(unit, emit: emit)
-    }
 }

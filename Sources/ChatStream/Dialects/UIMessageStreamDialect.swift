@@ -11,7 +11,7 @@
 public struct UIMessageStreamDialect: StreamDialect {
     public static var framing: StreamFraming { .serverSentEvents }
 
-    private let parser: JSONParser
+    private let parser: UnitParser
     private var partIDs = RepeatedStringCache()
     private var conversationAnnounced = false
     private var sawTerminator = false
@@ -21,34 +21,14 @@ public struct UIMessageStreamDialect: StreamDialect {
     public private(set) var unknownUnitCount = 0
 
     /// The part ID used for `text-delta` chunks that carry none (older servers).
-    public static let defaultTextPartID = defaultTextPartIDLiteral.description
-    private static let defaultTextPartIDLiteral: StaticString = "text-0"
+    public static let defaultTextPartID = "text-0"
 
     public init(configuration: StreamDecoderConfiguration = StreamDecoderConfiguration()) {
-        parser = JSONParser(configuration: configuration.json)
+        parser = UnitParser(configuration: configuration.json)
     }
 
-    /// Decodes one SSE event: a chunk or `[DONE]`.
-    public mutating func decode(_ unit: FramedUnit, emit: (StreamEvent) throws -> Void) throws {
-        try decode(unit, deltaBytes: false, textDelta: { _, _ in }, emit: emit)
-    }
-
-    /// Decodes one SSE event, handing `text-delta` chunks to `textDelta` as the bytes of their
-    /// part ID and delta.
-    public mutating func decode(
-        _ unit: FramedUnit, textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void,
-        emit: (StreamEvent) throws -> Void
-    ) throws {
-        try decode(unit, deltaBytes: true, textDelta: textDelta, emit: emit)
-    }
-
-    /// Both ways of decoding a unit: text deltas as events, or (`deltaBytes`) as bytes.
-    @inline(__always)
-    private mutating func decode(
-        _ unit: FramedUnit, deltaBytes: Bool,
-        textDelta: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void,
-        emit: (StreamEvent) throws -> Void
-    ) throws {
+    /// Decodes one SSE event: a chunk or `[DONE]`: text deltas to `textDelta` (their text lent), every other event to `emit`.
+    public mutating func decode(_ unit: FramedUnit, textDelta: TextDeltaSink, emit: EventSink) throws {
         // Past `[DONE]` nothing is read (counted), so the one finish stays after all content.
         if sawTerminator {
             unknownUnitCount += 1
@@ -56,65 +36,49 @@ public struct UIMessageStreamDialect: StreamDialect {
         }
         if unit.dataEquals("[DONE]") {
             sawTerminator = true
-            try emitHeldFinish(emit)
+            try emitHeldFinish(textDelta: textDelta, emit: emit)
             try emit(.done)
             return
         }
         let offset = unit.streamOffset
-        // The parser is this dialect's own and outlives the call: borrow it without a retain.
-        try Unmanaged.passUnretained(parser)._withUnsafeGuaranteedRef { parser in
-            try parser.parseUnit(unit, eventType: nil) { root in
-                // The usual chunk, `{"type":"text-delta","id":…,"delta":"…"}`, read by position;
-                // any other shape (or a delta that is not a string) goes the general way below.
-                if let (type, id, delta) = root.scalarMembersInOrder("type", "id", "delta"), type.isString("text-delta")
+        try parser.lent.parse(unit, eventType: nil) { root in
+            // The usual chunk, `{"type":"text-delta","id":…,"delta":"…"}`, read by position;
+            // any other shape (or a delta that is not a string) goes the general way below.
+            if let (type, id, delta) = root.scalarMembersInOrder("type", "id", "delta"), type.isString("text-delta") {
+                // Handed over only when both are strings.
+                if let partID = partIDs.string(id),
+                    try delta.withUTF8({ try textDelta(partID, CheckedUTF8(unchecked: $0)) }) != nil
                 {
-                    if deltaBytes {
-                        // Handed over only when both are strings (nil, or nil inside, otherwise).
-                        let handed: Void?? = try delta.withUTF8 { text in try id.withUTF8 { try textDelta($0, text) } }
-                        if case .some(.some) = handed { return }
-                    } else if let text = delta.string, let partID = partIDs.string(id) {
-                        try emit(.textDelta(id: partID, delta: text))
-                        return
-                    }
+                    return
                 }
-                // One pass finds the fields of the hot path (nils when the chunk is not an object).
-                let (typeElement, idElement, deltaElement) = root.members("type", "id", "delta")
-                guard let type = typeElement else {
-                    guard root.kind == .object else {
-                        throw StreamError(.malformed, message: "a chunk must be a JSON object", byteOffset: offset)
-                    }
-                    throw StreamError(
-                        .malformed, message: "a chunk needs a \"type\"", byteOffset: offset, field: "type")
+            }
+            // One pass finds the fields of the hot path (nils when the chunk is not an object).
+            let (typeElement, idElement, deltaElement) = root.members("type", "id", "delta")
+            guard let type = typeElement else {
+                guard root.kind == .object else {
+                    throw StreamError(.malformed, message: "a chunk must be a JSON object", byteOffset: offset)
                 }
-                if type.isString("text-delta") {
-                    // The hot path: emitted straight from here, no optional event to copy and destroy.
-                    if deltaBytes {
-                        let handed: Void? = try deltaElement?.withUTF8 { text in
-                            if try idElement?.withUTF8({ try textDelta($0, text) }) == nil {
-                                let id = Self.defaultTextPartIDLiteral
-                                try textDelta(
-                                    UnsafeRawBufferPointer(start: id.utf8Start, count: id.utf8CodeUnitCount), text)
-                            }
-                        }
-                        guard handed != nil else {
-                            throw StreamError.missingString("delta", eventType: "text-delta", offset: offset)
-                        }
-                        return
-                    }
-                    guard let delta = deltaElement?.string else {
-                        throw StreamError.missingString("delta", eventType: "text-delta", offset: offset)
-                    }
-                    try emit(.textDelta(id: partIDs.string(idElement) ?? Self.defaultTextPartID, delta: delta))
-                } else {
-                    try decodeOther(root, type: type, offset: offset, emit: emit)
+                throw StreamError(
+                    .malformed, message: "a chunk needs a \"type\"", byteOffset: offset, field: "type")
+            }
+            if type.isString("text-delta") {
+                // The hot path: handed over straight from here, no optional event to copy and destroy.
+                let handed: Void? = try deltaElement?.withUTF8 { text in
+                    try textDelta(
+                        partIDs.string(idElement) ?? Self.defaultTextPartID, CheckedUTF8(unchecked: text))
                 }
+                guard handed != nil else {
+                    throw StreamError.missingString("delta", eventType: "text-delta", offset: offset)
+                }
+            } else {
+                try decodeOther(root, type: type, offset: offset, textDelta: textDelta, emit: emit)
             }
         }
     }
 
     /// Every chunk type but `text-delta`.
     private mutating func decodeOther(
-        _ root: JSONElement, type: JSONElement, offset: Int, emit: (StreamEvent) throws -> Void
+        _ root: JSONElement, type: JSONElement, offset: Int, textDelta: TextDeltaSink, emit: EventSink
     ) throws {
         var event: StreamEvent? = nil
         var extra: [StreamEvent] = []
@@ -225,15 +189,15 @@ public struct UIMessageStreamDialect: StreamDialect {
         for event in extra { try emit(event) }
     }
 
-    public mutating func finish(emit: (StreamEvent) throws -> Void) throws {
-        try emitHeldFinish(emit)
+    public mutating func finish(textDelta: TextDeltaSink, emit: EventSink) throws {
+        try emitHeldFinish(textDelta: textDelta, emit: emit)
         guard sawTerminator || sawError else {
             throw StreamError(.truncated, message: "the stream ended before data: [DONE]")
         }
     }
 
     /// Emits the `finish` chunk's event held for the end of the stream, if any.
-    private mutating func emitHeldFinish(_ emit: (StreamEvent) throws -> Void) throws {
+    private mutating func emitHeldFinish(textDelta: TextDeltaSink, emit: EventSink) throws {
         guard let event = heldFinish else { return }
         heldFinish = nil
         try emit(event)

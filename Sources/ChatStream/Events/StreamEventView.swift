@@ -1,5 +1,5 @@
-/// A ``StreamEvent`` lent by the decoder: a text delta's part ID and text come as UTF-8 bytes in
-/// the decoder's own buffers, so decoding one makes no `String` and allocates nothing. Every
+/// A ``StreamEvent`` lent by the decoder: a text delta's text comes as UTF-8 bytes in the
+/// decoder's own buffers, so decoding one makes no `String` for it and allocates nothing. Every
 /// other event is an owned ``StreamEvent``.
 ///
 /// A view is valid only during the call that receives it: copy what you keep (``owned`` makes
@@ -18,17 +18,16 @@
 /// }
 /// ```
 public enum StreamEventView {
-    /// A piece of a text part: the part's ID and the text, as UTF-8 (see
+    /// A piece of a text part: the part's ID, and the text as UTF-8 (see
     /// ``StreamEvent/textDelta(id:delta:)``).
-    case textDelta(id: UnsafeRawBufferPointer, delta: UnsafeRawBufferPointer)
-    /// Any other event, owned. (Also a text delta, from a dialect written outside this package
-    /// that has no byte path, and those `finish` delivers.)
+    case textDelta(id: String, delta: UnsafeRawBufferPointer)
+    /// Any other event, owned (never a text delta).
     case event(StreamEvent)
 
     /// The event as an owned ``StreamEvent``, its text copied into `String`s.
     public var owned: StreamEvent {
         switch self {
-        case .textDelta(let id, let delta): .textDelta(id: String(tapeUTF8: id), delta: String(tapeUTF8: delta))
+        case .textDelta(let id, let delta): .textDelta(id: id, delta: String(tapeUTF8: delta))
         case .event(let event): event
         }
     }
