@@ -179,6 +179,11 @@ import Testing
         for message in assembler.finish(error: whole.1) {
             #expect(message.text == text[message.choice, default: ""])
         }
+        // The lent path (FuzzDialects bit 7): no text delta emitted owned, the same text.
+        let lent = LentPath.check(D.self, pieces, lenient: lenient)
+        #expect(lent.ownedFromDialect == 0, "\(D.self): a text delta came owned")
+        #expect(lent.ownedViews == 0)
+        #expect(lent.textFromViews == lent.textFromEvents)
     }
 
     // Bugs the fuzzers found, as plain unit tests.
