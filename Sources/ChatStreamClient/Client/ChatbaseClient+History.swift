@@ -207,8 +207,8 @@ extension ChatbaseClient {
     /// Creates a conversation with a client-made ID (a random lowercase UUID v4 unless `id` names
     /// one), before its first message (PROTOCOLS.md section 6). Idempotent: the same `id` again
     /// answers the same conversation, so it is retried like a GET. Throws
-    /// ``ClientError/Kind/notSupportedByServer`` when the server lacks the route (then send with
-    /// `conversationId: nil`), an ``APIError`` with status 409 when another caller owns `id`.
+    /// ``ClientError/Kind/notSupportedByServer`` when the server lacks the route (404, or 405 for a
+    /// path it serves for listing only; then send with `conversationId: nil`), an ``APIError`` with status 409 when another caller owns `id`.
     ///
     /// ```swift
     /// let conversation = try await client.createConversation(title: "Trip to Rome")
@@ -219,10 +219,15 @@ extension ChatbaseClient {
         var body = JSONObject()
         body["id"] = .string(id ?? ChatStreamPaths.newDeviceId())
         if let title { body["title"] = .string(title) }
-        return recorded(
-            try WireDecoding.conversationEnvelope(
-                await performForBytes(
-                    "POST", ["conversations"], body: .object(body), extensionRoute: true, idempotent: true)))
+        let bytes: [UInt8]
+        do {
+            bytes = try await performForBytes(
+                "POST", ["conversations"], body: .object(body), extensionRoute: true, idempotent: true)
+        } catch let error as APIError where error.statusCode == 405 {
+            // The path exists for listing only: a server without client-created conversations.
+            throw ClientError(.notSupportedByServer, "POST conversations (client-created conversations)")
+        }
+        return recorded(try WireDecoding.conversationEnvelope(bytes))
     }
 
     /// Ends a conversation (idempotent); later chats in it answer `403 CHAT_CONVERSATION_NOT_ONGOING`.

@@ -58,25 +58,32 @@ extension HistoryStore {
     }
 
     /// The cached conversations of `scope` matching `query`, in its order (newest change first
-    /// unless ascending), from `offset`. Search matches titles only.
+    /// unless ascending), from `offset`. Without filters the page is read in SQL (the index on
+    /// `updatedAt`); with them the scope's rows are filtered here. Search matches titles only.
     func conversations(scope: String, query: ConversationQuery, offset: Int, limit: Int) throws -> (
         [Conversation], hasMore: Bool, total: Int
     ) {
+        let columns = "id, title, created_at, updated_at, user_id, status, tags, unread_count"
+        let filtered =
+            !query.statuses.isEmpty || !query.tags.isEmpty || query.unreadOnly || !(query.search ?? "").isEmpty
+        if !filtered {
+            let direction = query.order == .ascending ? "ASC" : "DESC"
+            return try access("reading conversations") { database in
+                let total =
+                    try database.first("SELECT COUNT(*) FROM conversations WHERE scope = ?1", [scope]) { $0.int(0) }
+                    ?? 0
+                let page = try database.query(
+                    """
+                    SELECT \(columns) FROM conversations WHERE scope = ?1
+                    ORDER BY updated_at \(direction), seq \(direction) LIMIT ?2 OFFSET ?3
+                    """, [scope, limit, offset], Self.conversation)
+                return (page, offset + page.count < total, total)
+            }
+        }
         let all = try access("reading conversations") { database in
             try database.query(
-                """
-                SELECT id, title, created_at, updated_at, user_id, status, tags, unread_count FROM conversations
-                WHERE scope = ?1 ORDER BY updated_at DESC, seq DESC
-                """, [scope]
-            ) { row in
-                Conversation(
-                    id: row.text(0), title: row.optionalText(1),
-                    createdAt: Date(timeIntervalSince1970: row.double(2)),
-                    updatedAt: Date(timeIntervalSince1970: row.double(3)), userId: row.optionalText(4),
-                    wireStatus: row.text(5),
-                    tags: row.optionalText(6).map { $0.isEmpty ? [] : $0.components(separatedBy: "\n") },
-                    unreadCount: row.optionalInt(7), lastMessage: nil)
-            }
+                "SELECT \(columns) FROM conversations WHERE scope = ?1 ORDER BY updated_at DESC, seq DESC", [scope],
+                Self.conversation)
         }
         var matching = all.filter { conversation in
             if !query.statuses.isEmpty, !query.statuses.contains(conversation.status) { return false }
@@ -93,6 +100,16 @@ extension HistoryStore {
         let start = min(offset, matching.count)
         let end = min(matching.count, start + limit)
         return (Array(matching[start..<end]), end < matching.count, matching.count)
+    }
+
+    /// A conversation from a row of `id, title, created_at, updated_at, user_id, status, tags, unread_count`.
+    static func conversation(_ row: borrowing SQLiteRow) -> Conversation {
+        Conversation(
+            id: row.text(0), title: row.optionalText(1), createdAt: Date(timeIntervalSince1970: row.double(2)),
+            updatedAt: Date(timeIntervalSince1970: row.double(3)), userId: row.optionalText(4),
+            wireStatus: row.text(5),
+            tags: row.optionalText(6).map { $0.isEmpty ? [] : $0.components(separatedBy: "\n") },
+            unreadCount: row.optionalInt(7), lastMessage: nil)
     }
 
     // MARK: Messages

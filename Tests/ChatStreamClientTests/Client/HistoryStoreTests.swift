@@ -255,3 +255,41 @@ struct HistoryStoreTests {
         #expect(list.conversations.map(\.id) == [id])
     }
 }
+
+@Suite("HistoryStore local filters")
+struct HistoryStoreFilterTests {
+    @Test func localPagesApplyTheQuerysFiltersAndOrder() throws {
+        let store = HistoryStore.inMemory()
+        let scope = "test|agent|d:device"
+        func conversation(_ id: String, _ updated: Double, _ status: ConversationStatus, tags: [String]?, unread: Int?)
+            -> Conversation
+        {
+            Conversation(
+                id: id, title: "title \(id)", createdAt: Date(timeIntervalSince1970: 0),
+                updatedAt: Date(timeIntervalSince1970: updated), status: status, tags: tags, unreadCount: unread)
+        }
+        try store.save(
+            conversations: [
+                conversation("c", 30, .ongoing, tags: ["vip", "a"], unread: 2),
+                conversation("b", 20, .ended, tags: ["vip"], unread: 0),
+                conversation("a", 10, .ongoing, tags: nil, unread: nil),
+            ], scope: scope)
+        try store.save(conversations: [conversation("x", 99, .ongoing, tags: nil, unread: nil)], scope: "other")
+        func ids(_ query: ConversationQuery, offset: Int = 0, limit: Int = 10) throws -> [String] {
+            try store.conversations(scope: scope, query: query, offset: offset, limit: limit).0.map(\.id)
+        }
+        #expect(try ids(ConversationQuery()) == ["c", "b", "a"])
+        #expect(try ids(ConversationQuery(), offset: 1, limit: 1) == ["b"])
+        #expect(try ids(ConversationQuery().order(.ascending)) == ["a", "b", "c"])
+        #expect(try ids(ConversationQuery().status(.ongoing)) == ["c", "a"])
+        #expect(try ids(ConversationQuery().tag("vip")) == ["c", "b"])
+        #expect(try ids(ConversationQuery().tag("vip").tag("a")) == ["c"])
+        #expect(try ids(ConversationQuery().unreadOnly()) == ["c"])
+        #expect(try ids(ConversationQuery().search("TITLE B")) == ["b"])
+        let page = try store.conversations(scope: scope, query: ConversationQuery(), offset: 0, limit: 2)
+        #expect(page.hasMore && page.total == 3)
+        let restored = try store.conversations(scope: scope, query: ConversationQuery().tag("vip"), offset: 0, limit: 1)
+        #expect(restored.0.first?.tags == ["vip", "a"] && restored.0.first?.unreadCount == 2)
+        #expect(restored.0.first?.updatedAt == Date(timeIntervalSince1970: 30))
+    }
+}

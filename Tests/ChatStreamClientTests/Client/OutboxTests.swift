@@ -203,3 +203,28 @@ struct OutboxTests {
         }
     }
 }
+
+@Suite("Idempotent sends degrade on a server without the extensions")
+struct DegradedServerTests {
+    @Test func aPlainServerIgnoresClientMessageIdAndRefusesClientCreatedConversationsClearly() async throws {
+        var configuration = ChatAPIServer.Configuration()
+        configuration.port = 0
+        configuration.agentId = OutboxTests.agent
+        configuration.replyDelay = .zero
+        configuration.extensionsEnabled = false
+        let server = ChatAPIServer(configuration: configuration)
+        try server.start()
+        defer { server.stop() }
+        let client = OutboxTests.client(
+            port: server.port, store: HistoryStore.inMemory(), identity: InMemoryIdentityStore())
+        try await withTaskExecutorPreference(NetworkTestExecutor.shared) {
+            let error = await #expect(throws: ClientError.self) { try await client.createConversation() }
+            #expect(error?.kind == .notSupportedByServer)
+            let reply = try await client.send("plain server")
+            #expect(reply.message.text.contains("plain server"))
+            #expect(try client.outbox().isEmpty)
+            let history = try await client.listMessages(conversationId: reply.conversationId)
+            #expect(history.data.map(\.sender) == [.user, .agent])
+        }
+    }
+}
