@@ -43,7 +43,11 @@ extension URLSessionExchange {
             case .none: return
             case .pause(let pause):
                 if !pause.pauseReceiving() {
-                    state.withLock { $0.paused = false }
+                    // libcurl refused: from now on the ceiling is enforced by the overflow rule.
+                    state.withLock { state in
+                        state.paused = false
+                        state.curlPause = nil
+                    }
                 }
             case .overflow:
                 let behind = limits.maxBufferedBytes * Self.overflowFactor

@@ -2,12 +2,29 @@
 // with the fixed Huffman codes, a literal then back-references of length 258 at distance 1, so
 // 13 bits stand for 258 bytes (a compression bomb at a ratio of about 160).
 
-/// A gzip member whose content is `count` copies of `byte` (count = 1 + 258 * k).
+/// Compressed bodies whose content is `1 + 258 * k` copies of one byte.
 enum GzipFixture {
     /// The gzip bytes for `1 + 258 * repeats` copies of `byte`; `trailer: false` leaves out the CRC
     /// and size (for a body that is never read to its end).
     static func repeated(_ byte: UInt8, repeats: Int, trailer: Bool = true) -> [UInt8] {
         var out: [UInt8] = [0x1F, 0x8B, 0x08, 0x00, 0, 0, 0, 0, 0x00, 0xFF]
+        out += deflate(byte, repeats: repeats)
+        if trailer {
+            let count = 1 + 258 * repeats
+            out += littleEndian(crc32(repeating: byte, count: count))
+            out += littleEndian(UInt32(truncatingIfNeeded: count))
+        }
+        return out
+    }
+
+    /// The same content as an HTTP `deflate` body (a zlib stream: RFC 1950 header, no Adler-32
+    /// trailer, for a body that is never read to its end).
+    static func zlibRepeated(_ byte: UInt8, repeats: Int) -> [UInt8] {
+        [0x78, 0x01] + deflate(byte, repeats: repeats)
+    }
+
+    /// One final fixed-Huffman deflate block: a literal `byte`, then `repeats` copies of (258, 1).
+    private static func deflate(_ byte: UInt8, repeats: Int) -> [UInt8] {
         var writer = BitWriter()
         writer.write(1, bits: 1)  // BFINAL
         writer.write(1, bits: 2)  // BTYPE 01: fixed Huffman
@@ -22,13 +39,7 @@ enum GzipFixture {
             writer.writeCode(0, bits: 5)  // distance code 0: 1
         }
         writer.writeCode(0, bits: 7)  // end of block (256)
-        out += writer.finish()
-        if trailer {
-            let count = 1 + 258 * repeats
-            out += littleEndian(crc32(repeating: byte, count: count))
-            out += littleEndian(UInt32(truncatingIfNeeded: count))
-        }
-        return out
+        return writer.finish()
     }
 
     private static func littleEndian(_ value: UInt32) -> [UInt8] {

@@ -86,11 +86,15 @@ struct URLSessionTransportLimitsTests {
         }
     }
 
-    @Test func aCompressedBodyThatDecodesPastTheLimitFailsNamingIt() async throws {
+    @Test(arguments: ["gzip", "deflate"])
+    func aCompressedBodyThatDecodesPastTheLimitFailsNamingIt(encoding: String) async throws {
         // About 650 KB on the wire, 103 MB decoded.
-        let bomb = GzipFixture.repeated(UInt8(ascii: ":"), repeats: 400_000, trailer: false)
+        let bomb =
+            encoding == "gzip"
+            ? GzipFixture.repeated(UInt8(ascii: ":"), repeats: 400_000, trailer: false)
+            : GzipFixture.zlibRepeated(UInt8(ascii: ":"), repeats: 400_000)
         try await TestHelpers.withServer(handler: { _, response in
-            try? response.respond(status: 200, headers: [("Content-Encoding", "gzip")], body: bomb)
+            try? response.respond(status: 200, headers: [("Content-Encoding", encoding)], body: bomb)
         }) { server in
             let limits = URLSessionTransport.Limits(maxDecodedBodyBytes: 1 << 20)
             let response = try await URLSessionTransport(limits: limits).send(
