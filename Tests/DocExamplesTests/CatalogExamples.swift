@@ -138,6 +138,19 @@ func errorsCatch(client: ChatbaseClient, conversationId: String?) async throws {
     }
 #endif
 
+@MainActor func followLive(client: ChatbaseClient, conversationId: String) async {
+    let list = ConversationListState(client: client)
+    let chat = ConversationState(client: client, conversationId: conversationId)
+    await list.load()
+    await chat.loadHistory(conversationId: conversationId)
+    list.startLive()
+    chat.startLive()
+    // ... later, when the screen goes away:
+    print(chat.canSend, chat.typingParticipants, list.typingConversationIds)
+    chat.stopLive()
+    list.stopLive()
+}
+
 // MARK: ChatStream.docc/DecodingStreams.md
 
 func decodingAssembled(body: HTTPBody) async throws {

@@ -76,6 +76,19 @@ extension ChatbaseClient {
         try? store.save(conversations: [conversation], scope: scope)
     }
 
+    /// Keeps the cache current from a live event: a conversation as the server lists it, or a new message.
+    func record(live event: LiveEvent) {
+        guard let store, let scope = storeScope else { return }
+        switch event.kind {
+        case .conversationCreated(let conversation), .conversationUpdated(let conversation):
+            try? store.save(conversations: [conversation], scope: scope)
+        case .messageCreated(let conversationId, let message):
+            try? store.save(messages: [message], conversationId: conversationId, scope: scope)
+        default:
+            break
+        }
+    }
+
     func record(reply: ChatResponse, userText: String?, clientMessageId: String?) {
         guard let store, let scope = storeScope else { return }
         try? store.save(reply: reply, userText: userText, clientMessageId: clientMessageId, scope: scope)

@@ -138,7 +138,11 @@ final class LiveEventSubscription {
         }
         failuresInARow = 0
         if let id = event.id { lastHanded = id }
-        if let live = LiveEvent(event) { pending.append(live) }
+        if let live = LiveEvent(event) {
+            // With a local store, the cache follows the live stream too.
+            client.record(live: live)
+            pending.append(live)
+        }
     }
 
     private func endConnection(failed: Bool) {

@@ -41,7 +41,14 @@ public final class ConversationListState {
     /// Whether a page is loading.
     public private(set) var isLoading = false
     /// The last failure, cleared by the next action or ``clearError()``.
-    public private(set) var error: (any Error)?
+    public internal(set) var error: (any Error)?
+
+    /// The conversations someone (the agent, a human agent) is typing in now, while following the
+    /// live stream (``startLive(options:)``).
+    public internal(set) var typingConversationIds: Set<String> = []
+    /// Whether the list follows the live stream.
+    public internal(set) var isLive = false
+    @ObservationIgnored var liveTask: Task<Void, Never>?
 
     private var page: PaginatedResponse<Conversation>?
     /// Pages loaded since the last ``load()``.
@@ -131,7 +138,7 @@ public final class ConversationListState {
         }
     }
 
-    private func place(_ conversation: Conversation, moved: Bool) {
+    func place(_ conversation: Conversation, moved: Bool) {
         let index = conversations.firstIndex { $0.id == conversation.id }
         guard query.admits(conversation, wasListed: index != nil) else {
             if let index { conversations.remove(at: index) }

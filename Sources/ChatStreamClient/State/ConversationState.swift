@@ -116,7 +116,7 @@ public final class ConversationState {
     }
 
     /// The rows, oldest first.
-    public private(set) var messages: [UiMessage] = []
+    public internal(set) var messages: [UiMessage] = []
     /// Whether a send or retry is in progress.
     public private(set) var isSending = false
     /// Whether a history page is loading.
@@ -126,7 +126,7 @@ public final class ConversationState {
     /// The conversation (nil until the first reply assigns one).
     public private(set) var conversationId: String?
     /// The last failure, cleared by the next action or ``clearError()``.
-    public private(set) var error: (any Error)?
+    public internal(set) var error: (any Error)?
     /// Called after each send or retry that completes, with the finished response. Use it to
     /// keep a ``ConversationListState`` current without a refetch. ChatStream's own.
     ///
@@ -137,6 +137,18 @@ public final class ConversationState {
 
     /// The client doing the work.
     public let client: ChatbaseClient
+
+    /// Who is typing in this conversation now (the agent, a human agent), while following the live
+    /// stream (``startLive(options:)``).
+    public internal(set) var typingParticipants: Set<ParticipantRole> = []
+    /// The conversation's status as last heard from the live stream; nil until one was heard.
+    public internal(set) var status: ConversationStatus?
+    /// Whether the state follows the live stream.
+    public internal(set) var isLive = false
+    @ObservationIgnored var liveTask: Task<Void, Never>?
+    /// Live messages that arrived while a send was running, shown once it ended (those the send
+    /// itself showed are dropped by their IDs).
+    @ObservationIgnored var deferredLiveMessages: [Message] = []
 
     @ObservationIgnored private var historyPage: PaginatedResponse<Message>?
     @ObservationIgnored private var streamingRowId: String?
@@ -216,6 +228,7 @@ public final class ConversationState {
             isSending = false
             streamingRowId = nil
             userRowId = nil
+            showDeferredLiveMessages()
         }
         startStreamingRow()
         do {

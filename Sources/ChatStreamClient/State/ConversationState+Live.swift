@@ -1,0 +1,95 @@
+// ConversationState+Live: one conversation that follows the client's live event stream.
+//
+// A message the server records in this conversation (a human agent's, a reply finished on
+// another device) appears as rows; one already shown (by its server ID) is not shown twice, and
+// messages heard while a send runs wait until it ends, so the reply being streamed is not shown
+// twice. `conversation.updated` carries the status, so a conversation ended or taken over says so
+// through ``ConversationState/status`` and ``ConversationState/canSend``. Typing shows through
+// ``ConversationState/typingParticipants``; a `reset` reloads the newest page of history.
+
+import ChatStream
+
+extension ConversationState {
+    /// Whether the composer should take a message: false once the live stream (or a reply) said
+    /// the conversation is no longer ongoing, and while a send runs.
+    public var canSend: Bool { !isSending && (status == nil || status == .ongoing) }
+
+    /// Whether the agent or a human agent is typing in this conversation now.
+    public var isSomeoneTyping: Bool { !typingParticipants.isEmpty }
+
+    /// Follows the client's live events (``ChatbaseClient/events(since:options:)``) for this
+    /// conversation until ``stopLive()``: new messages appear, status and typing update, and a
+    /// `reset` reloads the history. Calling it again while following does nothing.
+    ///
+    /// ```swift
+    /// .task { await state.loadHistory(conversationId: id); state.startLive() }
+    /// .onDisappear { state.stopLive() }
+    /// ```
+    public func startLive(options: LiveEventOptions = LiveEventOptions()) {
+        guard liveTask == nil else { return }
+        isLive = true
+        let sequence = client.events(options: options)
+        liveTask = Task { [weak self] in
+            do {
+                for try await event in sequence {
+                    guard let self, !Task.isCancelled else { return }
+                    await self.handleLive(event)
+                }
+            } catch {
+                self?.error = error
+            }
+            self?.isLive = false
+            self?.liveTask = nil
+        }
+    }
+
+    /// Stops following the live stream.
+    public func stopLive() {
+        liveTask?.cancel()
+        liveTask = nil
+        isLive = false
+        typingParticipants = []
+    }
+
+    /// Applies one live event (also used by tests and by apps that run their own event loop).
+    public func handleLive(_ event: LiveEvent) async {
+        guard let conversationId else {
+            // No conversation yet: only a reset matters (nothing is shown to refresh).
+            return
+        }
+        switch event.kind {
+        case .messageCreated(let id, let message) where id == conversationId:
+            if isSending {
+                deferredLiveMessages.append(message)
+            } else {
+                show(liveMessage: message)
+            }
+        case .conversationUpdated(let conversation) where conversation.id == conversationId,
+            .conversationCreated(let conversation) where conversation.id == conversationId:
+            status = conversation.status
+        case .typing(let id, let participant, let active) where id == conversationId:
+            if active { typingParticipants.insert(participant) } else { typingParticipants.remove(participant) }
+        case .reset:
+            typingParticipants = []
+            await loadHistory(conversationId: conversationId)
+        case .notSupportedByServer:
+            isLive = false
+        default:
+            break
+        }
+    }
+
+    /// Shows the live messages held while a send ran (called when it ends).
+    func showDeferredLiveMessages() {
+        let held = deferredLiveMessages
+        deferredLiveMessages = []
+        for message in held { show(liveMessage: message) }
+    }
+
+    private func show(liveMessage message: Message) {
+        guard !messages.contains(where: { $0.messageId == message.id }) else { return }
+        messages.append(contentsOf: Self.rows(for: message))
+        // A message from the agent side means nobody is typing it any more.
+        if message.sender == .agent { typingParticipants = [] }
+    }
+}
