@@ -119,14 +119,17 @@ struct LiveEventRouteTests {
         func ids(_ bytes: [UInt8]) -> [Substring] {
             String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isNewline).filter { $0.hasPrefix("id: ") }
         }
-        let reference = ids(received[0])
-        #expect(reference.count >= 30, "\(String(decoding: received[0].prefix(600), as: UTF8.self))")
-        #expect(received.allSatisfy { ids($0).prefix(reference.count) == reference.prefix(reference.count) })
+        // Reading stops once each has the ten conversations, so the last few events (typing ended)
+        // may be missing at some: compare what all of them have.
+        let all = received.map(ids)
+        let common = all.map(\.count).min() ?? 0
+        #expect(common >= 30, "\(String(decoding: received[0].prefix(600), as: UTF8.self))")
+        #expect(all.allSatisfy { $0.prefix(common) == all[0].prefix(common) })
         let times = finishedAt.compactMap { $0 }.sorted()
         if !times.isEmpty {
             print(
                 "256 subscribers: 10 chats took \(changesDone - started); every subscriber had all "
-                    + "\(reference.count) events after: median \(times[times.count / 2]), last \(times.last!)")
+                    + "\(common) events after: median \(times[times.count / 2]), last \(times.last!)")
         }
     }
 }
