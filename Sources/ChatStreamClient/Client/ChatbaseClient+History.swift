@@ -20,7 +20,8 @@ extension ChatbaseClient {
     /// let page = try await client.listConversations(limit: 20)
     /// let next = try await page.loadMore()  // nil at the end
     /// ```
-    /// - Parameter source: where to read (default ``HistorySource/network``; see ``HistorySource``).
+    /// `source` says where to read (default ``HistorySource/network``; see ``HistorySource``).
+    ///
     /// - Throws: ``ClientError/Kind/invalidArgument`` (before any request) when `limit` is outside 1...100.
     public func listConversations(cursor: String? = nil, limit: Int? = nil, source: HistorySource = .network)
         async throws -> PaginatedResponse<Conversation>

@@ -55,7 +55,7 @@ extension ChatbaseClient {
             streaming: true, emit: Self.calling(callbacks))
     }
 
-    /// Regenerates the reply to the user message before `messageId`, as ``send(_:conversationId:configure:)``
+    /// Regenerates the reply to the user message before `messageId`, as ``send(_:conversationId:clientMessageId:configure:)``
     /// does (tools included).
     ///
     /// ```swift
@@ -98,7 +98,7 @@ extension ChatbaseClient {
 
     /// Every step of the reply to `message` and of its tool rounds, as an async sequence of
     /// updates (each event with the round's message as it stands). ChatStream's own; it runs the
-    /// same tool loop as ``send(_:conversationId:configure:)``.
+    /// same tool loop as ``send(_:conversationId:clientMessageId:configure:)``.
     ///
     /// Stopping iteration (or cancelling the task) cancels the request.
     ///

@@ -38,7 +38,7 @@ public struct ToolResultInfo: Sendable, Hashable {
     }
 }
 
-/// The hooks ``ChatbaseClient/send(_:conversationId:configure:)`` and
+/// The hooks ``ChatbaseClient/send(_:conversationId:clientMessageId:configure:)`` and
 /// ``ChatbaseClient/retry(conversationId:messageId:configure:)`` call while a reply streams. Set
 /// only the ones you need; the send awaits each before reading on.
 ///

@@ -25,7 +25,7 @@ import Synchronization
 /// let cached = try await client.listConversations(limit: 20, source: .local)
 /// ```
 public final class HistoryStore: Sendable {
-    /// The database file (`:memory:` for ``inMemory()``).
+    /// The database file (`:memory:` for ``inMemory(serverName:)``).
     public let path: String
     /// The name the server's history is filed under (nil: the client's base URL).
     public let serverName: String?
