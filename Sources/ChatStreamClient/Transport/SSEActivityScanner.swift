@@ -15,6 +15,9 @@ struct SSEActivityScanner {
     private var lineLength = 0
     private var afterCR = false
     private var blockHasData = false
+    /// Bytes of a leading UTF-8 byte order mark matched so far (the stream's first bytes), nil once decided.
+    private var byteOrderMarkMatched: Int? = 0
+    private static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
 
     /// A scanner; `keepAliveComment` is a comment text that counts as activity (nil: none).
     init(keepAliveComment: [UInt8]?) {
@@ -28,18 +31,32 @@ struct SSEActivityScanner {
         var completed = 0
         bytes.withUnsafeBufferPointer { buffer in
             for byte in buffer {
+                if let matched = byteOrderMarkMatched {
+                    // One leading byte order mark is not part of the first line (as the SSE parser skips it).
+                    if byte == Self.byteOrderMark[matched] {
+                        byteOrderMarkMatched = matched + 1 == Self.byteOrderMark.count ? nil : matched + 1
+                        continue
+                    }
+                    byteOrderMarkMatched = nil
+                    for earlier in Self.byteOrderMark.prefix(matched) { appendToLine(earlier) }
+                }
                 if byte == 0x0A || byte == 0x0D {
                     let isSecondHalfOfCRLF = byte == 0x0A && afterCR
                     afterCR = byte == 0x0D
                     if !isSecondHalfOfCRLF, endLine() { completed += 1 }
                     continue
                 }
-                afterCR = false
-                if lineLength < prefixCapacity { prefix.append(byte) }
-                lineLength &+= 1
+                appendToLine(byte)
             }
         }
         return completed
+    }
+
+    /// A byte of the current line (not a line break).
+    private mutating func appendToLine(_ byte: UInt8) {
+        afterCR = false
+        if lineLength < prefixCapacity { prefix.append(byte) }
+        lineLength &+= 1
     }
 
     /// Ends the current line; true when it completed an event or was the keep-alive comment.

@@ -9,7 +9,12 @@ struct SSEActivityScannerTests {
     /// Feeds `text` whole, byte by byte, at random chunk sizes and with empty chunks; every way must
     /// count the same, which is returned.
     static func count(_ text: String, keepAlive: String? = nil) -> Int {
-        let bytes = Array(text.utf8)
+        count(bytes: Array(text.utf8), keepAlive: keepAlive)
+    }
+
+    /// ``count(_:keepAlive:)`` for bytes that need not be UTF-8.
+    static func count(bytes: [UInt8], keepAlive: String? = nil) -> Int {
+        let text = String(decoding: bytes, as: UTF8.self)
         let make = { SSEActivityScanner(keepAliveComment: keepAlive.map { Array($0.utf8) }) }
         var whole = make()
         let expected = whole.feed(bytes)
@@ -60,6 +65,15 @@ struct SSEActivityScannerTests {
         #expect(Self.count(": ping\n\n:ping\n", keepAlive: "ping") == 2)
         #expect(Self.count(": pingpong\n: pin\n:  ping\n: keep-alive\n", keepAlive: "ping") == 0)
         #expect(Self.count(": ping\n", keepAlive: nil) == 0)
+    }
+
+    @Test func aLeadingByteOrderMarkIsNotPartOfTheFirstField() {
+        #expect(Self.count("\u{FEFF}data: 1\n\n") == 1)
+        #expect(Self.count("\u{FEFF}: ping\n", keepAlive: "ping") == 1)
+        // Only at the very start; elsewhere it is content (a field named "\u{FEFF}data").
+        #expect(Self.count("data: 1\n\n\u{FEFF}data: 2\n\n") == 1)
+        // A partial mark is content too.
+        #expect(Self.count(bytes: [0xEF, 0xBB] + Array("data: 1\n\n".utf8)) == 0)
     }
 
     @Test func aLineOfAnyLengthKeepsMemoryConstant() {

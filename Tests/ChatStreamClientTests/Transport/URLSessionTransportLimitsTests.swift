@@ -163,11 +163,13 @@ struct URLSessionTransportLimitsTests {
     ]
 
     /// Runs `body` with server A redirecting `/go` to server B's `/landed` (another origin: another
-    /// port) and `/same` to A's own `/landed`; both answer `/landed` with the headers they saw.
+    /// port), `/same` to A's own `/landed`, and `/round-trip` to B's `/back`, which redirects to A's
+    /// `/landed`; both answer `/landed` with the headers they saw.
     static func withRedirectingServers(
         _ body: (_ a: HTTPServer, _ bHits: Shared<Int>) async throws -> Void
     ) async throws {
         let hits = Shared(0)
+        let aPort = Shared(0)
         let echo: @Sendable (HTTPServerRequest, HTTPServerResponseWriter) throws -> Void = { request, response in
             let seen = ["x-device-id", "x-user-token", "authorization", "x-custom"].map {
                 "\($0)=\(request.headers[$0] ?? "-")"
@@ -176,7 +178,11 @@ struct URLSessionTransportLimitsTests {
         }
         try await TestHelpers.withServer(handler: { request, response in
             hits.update { $0 += 1 }
-            try echo(request, response)
+            if request.path == "/back" {
+                try response.respond(status: 302, headers: [("Location", "http://127.0.0.1:\(aPort.value)/landed")])
+            } else {
+                try echo(request, response)
+            }
         }) { b in
             try await TestHelpers.withServer(handler: { request, response in
                 switch request.path {
@@ -184,9 +190,13 @@ struct URLSessionTransportLimitsTests {
                     try response.respond(
                         status: 302, headers: [("Location", TestHelpers.url(b, "/landed").absoluteString)])
                 case "/same": try response.respond(status: 307, headers: [("Location", "/landed")])
+                case "/round-trip":
+                    try response.respond(
+                        status: 302, headers: [("Location", TestHelpers.url(b, "/back").absoluteString)])
                 default: try echo(request, response)
                 }
             }) { a in
+                aPort.value = Int(a.port)
                 try await body(a, hits)
             }
         }
@@ -220,6 +230,17 @@ struct URLSessionTransportLimitsTests {
             let transport = URLSessionTransport(limits: URLSessionTransport.Limits(redirects: .anyOrigin))
             let response = try await transport.send(
                 HTTPRequest(url: TestHelpers.url(a, "/go"), headers: Self.identity, idleTimeout: .seconds(20)))
+            let text = String(decoding: try await response.body.collect(upTo: 10_000), as: UTF8.self)
+            #expect(text == "x-device-id=- x-user-token=- authorization=- x-custom=kept")
+            #expect(bHits.value == 1)
+        }
+    }
+
+    @Test func identityHeadersStayDroppedWhenARedirectComesBackToTheOrigin() async throws {
+        try await Self.withRedirectingServers { a, bHits in
+            let transport = URLSessionTransport(limits: URLSessionTransport.Limits(redirects: .anyOrigin))
+            let response = try await transport.send(
+                HTTPRequest(url: TestHelpers.url(a, "/round-trip"), headers: Self.identity, idleTimeout: .seconds(20)))
             let text = String(decoding: try await response.body.collect(upTo: 10_000), as: UTF8.self)
             #expect(text == "x-device-id=- x-user-token=- authorization=- x-custom=kept")
             #expect(bHits.value == 1)
