@@ -357,6 +357,61 @@ struct RetryPolicyTests {
         #expect(transport.requests.count == 1)
     }
 
+    @Test(arguments: [
+        TransportError(.connectionFailed, "refused"), TransportError(.timedOut, "no head in time"),
+        TransportError(.connectionLost, "reset before the head"),
+    ])
+    func transportFailuresOfAGetAreRetried(failure: TransportError) async throws {
+        let waits = Shared<[Duration]>([])
+        let failures = Shared(2)
+        let transport = FakeTransport { request in
+            let left = failures.value
+            failures.value = left - 1
+            if left > 0 { throw failure }
+            return Wire.page([Wire.conversationJSON("c1", updated: 1)], request: request)
+        }
+        let client = ChatbaseClient(
+            agentId: "agent-1", baseURL: Wire.base, transport: transport,
+            identityStore: InMemoryIdentityStore(deviceId: ChatStreamPaths.newDeviceId()),
+            retryPolicy: Self.recording(waits), store: nil)
+        #expect(try await client.listConversations().data.map(\.id) == ["c1"])
+        #expect(transport.requests.count == 3)
+        #expect(waits.value.count == 2)
+    }
+
+    @Test(arguments: [URLError.Code.cannotConnectToHost, .timedOut, .networkConnectionLost, .notConnectedToInternet])
+    func urlErrorsOfUnreachableServersAreRetried(code: URLError.Code) async throws {
+        let waits = Shared<[Duration]>([])
+        let failures = Shared(1)
+        let transport = FakeTransport { request in
+            let left = failures.value
+            failures.value = left - 1
+            if left > 0 { throw URLError(code) }
+            return Wire.page([], request: request)
+        }
+        let client = ChatbaseClient(
+            agentId: "agent-1", baseURL: Wire.base, transport: transport,
+            identityStore: InMemoryIdentityStore(deviceId: ChatStreamPaths.newDeviceId()),
+            retryPolicy: Self.recording(waits), store: nil)
+        _ = try await client.listConversations()
+        #expect(transport.requests.count == 2)
+    }
+
+    @Test func malformedAnswersAndRefusedRedirectsAreNotRetried() async throws {
+        for failure in [
+            TransportError(.invalidResponse, "not HTTP"), TransportError(.redirectRefused, "other origin"),
+            TransportError(.headerTooLarge, "huge head"),
+        ] {
+            let transport = FakeTransport { _ in throw failure }
+            let client = ChatbaseClient(
+                agentId: "agent-1", baseURL: Wire.base, transport: transport,
+                identityStore: InMemoryIdentityStore(deviceId: ChatStreamPaths.newDeviceId()),
+                retryPolicy: Self.recording(Shared([])), store: nil)
+            await #expect(throws: (any Error).self) { _ = try await client.listConversations() }
+            #expect(transport.requests.count == 1, "\(failure)")
+        }
+    }
+
     @Test func retryPolicyNoneNeverRetries() async throws {
         let transport = FakeTransport { _ in Wire.error(503, "INTERNAL_SERVER_ERROR") }
         let client = ChatbaseClient(
