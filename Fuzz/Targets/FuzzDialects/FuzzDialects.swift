@@ -15,7 +15,8 @@
 //   AnyStreamDecoder detects on the whole input and gives the messages, error and skipped errors
 //   of its events through MessageAssembler;
 // - bit 7: `decodeViews`, fed the chunked input, lends the whole input's events (each made
-//   owned), error and skipped errors, and no text delta comes owned from it;
+//   owned), error and skipped errors, no text delta comes owned from it, and the dialect hands
+//   none to its event sink (OwnedTextCheck);
 // - one finish per message: per choice, within a message (up to `.done` or the next `.messageStart`),
 //   at most one `.finish`
 //   and no content (text, reasoning, refusal, tool input, file, source) after it; and for the
@@ -57,11 +58,11 @@ func decode<Dialect: StreamDialect>(
 }
 
 /// `pieces` through `decodeViews`, each view made owned where it came; checks that every text
-/// delta `decodeViews` yields is lent.
+/// delta `decodeViews` yields is lent, and that the dialect handed none over owned.
 func decodeViews<Dialect: StreamDialect>(
     _ type: Dialect.Type, _ pieces: [ArraySlice<UInt8>], _ configuration: StreamDecoderConfiguration
 ) -> Outcome {
-    var decoder = StreamDecoder<Dialect>(configuration: configuration)
+    var decoder = StreamDecoder<OwnedTextCheck<Dialect>>(configuration: configuration)
     var outcome = Outcome()
     do {
         try forEachPiece(pieces) { bytes in
