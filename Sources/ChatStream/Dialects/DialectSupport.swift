@@ -2,13 +2,13 @@
 
 /// A dialect's JSON parser, lent to each unit without a retain: the one place a dialect's
 /// parser is borrowed unmanaged (it is the dialect's own and outlives every call).
-public struct UnitParser {
-    public let json: JSONParser
+package struct UnitParser {
+    @usableFromInline package let json: JSONParser
 
     /// A parser with these limits.
     ///
     /// `json` is the parser itself, for parsing outside a unit (a tool call's whole arguments).
-    public init(configuration: JSONConfiguration) {
+    package init(configuration: JSONConfiguration) {
         json = JSONParser(configuration: configuration)
     }
 
@@ -17,11 +17,11 @@ public struct UnitParser {
     /// the body may change the dialect that holds it; the property hands over a borrowed
     /// reference and lets the copy go at once.)
     @inlinable @inline(__always)
-    public var lent: LentUnitParser { LentUnitParser(parser: Unmanaged.passUnretained(json)) }
+    package var lent: LentUnitParser { LentUnitParser(parser: Unmanaged.passUnretained(json)) }
 }
 
 /// A dialect's parser borrowed for one unit (see ``UnitParser/lent``).
-public struct LentUnitParser {
+package struct LentUnitParser {
     @usableFromInline let parser: Unmanaged<JSONParser>
 
     @inlinable @inline(__always)
@@ -32,7 +32,7 @@ public struct LentUnitParser {
     /// Parses a unit's data and hands `body` its root, turning JSON errors into malformed-stream
     /// errors that name the event.
     @inlinable @inline(__always)
-    public func parse<R>(
+    package func parse<R>(
         _ unit: FramedUnit, eventType: @autoclosure () -> String?, _ body: (JSONElement) throws -> R
     ) throws -> R {
         try parser._withUnsafeGuaranteedRef { parser in try parser.parseUnit(unit, eventType: eventType(), body) }
@@ -42,7 +42,7 @@ public struct LentUnitParser {
 extension JSONParser {
     /// Parses a unit's data, turning JSON errors into malformed-stream errors that name the event.
     @inlinable
-    public func parseUnit<R>(
+    package func parseUnit<R>(
         _ unit: FramedUnit, eventType: @autoclosure () -> String?, _ body: (JSONElement) throws -> R
     )
         throws -> R
@@ -60,7 +60,8 @@ extension JSONParser {
 
 extension StreamError {
     /// The error for a required string field that is absent or not a string.
-    public static func missingString(_ field: String, eventType: String?, offset: Int) -> StreamError {
+    @usableFromInline
+    package static func missingString(_ field: String, eventType: String?, offset: Int) -> StreamError {
         StreamError(
             .malformed, message: "missing or non-string field \"\(field)\"", byteOffset: offset, eventType: eventType,
             field: field)
@@ -70,7 +71,7 @@ extension StreamError {
 extension JSONElement {
     /// The string member `key`, or a malformed-stream error naming the event and field.
     @inlinable
-    public func requiredString(_ key: StaticString, eventType: String, offset: Int) throws -> String {
+    package func requiredString(_ key: StaticString, eventType: String, offset: Int) throws -> String {
         guard let value = self[key]?.string else {
             throw StreamError.missingString("\(key)", eventType: eventType, offset: offset)
         }
@@ -79,23 +80,23 @@ extension JSONElement {
 
     /// The string member `key` when present and a string.
     @inlinable
-    public func optionalString(_ key: StaticString) -> String? {
+    package func optionalString(_ key: StaticString) -> String? {
         self[key]?.string
     }
 }
 
 /// Remembers the last string made from a field, so a value that repeats event after event (a
 /// part ID on every delta) becomes a `String` once, not once per event.
-public struct RepeatedStringCache: Sendable {
+package struct RepeatedStringCache: Sendable {
     /// The bytes of `string`.
     @usableFromInline var bytes: [UInt8] = []
     @usableFromInline var string = ""
 
-    public init() {}
+    package init() {}
 
     /// The string of `element` (nil when it is not a string), reusing the last one when equal.
     @inlinable
-    public mutating func string(_ element: JSONElement?) -> String? {
+    package mutating func string(_ element: JSONElement?) -> String? {
         guard let element else { return nil }
         return element.withUTF8 { value in
             bytes.withUnsafeBytes { $0.sameBytes(as: value) } ? string : refill(value)
