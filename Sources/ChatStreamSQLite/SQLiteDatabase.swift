@@ -166,25 +166,18 @@ package final class SQLiteDatabase: @unchecked Sendable {
     /// Runs `body` in one transaction (`BEGIN IMMEDIATE`, so the write lock is taken up front):
     /// committed when it returns, rolled back when it throws. Calls inside a transaction join it.
     package func transaction<R>(_ body: () throws -> R) throws -> R {
-        if inTransaction { return try body() }
-        try execute("BEGIN IMMEDIATE")
-        inTransaction = true
-        defer { inTransaction = false }
-        do {
-            let result = try body()
-            try execute("COMMIT")
-            return result
-        } catch {
-            if sqlite3_get_autocommit(handle) == 0 { try? execute("ROLLBACK") }
-            throw error
-        }
+        try transaction(beginning: "BEGIN IMMEDIATE", body)
     }
 
     /// Runs `body` in one read transaction (`BEGIN DEFERRED`): every statement in it sees the same
     /// committed state, and in WAL mode it never waits for a writer. Calls inside a transaction join it.
     package func readTransaction<R>(_ body: () throws -> R) throws -> R {
+        try transaction(beginning: "BEGIN DEFERRED", body)
+    }
+
+    private func transaction<R>(beginning begin: String, _ body: () throws -> R) throws -> R {
         if inTransaction { return try body() }
-        try execute("BEGIN DEFERRED")
+        try execute(begin)
         inTransaction = true
         defer { inTransaction = false }
         do {

@@ -11,7 +11,7 @@
 
 import ChatStream
 
-extension ConversationListState {
+extension ConversationListState: LiveFollowing {
     /// Follows the client's live events (``ChatbaseClient/events(since:options:)``) until
     /// ``stopLive()``. Calling it again while following does nothing.
     ///
@@ -19,29 +19,11 @@ extension ConversationListState {
     /// .task { await list.load(); list.startLive() }
     /// .onDisappear { list.stopLive() }
     /// ```
-    public func startLive(options: LiveEventOptions = LiveEventOptions()) {
-        guard liveTask == nil else { return }
-        isLive = true
-        let sequence = client.events(options: options)
-        liveTask = Task { [weak self] in
-            do {
-                for try await event in sequence {
-                    guard let self, !Task.isCancelled else { return }
-                    await self.handleLive(event)
-                }
-            } catch {
-                self?.error = error
-            }
-            self?.isLive = false
-            self?.liveTask = nil
-        }
-    }
+    public func startLive(options: LiveEventOptions = LiveEventOptions()) { followLive(options: options) }
 
     /// Stops following the live stream.
     public func stopLive() {
-        liveTask?.cancel()
-        liveTask = nil
-        isLive = false
+        unfollowLive()
         typingConversationIds = []
     }
 

@@ -9,7 +9,7 @@
 
 import ChatStream
 
-extension ConversationState {
+extension ConversationState: LiveFollowing {
     /// Whether the composer should take a message: false once the live stream (or a reply) said
     /// the conversation is no longer ongoing, and while a send runs.
     public var canSend: Bool { !isSending && (status == nil || status == .ongoing) }
@@ -25,29 +25,11 @@ extension ConversationState {
     /// .task { await state.loadHistory(conversationId: id); state.startLive() }
     /// .onDisappear { state.stopLive() }
     /// ```
-    public func startLive(options: LiveEventOptions = LiveEventOptions()) {
-        guard liveTask == nil else { return }
-        isLive = true
-        let sequence = client.events(options: options)
-        liveTask = Task { [weak self] in
-            do {
-                for try await event in sequence {
-                    guard let self, !Task.isCancelled else { return }
-                    await self.handleLive(event)
-                }
-            } catch {
-                self?.error = error
-            }
-            self?.isLive = false
-            self?.liveTask = nil
-        }
-    }
+    public func startLive(options: LiveEventOptions = LiveEventOptions()) { followLive(options: options) }
 
     /// Stops following the live stream.
     public func stopLive() {
-        liveTask?.cancel()
-        liveTask = nil
-        isLive = false
+        unfollowLive()
         typingParticipants = []
     }
 

@@ -177,9 +177,9 @@ extension ChatAPIHandlers {
             id: replyId, role: "assistant", parts: plan.parts.map(\.jsonValue), to: conversationId, now: now,
             replyTo: replyTo, finishReason: plan.finishReason)
         try store.touch(conversationId, now: now)
-        let lastUser = try store.messages(of: conversationId).last(where: \.isFromUser)
         let metadata = ReplyMetadata(
-            conversationId: conversationId, messageId: replyId, userMessageId: lastUser?.id,
+            conversationId: conversationId, messageId: replyId,
+            userMessageId: try store.lastUserMessageId(of: conversationId),
             userId: try store.conversation(conversationId)?.ownerUser)
         return (plan, metadata)
     }
@@ -207,8 +207,10 @@ extension ChatAPIHandlers {
         }
     }
 
-    /// Records a `typing` live event for the agent.
+    /// Records a `typing` live event for the agent, when someone is listening: typing is a passing
+    /// state, not worth a durable write (and two commits per chat) when no stream would carry it.
     private func typing(_ conversationId: String, active: Bool) {
+        guard store.liveEventSignal.subscriberCount > 0 else { return }
         store.recordLiveEvent(
             type: "typing",
             data: ["conversationId": .string(conversationId), "participant": "agent", "active": .bool(active)],

@@ -48,13 +48,10 @@ extension StoreTransaction {
             if created {
                 try appendEvent(audience: audience, type: "conversation.created", data: ["conversation": shape])
             }
-            let appended = Set(changes.appendedMessages[record.id] ?? [])
-            if !appended.isEmpty {
-                for message in try messages(of: record.id) where appended.contains(message.sequence) {
-                    guard !message.parts.isEmpty else { continue }
-                    let data: JSONTree = ["conversationId": .string(record.id), "message": WireShapes.message(message)]
-                    try appendEvent(audience: audience, type: "message.created", data: data)
-                }
+            for message in try messages(sequences: changes.appendedMessages[record.id] ?? []) {
+                guard !message.parts.isEmpty else { continue }
+                let data: JSONTree = ["conversationId": .string(record.id), "message": WireShapes.message(message)]
+                try appendEvent(audience: audience, type: "message.created", data: data)
             }
             if !created {
                 try appendEvent(audience: audience, type: "conversation.updated", data: ["conversation": shape])

@@ -148,6 +148,23 @@ struct StoreTransaction {
             [conversationId], Self.message)
     }
 
+    /// The messages with these sequence numbers, oldest first.
+    func messages(sequences: [Int]) throws -> [MessageRecord] {
+        guard !sequences.isEmpty else { return [] }
+        let placeholders = sequences.indices.map { "?\($0 + 1)" }.joined(separator: ", ")
+        return try database.query(
+            "SELECT \(Self.messageColumns) FROM messages m WHERE m.seq IN (\(placeholders)) ORDER BY m.seq",
+            sequences, Self.message)
+    }
+
+    /// The ID of a conversation's latest user message, nil when it has none.
+    func lastUserMessageId(of conversationId: String) throws -> String? {
+        try database.first(
+            "SELECT id FROM messages WHERE conversation_id = ?1 AND role = 'user' ORDER BY seq DESC LIMIT 1",
+            [conversationId]
+        ) { $0.text(0) }
+    }
+
     /// The message `id` of a conversation, nil when there is none.
     func message(_ id: String, in conversationId: String) throws -> MessageRecord? {
         try database.first(
