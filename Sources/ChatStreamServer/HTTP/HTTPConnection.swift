@@ -21,6 +21,7 @@ struct HTTPConnection {
         var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
         var phaseStart = ContinuousClock.now
         var lastProgress = HTTPRequestDecoder.Progress.idle
+        var currentWatermark = 1
         while true {
             do {
                 while let event = try decoder.next() {
@@ -44,11 +45,22 @@ struct HTTPConnection {
             lastProgress = progress
             let deadline = deadline(for: progress, since: phaseStart)
             let wait = min(deadline - .now, configuration.requestReadTimeout)
-            guard wait > .zero, socket.waitReadable(timeoutMilliseconds: max(1, wait.pollMilliseconds)) else {
+            // A body of known length is waited for in pieces of up to 64 KiB, so its cost does not
+            // depend on how small the client's writes are; bytes that came short of the mark are
+            // still read at the deadline, and count for the minimum rate.
+            let watermark = min(decoder.knownBytesAwaited ?? 1, 64 * 1024)
+            if watermark != currentWatermark {
+                socket.setReceiveLowWatermark(watermark)
+                currentWatermark = watermark
+            }
+            let readable = wait > .zero && socket.waitReadable(timeoutMilliseconds: max(1, wait.pollMilliseconds))
+            guard readable || (watermark > 1 && socket.bytesAvailable > 0) else {
                 if progress != .idle { reject(status: 408, reason: Self.timeoutReason(progress)) }
                 return
             }
-            guard let count = try? socket.receive(into: &readBuffer), count > 0 else { return }
+            guard let count = try? socket.receive(into: &readBuffer, withoutWaiting: watermark > 1), count > 0 else {
+                return
+            }
             decoder.feed(readBuffer[0..<count])
         }
     }

@@ -78,6 +78,16 @@ struct HTTPRequestDecoder {
     }
 
     /// How far the request being read has come.
+    /// The bytes still to come of a body whose length is known now (a `Content-Length` body, or
+    /// the current chunk's data); nil otherwise.
+    var knownBytesAwaited: Int? {
+        switch state {
+        case .fixedBody(_, let remaining), .chunkData(_, let remaining):
+            max(0, remaining - (buffer.count - readIndex))
+        default: nil
+        }
+    }
+
     var progress: Progress {
         switch state {
         case .head: readIndex == buffer.count ? .idle : .head

@@ -159,10 +159,27 @@ struct Socket: Sendable {
         }
     }
 
+    /// Sets `SO_RCVLOWAT`: a wait for readability returns only once `bytes` are buffered (or the
+    /// peer closed, or the wait timed out), so a body trickled in small writes is read in large
+    /// pieces rather than one system call per write.
+    func setReceiveLowWatermark(_ bytes: Int) {
+        var value = Int32(clamping: max(1, bytes))
+        _ = setsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &value, socklen_t(MemoryLayout<Int32>.size))
+    }
+
+    /// The bytes buffered for reading now (`FIONREAD`); 0 when unknown.
+    var bytesAvailable: Int {
+        var count: Int32 = 0
+        return ioctl(fd, UInt(FIONREAD), &count) == 0 ? Int(count) : 0
+    }
+
     /// Reads up to `buffer.count` bytes; 0 means the peer closed its side. Throws on a connection error.
-    func receive(into buffer: inout [UInt8]) throws(HTTPServerError) -> Int {
+    /// `withoutWaiting` returns what is buffered at once (a blocking read would wait for the low
+    /// watermark, see ``setReceiveLowWatermark(_:)``).
+    func receive(into buffer: inout [UInt8], withoutWaiting: Bool = false) throws(HTTPServerError) -> Int {
+        let flags = withoutWaiting ? Int32(MSG_DONTWAIT) : 0
         while true {
-            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, flags) }
             if count >= 0 { return count }
             if errno == EINTR { continue }
             throw HTTPServerError.connectionClosed.with(message: Self.errnoText("recv"))
