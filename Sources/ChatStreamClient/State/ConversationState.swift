@@ -146,6 +146,10 @@ public final class ConversationState {
     /// Whether the state follows the live stream.
     public internal(set) var isLive = false
     @ObservationIgnored var liveTask: Task<Void, Never>?
+    /// How many main-actor turns applied streamed updates (for tests and figures).
+    @ObservationIgnored var deliveryTurns = 0
+    /// The reply's updates on their way to the main actor (see StreamedUpdates).
+    nonisolated let streamedUpdates = StreamedUpdates()
     /// Live messages that arrived while a send was running, shown once it ended (those the send
     /// itself showed are dropped by their IDs).
     @ObservationIgnored var deferredLiveMessages: [Message] = []
@@ -233,18 +237,27 @@ public final class ConversationState {
         startStreamingRow()
         do {
             let response = try await body()
+            applyStreamedUpdates()
             finish(response)
             onReply?(response)
         } catch {
+            applyStreamedUpdates()
             fail(error)
         }
     }
 
     private nonisolated func streamCallbacks() -> @Sendable (inout StreamCallbacks) -> Void {
-        { [weak self] callbacks in
-            callbacks.onTextDelta = { [weak self] delta in await self?.append(delta) }
-            callbacks.onToolCall = { [weak self] info in await self?.show(info) }
-            callbacks.onToolResult = { [weak self] info in await self?.show(info) }
+        // Updates are queued without waiting for the main actor; the first into an empty queue
+        // schedules the one turn that applies all queued by then.
+        let updates = streamedUpdates
+        return { [weak self] callbacks in
+            let deliver: @Sendable (StreamedUpdates.Update) -> Void = { [weak self] update in
+                guard updates.add(update) else { return }
+                Task { @MainActor [weak self] in self?.applyStreamedUpdates() }
+            }
+            callbacks.onTextDelta = { delta in deliver(.text(delta)) }
+            callbacks.onToolCall = { info in deliver(.toolCall(info)) }
+            callbacks.onToolResult = { info in deliver(.toolResult(info)) }
             _ = self
         }
     }
@@ -259,9 +272,35 @@ public final class ConversationState {
         streamingRowId.flatMap { id in messages.firstIndex { $0.id == id } }
     }
 
+    /// Appends to the streaming bubble in place: the row's text is taken out first, so the append
+    /// costs the delta, not the text so far.
     private func append(_ delta: String) {
-        guard let index = streamingIndex, case .text(let text) = messages[index].kind else { return }
-        messages[index].kind = .text(text + delta)
+        guard let index = streamingIndex, case .text(var text) = messages[index].kind else { return }
+        messages[index].kind = .text("")
+        text += delta
+        messages[index].kind = .text(text)
+    }
+
+    /// Applies every streamed update queued so far, in order, in this one main-actor turn.
+    func applyStreamedUpdates() {
+        let updates = streamedUpdates.take()
+        guard !updates.isEmpty else { return }
+        deliveryTurns += 1
+        var text = ""
+        for update in updates {
+            switch update {
+            case .text(let delta): text += delta
+            case .toolCall(let info):
+                if !text.isEmpty { append(text) }
+                text = ""
+                show(info)
+            case .toolResult(let info):
+                if !text.isEmpty { append(text) }
+                text = ""
+                show(info)
+            }
+        }
+        if !text.isEmpty { append(text) }
     }
 
     /// Ends the streaming bubble (dropping it when empty) and shows the call's card.
