@@ -9,6 +9,8 @@
 // answered with its status and closes the connection. Response writes carry the send timeout.
 
 /// One client connection, run on a dedicated thread.
+import ChatStream
+
 struct HTTPConnection {
     let socket: Socket
     let remoteAddress: String
@@ -112,7 +114,7 @@ struct HTTPConnection {
     /// Answers a request that could not be decoded (or came too slowly) and lets the connection close.
     private func reject(status: Int, reason: String) {
         let request = HTTPServerRequest(
-            method: "GET", target: "/", headers: HTTPServerHeaders([("Connection", "close")]))
+            method: "GET", target: "/", headers: HTTPHeaderFields([("Connection", "close")]))
         let writer = HTTPServerResponseWriter(socket: socket, request: request, configuration: configuration)
         try? writer.respond(
             status: status, headers: [("Content-Type", "text/plain; charset=utf-8")], body: Array("\(reason)\n".utf8))

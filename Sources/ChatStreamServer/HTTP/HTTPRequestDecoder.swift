@@ -19,6 +19,8 @@
 // noise) are rejected as soon as they arrive, without waiting for a line end or a timeout.
 
 /// Why a request could not be decoded, and the status code to answer with.
+import ChatStream
+
 struct HTTPRequestDecodingError: Error, Equatable {
     /// The response status (400, 408, 413, 414, 417, 431, 501, 505).
     var status: Int
@@ -223,7 +225,7 @@ struct HTTPRequestDecoder {
         guard parts[0].allSatisfy(Self.isTokenByte) else { throw bad("invalid method") }
         guard parts[1].allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { throw bad("invalid request target") }
         let version = try Self.parseVersion(parts[2])
-        var headers = HTTPServerHeaders()
+        var headers = HTTPHeaderFields()
         guard lines.count - 1 <= configuration.maxHeaderCount else {
             throw HTTPRequestDecodingError(status: 431, reason: "too many header fields")
         }

@@ -6,6 +6,8 @@
 ///     try response.respond(status: 200, headers: [("Content-Type", "text/plain")], body: Array("\(limit)".utf8))
 /// }
 /// ```
+import ChatStream
+
 struct HTTPServerRequest: Sendable {
     /// The method token as sent (`GET`, `POST`, ...); methods are case-sensitive.
     var method: String
@@ -20,7 +22,7 @@ struct HTTPServerRequest: Sendable {
     /// Query parameters in order, percent-decoded with `+` read as a space; repeated names are all kept.
     var queryItems: [(name: String, value: String)]
     /// The header fields.
-    var headers: HTTPServerHeaders
+    var headers: HTTPHeaderFields
     /// The body (already de-chunked); empty when the request had none.
     var body: [UInt8]
     /// The peer's address, `127.0.0.1:54321` or `[::1]:54321`.
@@ -30,7 +32,7 @@ struct HTTPServerRequest: Sendable {
 
     /// A request built by hand (for handler unit tests); `path`, `pathSegments`, `query` and `queryItems` come from `target`.
     init(
-        method: String, target: String, headers: HTTPServerHeaders = HTTPServerHeaders(), body: [UInt8] = [],
+        method: String, target: String, headers: HTTPHeaderFields = HTTPHeaderFields(), body: [UInt8] = [],
         remoteAddress: String = "", version: (major: Int, minor: Int) = (1, 1)
     ) {
         self.method = method

@@ -20,6 +20,8 @@
 ///     try response.finishStream()
 /// }
 /// ```
+import ChatStream
+
 final class HTTPServerResponseWriter {
     private enum State {
         case idle
@@ -176,15 +178,17 @@ final class HTTPServerResponseWriter {
             guard !name.isEmpty, !(name + value).contains(where: { $0 == "\r" || $0 == "\n" }) else {
                 throw HTTPServerError.invalidState.with(message: "invalid header field \(name)")
             }
-            if HTTPServerHeaders.equal(name, "Content-Length") || HTTPServerHeaders.equal(name, "Transfer-Encoding") {
+            if HTTPHeaderFields.namesEqual(name, "Content-Length")
+                || HTTPHeaderFields.namesEqual(name, "Transfer-Encoding")
+            {
                 continue
             }
-            if HTTPServerHeaders.equal(name, "Connection") {
+            if HTTPHeaderFields.namesEqual(name, "Connection") {
                 if value.lowercased().contains("close") { keepAlive = false }
                 continue
             }
-            hasDate = hasDate || HTTPServerHeaders.equal(name, "Date")
-            hasServer = hasServer || HTTPServerHeaders.equal(name, "Server")
+            hasDate = hasDate || HTTPHeaderFields.namesEqual(name, "Date")
+            hasServer = hasServer || HTTPHeaderFields.namesEqual(name, "Server")
             text += "\(name): \(value)\r\n"
         }
         if !hasDate { text += "Date: \(HTTPDate.string())\r\n" }

@@ -1,9 +1,13 @@
+// HTTPHeaderFields: HTTP header fields in order with case-insensitive lookup, the one header type
+// of the client's requests and responses and the server's requests.
+
 /// HTTP header fields in order, with case-insensitive lookup; repeated names are kept.
 ///
 /// ```swift
 /// var headers: HTTPHeaderFields = ["Accept": "text/event-stream"]
-/// headers.append(name: "X-Device-Id", value: id)
-/// headers["accept"]  // "text/event-stream"
+/// headers.append(name: "X-Device-Id", value: "device-1")
+/// headers["accept"]                          // "text/event-stream"
+/// headers.contains("Connection", token: "close")  // false
 /// ```
 public struct HTTPHeaderFields: Sendable, Sequence, ExpressibleByDictionaryLiteral, CustomStringConvertible {
     /// The fields in order; names keep their case.
@@ -22,20 +26,20 @@ public struct HTTPHeaderFields: Sendable, Sequence, ExpressibleByDictionaryLiter
     /// The first value of `name` (any case), or nil. Setting replaces every field of that name
     /// (nil removes them).
     public subscript(name: String) -> String? {
-        get { fields.first { Self.equal($0.name, name) }?.value }
+        get { fields.first { Self.namesEqual($0.name, name) }?.value }
         set {
             guard let newValue else {
-                fields.removeAll { Self.equal($0.name, name) }
+                fields.removeAll { Self.namesEqual($0.name, name) }
                 return
             }
-            guard let index = fields.firstIndex(where: { Self.equal($0.name, name) }) else {
+            guard let index = fields.firstIndex(where: { Self.namesEqual($0.name, name) }) else {
                 fields.append((name, newValue))
                 return
             }
             fields[index].value = newValue
             var position = fields.count - 1
             while position > index {
-                if Self.equal(fields[position].name, name) { fields.remove(at: position) }
+                if Self.namesEqual(fields[position].name, name) { fields.remove(at: position) }
                 position -= 1
             }
         }
@@ -43,7 +47,15 @@ public struct HTTPHeaderFields: Sendable, Sequence, ExpressibleByDictionaryLiter
 
     /// Every value of `name`, in order.
     public func values(for name: String) -> [String] {
-        fields.filter { Self.equal($0.name, name) }.map(\.value)
+        fields.filter { Self.namesEqual($0.name, name) }.map(\.value)
+    }
+
+    /// Whether any field `name` holds the comma-separated token `token`, in any case (for
+    /// example `Connection: keep-alive, close` holds `close`).
+    public func contains(_ name: String, token: String) -> Bool {
+        values(for: name).contains { value in
+            value.split(separator: ",").contains { Self.namesEqual(Self.trimmingSpaces($0), token) }
+        }
     }
 
     /// Adds a field after the existing ones (a repeated name is kept).
@@ -64,7 +76,21 @@ public struct HTTPHeaderFields: Sendable, Sequence, ExpressibleByDictionaryLiter
         fields.map { "\($0.name): \($0.value)" }.joined(separator: "\n")
     }
 
-    private static func equal(_ lhs: String, _ rhs: String) -> Bool {
-        lhs.utf8.count == rhs.utf8.count && lhs.lowercased() == rhs.lowercased()
+    /// Whether two header names are equal, ASCII case-insensitively (names are ASCII tokens).
+    public static func namesEqual(_ lhs: some StringProtocol, _ rhs: some StringProtocol) -> Bool {
+        let a = lhs.utf8
+        let b = rhs.utf8
+        guard a.count == b.count else { return false }
+        return zip(a, b).allSatisfy { lowerASCII($0) == lowerASCII($1) }
+    }
+
+    private static func lowerASCII(_ byte: UInt8) -> UInt8 {
+        (65...90).contains(byte) ? byte | 0x20 : byte
+    }
+
+    private static func trimmingSpaces(_ text: Substring) -> Substring {
+        guard let start = text.firstIndex(where: { $0 != " " && $0 != "\t" }) else { return "" }
+        let end = text.lastIndex(where: { $0 != " " && $0 != "\t" })!
+        return text[start...end]
     }
 }
