@@ -203,6 +203,18 @@ enum Payloads {
     /// A tool call whose input (`inputBytes` of ASCII JSON) streams one byte per
     /// `tool-input-delta` event. Returns the stream and the input text.
     static func toolInputStream(inputBytes: Int, seed: UInt64 = 7) -> (payload: StreamPayload, input: String) {
+        toolInputStream(inputBytes: inputBytes, format: .uiMessageStream, seed: seed)
+    }
+
+    /// The formats ``toolInputStream(inputBytes:format:seed:)`` writes.
+    enum ToolFormat: Sendable { case uiMessageStream, openAIChat, anthropic }
+
+    /// A tool call whose input (`inputBytes` of ASCII JSON) streams one byte per delta event of
+    /// `format`: `tool-input-delta`, `delta.tool_calls[0].function.arguments` or
+    /// `input_json_delta`. Returns the stream and the input text.
+    static func toolInputStream(inputBytes: Int, format: ToolFormat, seed: UInt64 = 7) -> (
+        payload: StreamPayload, input: String
+    ) {
         var random = SeededGenerator(seed: seed)
         let ascii = words.filter { $0.utf8.allSatisfy { $0 < 0x80 } }
         let head = #"{"path":"docs/notes.md","mode":"overwrite","content":""#
@@ -218,20 +230,55 @@ enum Payloads {
         var out: [UInt8] = []
         out.reserveCapacity(inputBytes * 80)
         var ranges: [(Int, Int)] = []
-        func add(_ json: String) {
+        func add(_ json: String, event: String? = nil) {
+            if let event { out += "event: \(event)\n".utf8 }
             out += "data: ".utf8
             ranges.append((out.count, json.utf8.count))
             out += json.utf8
             out += "\n\n".utf8
         }
-        add(#"{"type":"start","messageId":"msg_tool"}"#)
-        add(#"{"type":"tool-input-start","toolCallId":"call_1","toolName":"write_file"}"#)
-        for byte in input.utf8 {
-            let piece = jsonEscaped(String(decoding: [byte], as: UTF8.self))
-            add(#"{"type":"tool-input-delta","toolCallId":"call_1","inputTextDelta":""# + piece + #""}"#)
+        let pieces = input.utf8.map { jsonEscaped(String(decoding: [$0], as: UTF8.self)) }
+        switch format {
+        case .uiMessageStream:
+            add(#"{"type":"start","messageId":"msg_tool"}"#)
+            add(#"{"type":"tool-input-start","toolCallId":"call_1","toolName":"write_file"}"#)
+            for piece in pieces {
+                add(#"{"type":"tool-input-delta","toolCallId":"call_1","inputTextDelta":""# + piece + #""}"#)
+            }
+            add(#"{"type":"finish","finishReason":"tool-calls"}"#)
+            out += "data: [DONE]\n\n".utf8
+        case .openAIChat:
+            let head = #"{"id":"chatcmpl-tool","object":"chat.completion.chunk","created":1727346000,"choices":"#
+            add(
+                head + #"[{"index":0,"delta":{"role":"assistant","content":null,"tool_calls":[{"index":0,"#
+                    + #""id":"call_1","type":"function","function":{"name":"write_file","arguments":""}}]},"#
+                    + #""finish_reason":null}]}"#)
+            for piece in pieces {
+                add(
+                    head + #"[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":""# + piece
+                        + #""}}]},"finish_reason":null}]}"#)
+            }
+            add(head + #"[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}"#)
+            out += "data: [DONE]\n\n".utf8
+        case .anthropic:
+            add(
+                #"{"type":"message_start","message":{"id":"msg_tool","type":"message","role":"assistant","#
+                    + #""model":"claude-sonnet-4-5-20250929","content":[],"stop_reason":null,"#
+                    + #""stop_sequence":null,"usage":{"input_tokens":25,"output_tokens":1}}}"#, event: "message_start")
+            add(
+                #"{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"call_1","#
+                    + #""name":"write_file","input":{}}}"#, event: "content_block_start")
+            for piece in pieces {
+                add(
+                    #"{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":""#
+                        + piece + #""}}"#, event: "content_block_delta")
+            }
+            add(#"{"type":"content_block_stop","index":0}"#, event: "content_block_stop")
+            add(
+                #"{"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"#
+                    + #""usage":{"output_tokens":\#(pieces.count)}}"#, event: "message_delta")
+            add(#"{"type":"message_stop"}"#, event: "message_stop")
         }
-        add(#"{"type":"finish","finishReason":"tool-calls"}"#)
-        out += "data: [DONE]\n\n".utf8
         return (
             StreamPayload(
                 name: "tool-input", bytes: out, jsonRanges: ranges, eventCount: ranges.count + 1, expectedText: "",

@@ -153,8 +153,11 @@ enum Pipelines {
     /// A streamed tool input: every event goes through the assembler, and the partial tool
     /// input is read from the assembler's message after every event, as a UI would. Returns
     /// the number of reads that saw an input.
-    static func toolInput(_ bytes: [UInt8]) -> Int {
-        var decoder = StreamDecoder<UIMessageStreamDialect>()
+    static func toolInput(_ bytes: [UInt8]) -> Int { toolInput(bytes, dialect: UIMessageStreamDialect.self) }
+
+    /// ``toolInput(_:)`` in `dialect`'s format.
+    static func toolInput<Dialect: StreamDialect>(_ bytes: [UInt8], dialect: Dialect.Type) -> Int {
+        var decoder = StreamDecoder<Dialect>()
         var assembler = MessageAssembler()
         var reads = 0
         bytes.withUnsafeBytes { raw in
@@ -171,7 +174,12 @@ enum Pipelines {
 
     /// The tool input as the assembler holds it at the end (for the correctness check).
     static func toolInputValue(_ bytes: [UInt8]) -> JSONTree? {
-        var decoder = StreamDecoder<UIMessageStreamDialect>()
+        toolInputValue(bytes, dialect: UIMessageStreamDialect.self)
+    }
+
+    /// ``toolInputValue(_:)`` in `dialect`'s format.
+    static func toolInputValue<Dialect: StreamDialect>(_ bytes: [UInt8], dialect: Dialect.Type) -> JSONTree? {
+        var decoder = StreamDecoder<Dialect>()
         var assembler = MessageAssembler()
         bytes.withUnsafeBytes { raw in
             try! decoder.decode(raw) { assembler.apply($0) }

@@ -55,6 +55,9 @@ if let path = options.profile {
         let parser = JSONParser()
         blackHole((0..<100).reduce(0) { sum, _ in sum + Pipelines.historyPage(parser, page) })
     case "tool": blackHole(Pipelines.toolInput(Payloads.toolInputStream(inputBytes: 20_000).payload.bytes))
+    case let name where name.hasPrefix("tool-"):
+        // tool-<ui|openai|anthropic>[-100k][-copy|-none]: one call in 200,000 (or 100,000) 1-byte deltas.
+        toolProfile(name)
     default: print("unknown path \(path)"); exit(2)
     }
     print("\(path): \(Allocations.count - before) allocations (generation included)")
@@ -75,6 +78,36 @@ func profile<Dialect: StreamDialect>(_ path: String, _ reply: StreamPayload, _ d
         precondition(length == reply.expectedText.utf8.count, "\(path): the text differs")
     } else {
         blackHole(Pipelines.typedEvents(reply.bytes, chunk: 4096, dialect: dialect))
+    }
+}
+
+/// `tool-<ui|openai|anthropic>[-100k][-copy|-none]`: decoder + assembler on one tool call in 200,000
+/// (or 100,000) 1-byte deltas, the partial input read after every event, its final input checked;
+/// `-copy` is the copy ceiling on the same payload, `-none` its generation only.
+func toolProfile(_ name: String) {
+    let size = name.contains("-100k") ? 100_000 : 200_000
+    let format: Payloads.ToolFormat
+    if name.hasPrefix("tool-openai") {
+        format = .openAIChat
+    } else if name.hasPrefix("tool-anthropic") {
+        format = .anthropic
+    } else if name.hasPrefix("tool-ui") {
+        format = .uiMessageStream
+    } else {
+        print("unknown path \(name)")
+        exit(2)
+    }
+    let (payload, _) = Payloads.toolInputStream(inputBytes: size, format: format)
+    if name.hasSuffix("-none") {
+        blackHole(payload.bytes.count)
+    } else if name.hasSuffix("-copy") {
+        blackHole(Ceilings.yajlCopy(payload))
+    } else {
+        switch format {
+        case .uiMessageStream: blackHole(Pipelines.toolInput(payload.bytes, dialect: UIMessageStreamDialect.self))
+        case .openAIChat: blackHole(Pipelines.toolInput(payload.bytes, dialect: OpenAIChatDialect.self))
+        case .anthropic: blackHole(Pipelines.toolInput(payload.bytes, dialect: AnthropicDialect.self))
+        }
     }
 }
 

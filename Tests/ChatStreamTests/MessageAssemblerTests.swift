@@ -216,4 +216,46 @@ import Testing
         for (snapshot, parts) in snapshots { #expect(snapshot.parts == parts) }
         #expect(assembler.finish().map(\.parts) == [modelParts])
     }
+
+    /// Several tool calls streaming their inputs interleaved, in random pieces, some settled
+    /// mid-way (and streaming again after): after every event each call's input is what one
+    /// fresh parser makes of all its deltas since it was last settled, whichever call came last.
+    @Test(arguments: [11, 12, 13, 14] as [UInt64])
+    func interleavedToolInputsMatchOneParserPerCall(seed: UInt64) throws {
+        var random = SplitMix64(seed: seed)
+        let ids = ["", "c1", "c2", "toolu_01A09q90qw90lq917835lq9"]
+        let inputs = ids.map { id in #"{"id":"\#(id)","text":"é ok \"q\" \u00e9","n":[1,2.5,{"k":true}]}"# }
+        var sent = Array(repeating: 0, count: ids.count)
+        var since = Array(repeating: "", count: ids.count)
+        var assembler = MessageAssembler()
+        for (k, id) in ids.enumerated() where k % 2 == 1 {
+            assembler.apply(.toolCallStart(id: id, name: "tool\(k)", providerExecuted: false))
+        }
+        for step in 0..<600 {
+            let k = Int.random(in: 0..<ids.count, using: &random)
+            let bytes = Array(inputs[k].utf8)
+            if sent[k] == bytes.count || Int.random(in: 0..<40, using: &random) == 0 {
+                assembler.apply(.toolInputAvailable(id: ids[k], name: "", input: ["done": .number(JSONNumber(step))]))
+                sent[k] = 0
+                since[k] = ""
+            } else {
+                let end = min(bytes.count, sent[k] + Int.random(in: 1...4, using: &random))
+                var cut = end
+                while cut < bytes.count, bytes[cut] & 0xC0 == 0x80 { cut += 1 }  // whole scalars per delta
+                let piece = String(decoding: bytes[sent[k]..<cut], as: UTF8.self)
+                sent[k] = cut
+                since[k] += piece
+                assembler.apply(.toolInputDelta(id: ids[k], delta: piece))
+                var parser = PartialJSONParser()
+                try parser.append(since[k])
+                let call = try #require(assembler.message.toolCalls.first { $0.toolCallId == ids[k] })
+                #expect(call.input == (parser.value ?? .null), "seed \(seed), step \(step), call \(k)")
+            }
+            if Int.random(in: 0..<5, using: &random) == 0 { assembler.apply(.textDelta(id: "t", delta: "x")) }
+        }
+        #expect(assembler.message.toolCalls.count == ids.count)
+        for (k, id) in ids.enumerated() where k % 2 == 1 {
+            #expect(assembler.message.toolCalls.first { $0.toolCallId == id }?.toolName == "tool\(k)")
+        }
+    }
 }

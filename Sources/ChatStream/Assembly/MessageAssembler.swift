@@ -10,7 +10,9 @@
 // copies the text once (a snapshot never changes afterwards), and an append after the snapshot
 // is dropped is in place again. A tool call's input streams through an incremental
 // `PartialJSONParser`, so the partial value after every delta costs work proportional to the
-// delta, not to the input so far.
+// delta, not to the input so far. The call whose input streamed last (the open call) keeps its
+// ID, part index and parser in the builder, so its next delta (the hot path of a tool call) is
+// one ID comparison, with no `String` hashed and the part taken out of the parts array once.
 
 /// Builds ``AssembledMessage``s from ``StreamEvent``s: one message, or one per choice.
 ///
@@ -105,8 +107,17 @@ extension MessageAssembler {
         var toolCallParts: [String: Int] = [:]
         /// Tool call ID -> index of its result part.
         var toolResultParts: [String: Int] = [:]
-        /// Tool call ID -> the input parser while the input streams.
+        /// Tool call ID -> the input parser while the input streams, for calls other than the
+        /// open call (``openToolID``), whose parser is ``openToolParser``.
         var toolInputs: [String: PartialJSONParser] = [:]
+        /// Whether a call's input is open: its ID, part index and parser are held below.
+        private var hasOpenTool = false
+        /// The ID of the call whose input delta came last.
+        private var openToolID = ""
+        /// The index in `message.parts` of the open call's part.
+        private var openToolPart = 0
+        /// The open call's input parser (it is not in ``toolInputs`` while open).
+        private var openToolParser: PartialJSONParser?
 
         init(choice: Int) { message = AssembledMessage(choice: choice) }
 
@@ -143,25 +154,9 @@ extension MessageAssembler {
                             providerExecuted: providerExecuted))
                 }
             case .toolInputDelta(let id, let delta):
-                if toolCallParts[id] == nil {
-                    // A delta for a call that never started: kept under an empty tool name.
-                    addToolCall(ToolCallPart(toolCallId: id, toolName: "", input: .null, state: .streaming))
-                }
-                var parser =
-                    toolInputs.removeValue(forKey: id)
-                    ?? PartialJSONParser(
-                        maxDepth: limits.maxDepth, maxBytes: limits.maxValueBytes)
-                // The part's partial input shares storage with the parser's value under way: drop
-                // it first, so the parser appends in place instead of copying everything so far.
-                // (Invalid input leaves the parser's best partial value, and the stream's own
-                // tool-input-available or tool-input-error settles the input later.)
-                updateToolCall(id) { call in call.input = .null }
-                _ = try? parser.append(delta)
-                let partial = parser.value ?? .null
-                toolInputs[id] = parser
-                updateToolCall(id) { call in call.input = partial }
+                appendToolInput(delta, id: id, limits: limits)
             case .toolInputAvailable(let id, let name, let input):
-                toolInputs[id] = nil
+                dropToolInput(id)
                 if toolCallParts[id] == nil {
                     addToolCall(ToolCallPart(toolCallId: id, toolName: name, input: input))
                 } else {
@@ -172,7 +167,7 @@ extension MessageAssembler {
                     }
                 }
             case .toolInputError(let id, let name, let errorText):
-                toolInputs[id] = nil
+                dropToolInput(id)
                 if toolCallParts[id] == nil {
                     addToolCall(ToolCallPart(toolCallId: id, toolName: name ?? "", input: .null, state: .error))
                 }
@@ -285,6 +280,49 @@ extension MessageAssembler {
             materialize()
             openKind = .none
             openID = ""
+        }
+
+        /// Appends a tool-input delta to its call's partial input: to the open call's parser when
+        /// the ID is the open call's (one comparison), else after ``openToolInput(_:limits:)``.
+        mutating func appendToolInput(_ delta: String, id: String, limits: JSONConfiguration) {
+            if !hasOpenTool || id != openToolID { openToolInput(id, limits: limits) }
+            guard case .toolCall(var call) = message.parts[openToolPart] else { return }
+            // The part's partial input shares storage with the parser's value under way: drop the
+            // part and the input first, so the parser appends in place instead of copying
+            // everything so far. (Invalid input leaves the parser's best partial value, and the
+            // stream's own tool-input-available or tool-input-error settles the input later.)
+            message.parts[openToolPart] = .text("")
+            call.input = .null
+            _ = try? openToolParser?.append(delta)
+            call.input = openToolParser?.value ?? .null
+            message.parts[openToolPart] = .toolCall(call)
+        }
+
+        /// Makes `id` the open call: the previous open call's parser goes back to
+        /// ``toolInputs``, and `id`'s comes out of it (or starts). A delta for a call that never
+        /// started adds the call under an empty tool name.
+        @inline(never)
+        private mutating func openToolInput(_ id: String, limits: JSONConfiguration) {
+            if hasOpenTool, let parser = openToolParser { toolInputs[openToolID] = parser }
+            if toolCallParts[id] == nil {
+                addToolCall(ToolCallPart(toolCallId: id, toolName: "", input: .null, state: .streaming))
+            }
+            openToolPart = toolCallParts[id] ?? 0
+            openToolParser =
+                toolInputs.removeValue(forKey: id)
+                ?? PartialJSONParser(maxDepth: limits.maxDepth, maxBytes: limits.maxValueBytes)
+            openToolID = id
+            hasOpenTool = true
+        }
+
+        /// Forgets `id`'s input parser (its input is settled).
+        private mutating func dropToolInput(_ id: String) {
+            if hasOpenTool, id == openToolID {
+                hasOpenTool = false
+                openToolID = ""
+                openToolParser = nil
+            }
+            toolInputs[id] = nil
         }
 
         private mutating func addToolCall(_ call: ToolCallPart) {
