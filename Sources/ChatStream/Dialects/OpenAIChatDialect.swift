@@ -309,11 +309,12 @@ public struct OpenAIChatDialect: StreamDialect {
         if choices[k].toolCalls[slot].call.name == nil, OpenAIWire.isNonEmptyString(function?["name"]) {
             choices[k].toolCalls[slot].call.name = function?["name"]?.string
         }
-        let fallbackID = "call-\(k)-\(wireIndex)"
         if !choices[k].toolCalls[slot].call.started && choices[k].toolCalls[slot].call.name != nil {
             try select(k, textDelta: textDelta, emit: emit)
             try endReasoning(k, textDelta: textDelta, emit: emit)
-            try choices[k].toolCalls[slot].call.start(fallbackID: fallbackID, textDelta: textDelta, emit: emit)
+            // The fallback ID is formatted only when needed (an autoclosure), not on every delta.
+            try choices[k].toolCalls[slot].call.start(
+                fallbackID: "call-\(k)-\(wireIndex)", textDelta: textDelta, emit: emit)
         }
         guard let arguments = function?["arguments"], !arguments.isNull else { return }
         if choices[k].toolCalls[slot].call.started { try select(k, textDelta: textDelta, emit: emit) }
