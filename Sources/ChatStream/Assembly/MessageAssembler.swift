@@ -60,6 +60,11 @@ public struct MessageAssembler: Sendable {
             builders[current].appendText(delta, id: id, kind: .text)
             return
         }
+        if case .toolInputDelta(let id, let delta) = event {
+            // The hot path of a streamed tool call.
+            builders[current].appendToolInput(delta, id: id, limits: toolInputLimits)
+            return
+        }
         if case .choice(let index) = event {
             while builders.count <= index {
                 // A new choice belongs to the same response: same message ID and conversation.
@@ -286,12 +291,18 @@ extension MessageAssembler {
         /// the ID is the open call's (one comparison), else after ``openToolInput(_:limits:)``.
         mutating func appendToolInput(_ delta: String, id: String, limits: JSONConfiguration) {
             if !hasOpenTool || id != openToolID { openToolInput(id, limits: limits) }
-            guard case .toolCall(var call) = message.parts[openToolPart] else { return }
-            // The part's partial input shares storage with the parser's value under way: drop the
-            // part and the input first, so the parser appends in place instead of copying
-            // everything so far. (Invalid input leaves the parser's best partial value, and the
-            // stream's own tool-input-available or tool-input-error settles the input later.)
-            message.parts[openToolPart] = .text("")
+            // The part's partial input shares storage with the parser's value under way: move the
+            // part out (a swap, no copy) and drop the input first, so the parser appends in place
+            // instead of copying everything so far. (Invalid input leaves the parser's best
+            // partial value, and the stream's own tool-input-available or tool-input-error
+            // settles the input later.)
+            var taken = AssembledPart.text("")
+            swap(&taken, &message.parts[openToolPart])
+            guard case .toolCall(var call) = taken else {
+                message.parts[openToolPart] = taken  // not a call's part: left as it was
+                return
+            }
+            taken = .text("")
             call.input = .null
             _ = try? openToolParser?.append(delta)
             call.input = openToolParser?.value ?? .null
