@@ -120,8 +120,10 @@ let operations = ["list", "list-page-2", "search", "chat"]
 let subjects = try options.sizes.map { try Subject(size: $0) }
 var samples: [[String: [Duration]]] = Array(repeating: [:], count: subjects.count)
 let clock = ContinuousClock()
+// Chats stop after 400 rounds: each stores two messages in the one conversation, whose quota is 2,000.
+let chatRounds = 400
 for round in 0..<options.requests {
-    for operation in operations where operation != "chat" || round < min(options.requests, 400) {
+    for operation in operations where operation != "chat" || round < chatRounds {
         for (index, subject) in subjects.enumerated() {
             let (method, path, body) = subject.request(operation)
             let elapsed = try clock.measure {

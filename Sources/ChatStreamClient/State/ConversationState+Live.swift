@@ -35,10 +35,8 @@ extension ConversationState: LiveFollowing {
 
     /// Applies one live event (also used by tests and by apps that run their own event loop).
     public func handleLive(_ event: LiveEvent) async {
-        guard let conversationId else {
-            // No conversation yet: only a reset matters (nothing is shown to refresh).
-            return
-        }
+        // No conversation yet: no event names it, and a reset has no history to reload.
+        guard let conversationId else { return }
         switch event.kind {
         case .messageCreated(let id, let message) where id == conversationId:
             if isSending {

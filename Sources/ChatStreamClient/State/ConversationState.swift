@@ -286,21 +286,24 @@ public final class ConversationState {
         let updates = streamedUpdates.take()
         guard !updates.isEmpty else { return }
         deliveryTurns += 1
+        // Consecutive deltas are joined and appended once; a call or result ends the run.
         var text = ""
+        func flushText() {
+            if !text.isEmpty { append(text) }
+            text = ""
+        }
         for update in updates {
             switch update {
             case .text(let delta): text += delta
             case .toolCall(let info):
-                if !text.isEmpty { append(text) }
-                text = ""
+                flushText()
                 show(info)
             case .toolResult(let info):
-                if !text.isEmpty { append(text) }
-                text = ""
+                flushText()
                 show(info)
             }
         }
-        if !text.isEmpty { append(text) }
+        flushText()
     }
 
     /// Ends the streaming bubble (dropping it when empty) and shows the call's card.

@@ -23,6 +23,7 @@
         -> Int32
     { Glibc.accept(fd, address, &length) }
     private func systemWrite(_ fd: Int32, _ byte: inout UInt8) -> Int { Glibc.write(fd, &byte, 1) }
+    private let bytesReadableRequest = UInt(FIONREAD)
 #elseif canImport(Darwin)
     import Darwin
 
@@ -39,6 +40,8 @@
         -> Int32
     { Darwin.accept(fd, address, &length) }
     private func systemWrite(_ fd: Int32, _ byte: inout UInt8) -> Int { Darwin.write(fd, &byte, 1) }
+    // FIONREAD is a function-like macro (_IOR('f', 127, int)) that Swift does not import.
+    private let bytesReadableRequest: UInt = 0x4004_667F
 #endif
 
 /// A blocking TCP socket descriptor. A value type: whoever owns the connection closes it once.
@@ -170,7 +173,7 @@ struct Socket: Sendable {
     /// The bytes buffered for reading now (`FIONREAD`); 0 when unknown.
     var bytesAvailable: Int {
         var count: Int32 = 0
-        return ioctl(fd, UInt(FIONREAD), &count) == 0 ? Int(count) : 0
+        return ioctl(fd, bytesReadableRequest, &count) == 0 ? Int(count) : 0
     }
 
     /// Reads up to `buffer.count` bytes; 0 means the peer closed its side. Throws on a connection error.
