@@ -11,10 +11,13 @@ struct Options {
     var profile: String? = nil
     /// Runs only the 1 GiB stream and prints its result as one line (the suite's child process).
     var gigabyteOnly = false
+    /// `--write-payload FORMAT PATH`: write one format's 1 MB payload to a file and exit.
+    var writePayload: (format: String, path: String)? = nil
 
     static let usage = """
         usage: chatstream-bench [--json] [--runs N] [--quick] [--gigabyte | --no-gigabyte]
                chatstream-bench --check-allocations Fixtures/allocation-limits.json
+               chatstream-bench --write-payload FORMAT PATH
 
           --json               print one JSON object instead of the table
           --runs N             runs per measurement; the median is reported (default 5, --quick 3)
@@ -29,6 +32,9 @@ struct Options {
                                FORMAT = openai, anthropic, responses, v4, ollama, gemini (1 MB text replies)
           --check-allocations  compare allocations per event with the limits in the file; exit 1
                                when one is above its limit
+          --write-payload      write the 1 MB reply the bench decodes for FORMAT (a `chatstream replay --format`
+                               name: ui-message-stream, openai-chat, anthropic, openai-responses, ai-sdk-v4,
+                               ndjson, json-array) to PATH, for measuring other decoders on the same bytes
         """
 
     static func parse(_ arguments: [String]) -> Options {
@@ -64,6 +70,10 @@ struct Options {
                     fail("--profile needs a path (listed below)")
                 }
                 options.profile = arguments[index]
+            case "--write-payload":
+                guard index + 2 < arguments.count else { fail("--write-payload needs a FORMAT and a PATH") }
+                options.writePayload = (arguments[index + 1], arguments[index + 2])
+                index += 2
             case "-h", "--help":
                 print(usage)
                 exit(0)

@@ -2,6 +2,7 @@
 //
 //   swift run -c release chatstream-bench [--json] [--runs N] [--quick] [--gigabyte | --no-gigabyte]
 //   swift run -c release chatstream-bench --check-allocations Fixtures/allocation-limits.json
+//   swift run -c release chatstream-bench --write-payload FORMAT PATH
 
 import ChatStream
 
@@ -15,6 +16,9 @@ let options = Options.parse(Array(CommandLine.arguments.dropFirst()))
 if options.gigabyteOnly {
     print(Gigabyte.run().line)
     exit(0)
+}
+if let (format, path) = options.writePayload {
+    exit(PayloadFile.write(format: format, path: path))
 }
 if let path = options.checkAllocations {
     exit(AllocationCheck.run(limitsPath: path))
