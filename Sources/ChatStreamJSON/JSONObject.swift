@@ -74,6 +74,13 @@ public struct JSONObject: Sendable, Hashable, Sequence {
         values.append(value)
     }
 
+    /// Removes the last member (the object must have one).
+    @usableFromInline
+    mutating func removeLastUnchecked() {
+        keys.removeLast()
+        values.removeLast()
+    }
+
     /// Replaces the value at a position.
     @usableFromInline
     mutating func replaceValue(at index: Int, with value: JSONTree) {

@@ -6,6 +6,13 @@
 // Only an open container that gets a partial last member is copied (its member list, not the
 // members). Holding on to a returned value until after the next append makes that append copy the
 // shared storage once (copy-on-write); drop a value before appending to keep the total linear.
+//
+// `currentValue()` is the same value without that copy: it places the partial members in the open
+// containers themselves (each frame's member list gets the partial last member appended, or put in
+// a repeated key's place) and returns the outermost container, sharing all of it. The next append
+// takes those members out again, outermost first, so each container is left with one owner (the
+// parser) before the next is touched, and every change happens in place while no reader holds the
+// last value. A read costs O(depth), with no allocation once the member lists have their capacity.
 
 extension PartialJSONParser {
     /// The best value so far, or `nil` when no value has begun (empty or whitespace-only input).
@@ -29,6 +36,11 @@ extension PartialJSONParser {
     /// the total stays linear).
     func value(countingWork work: inout Int) -> JSONTree? {
         if let root { return root }
+        if holdsPartialMembers {
+            // The frames already show the partial members (placed by `currentValue()`).
+            work += 1
+            return stack[0].containerValue
+        }
         var current = partialToken(countingWork: &work)
         var index = stack.count - 1
         while index >= 0 {
@@ -36,6 +48,36 @@ extension PartialJSONParser {
             index -= 1
         }
         return current
+    }
+
+    /// ``value``, placing the partial members in the open containers instead of copying their
+    /// member lists: the same value, at O(depth) per read and no allocation.
+    ///
+    /// The value shares the parser's open containers; the next `append` takes the partial members
+    /// out of them again, in place when the value read last has been released by then (keeping
+    /// it makes that append copy the member lists under way once, as with ``value``).
+    public mutating func currentValue() -> JSONTree? {
+        if let root { return root }
+        if holdsPartialMembers { return stack[0].containerValue }
+        var work = 0
+        var current = partialToken(countingWork: &work)
+        guard !stack.isEmpty else { return current }
+        var index = stack.count - 1
+        while index >= 0 {
+            stack[index].hold(current)
+            current = stack[index].containerValue
+            index -= 1
+        }
+        holdsPartialMembers = true
+        return current
+    }
+
+    /// Takes the partial members ``currentValue()`` placed out of the open containers,
+    /// outermost first (so each inner container has one owner again when its turn comes).
+    mutating func releasePartialMembers() {
+        guard holdsPartialMembers else { return }
+        holdsPartialMembers = false
+        for index in stack.indices { stack[index].release() }
     }
 
     /// The token under way as a value, when it is one so far.
@@ -67,7 +109,7 @@ extension PartialJSONParser.Frame {
             guard let child, let key else { return .object(object) }
             var copy = object
             work += copy.count
-            if let index = index(of: key) {
+            if let index = keyPosition {
                 copy.replaceValue(at: index, with: child)
             } else {
                 copy.appendUnchecked(key: key, value: child)

@@ -98,9 +98,19 @@ public struct PartialJSONParser: Sendable {
         var object = JSONObject()
         /// The key whose value is under way (objects).
         var key: String?
+        /// Where a member named ``key`` already is (a repeated key), found once when the key ends.
+        var keyPosition: Int?
         /// Key positions, kept once the object has more than `linearLookupLimit` members so that
         /// repeated-key checks stay O(1).
         var keyIndex: [JSONKey: Int] = [:]
+        /// The partial member ``PartialJSONParser/currentValue()`` placed in the container, which
+        /// the next byte read takes out again.
+        var held = Held.none
+        /// The completed member a repeated key's partial value stands in for while held.
+        var heldReplaced = JSONTree.null
+
+        /// How the partial member is held: not, appended last, or in a repeated key's place.
+        enum Held: UInt8, Sendable { case none, appended, replaced }
 
         static let linearLookupLimit = 16
 
@@ -113,10 +123,20 @@ public struct PartialJSONParser: Sendable {
             object.count <= Self.linearLookupLimit ? object.index(ofKey: key) : keyIndex[JSONKey(key)]
         }
 
-        /// Adds a completed member; a repeated key keeps its last value at its first position.
-        mutating func insert(_ value: JSONTree, forKey key: String) {
-            if let index = index(of: key) {
-                object.replaceValue(at: index, with: value)
+        /// Sets the key of the member under way (and where that key already is, if anywhere).
+        mutating func setKey(_ key: String) {
+            keyPosition = index(of: key)
+            self.key = key
+        }
+
+        /// Adds the completed member under way; a repeated key keeps its last value at its first
+        /// position.
+        mutating func completeMember(_ value: JSONTree) {
+            let key = self.key ?? ""
+            self.key = nil
+            if let position = keyPosition {
+                keyPosition = nil
+                object.replaceValue(at: position, with: value)
                 return
             }
             object.appendUnchecked(key: key, value: value)
@@ -127,6 +147,43 @@ public struct PartialJSONParser: Sendable {
                 keyIndex[JSONKey(key)] = count - 1
             }
         }
+
+        /// Places `child` (the partial member under way) in the container, where a snapshot
+        /// would show it.
+        mutating func hold(_ child: JSONTree?) {
+            guard let child else { return }
+            guard isObject else {
+                elements.append(child)
+                held = .appended
+                return
+            }
+            guard let key else { return }
+            if let position = keyPosition {
+                heldReplaced = object.values[position]
+                object.replaceValue(at: position, with: child)
+                held = .replaced
+            } else {
+                object.appendUnchecked(key: key, value: child)
+                held = .appended
+            }
+        }
+
+        /// Takes the held partial member out again (in place while no value read shares the
+        /// container).
+        mutating func release() {
+            switch held {
+            case .none: return
+            case .appended:
+                if isObject { object.removeLastUnchecked() } else { elements.removeLast() }
+            case .replaced:
+                if let position = keyPosition { object.replaceValue(at: position, with: heldReplaced) }
+                heldReplaced = .null
+            }
+            held = .none
+        }
+
+        /// The container as a value.
+        var containerValue: JSONTree { isObject ? .object(object) : .array(elements) }
     }
 
     /// The deepest nesting of objects and arrays allowed.
@@ -138,6 +195,8 @@ public struct PartialJSONParser: Sendable {
     var state = State.value
     var stack: [Frame] = []
     var root: JSONTree?
+    /// Whether the frames hold the partial members placed by the last ``currentValue()``.
+    var holdsPartialMembers = false
     private var failure: PartialJSONError?
 
     /// Where the token under way (string, number, literal) began.
@@ -209,6 +268,7 @@ public struct PartialJSONParser: Sendable {
     public mutating func finish() throws -> JSONTree {
         if let failure { throw failure }
         if let root { return root }
+        releasePartialMembers()
         if state == .number, stack.isEmpty, numberState.isAccepting {
             try completeNumber()
             if let root { return root }
@@ -217,6 +277,7 @@ public struct PartialJSONParser: Sendable {
     }
 
     private mutating func appendContiguous(_ buffer: UnsafeBufferPointer<UInt8>) throws(PartialJSONError) {
+        if holdsPartialMembers { releasePartialMembers() }
         let base = raw.count
         let accepted = min(buffer.count, maxBytes - base)
         let part = UnsafeBufferPointer(rebasing: buffer[0..<accepted])
@@ -528,7 +589,7 @@ public struct PartialJSONParser: Sendable {
         var value = ""
         swap(&value, &string)
         if stringIsKey {
-            stack[stack.count - 1].key = value
+            stack[stack.count - 1].setKey(value)
             state = .colon
         } else {
             complete(.string(value))
@@ -552,9 +613,7 @@ public struct PartialJSONParser: Sendable {
         }
         let top = stack.count - 1
         if stack[top].isObject {
-            let key = stack[top].key ?? ""
-            stack[top].key = nil
-            stack[top].insert(value, forKey: key)
+            stack[top].completeMember(value)
         } else {
             stack[top].elements.append(value)
         }

@@ -305,7 +305,7 @@ extension MessageAssembler {
             taken = .text("")
             call.input = .null
             _ = try? openToolParser?.append(delta)
-            call.input = openToolParser?.value ?? .null
+            call.input = openToolParser?.currentValue() ?? .null
             message.parts[openToolPart] = .toolCall(call)
         }
 
