@@ -41,7 +41,7 @@ var package = Package(
         .target(name: "ChatStreamJSON", dependencies: ["CYajl"], linkerSettings: [.linkedLibrary("m")]),
         .target(name: "ChatStreamFraming"),
         .target(name: "ChatStream", dependencies: ["ChatStreamJSON", "ChatStreamFraming"]),
-        .target(name: "ChatStreamClient", dependencies: ["ChatStream", "ChatStreamSQLite"]),
+        .target(name: "ChatStreamClient", dependencies: ["ChatStream", "ChatStreamJSON", "ChatStreamSQLite"]),
         .target(
             name: "ChatStreamServer",
             dependencies: [
@@ -51,14 +51,19 @@ var package = Package(
         .executableTarget(name: "chatstream", dependencies: ["ChatStreamClient", "ChatStreamServer"]),
         // Counting malloc for the benchmark's allocation figures; linked into chatstream-bench only.
         .target(name: "CAllocCounter"),
-        .executableTarget(name: "chatstream-bench", dependencies: ["ChatStream", "CYajl", "CAllocCounter"]),
+        .executableTarget(
+            name: "chatstream-bench",
+            dependencies: ["ChatStream", "ChatStreamJSON", "ChatStreamFraming", "CYajl", "CAllocCounter"]
+        ),
         // Chat and list latency of the local server as its SQLite store grows (see BENCHMARKS.md).
         .executableTarget(name: "chatstream-store-bench", dependencies: ["ChatStreamServer"]),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "ChatStreamJSONTests", dependencies: ["ChatStreamJSON", "TestSupport"]),
         .testTarget(name: "ChatStreamFramingTests", dependencies: ["ChatStreamFraming", "TestSupport"]),
         .testTarget(
-            name: "ChatStreamTests", dependencies: ["ChatStream", "TestSupport"], exclude: ["FuzzRegressions"]),
+            name: "ChatStreamTests",
+            dependencies: ["ChatStream", "ChatStreamJSON", "ChatStreamFraming", "TestSupport"],
+            exclude: ["FuzzRegressions"]),
         .testTarget(name: "ChatStreamServerTests", dependencies: ["ChatStreamServer", "TestSupport"]),
         .testTarget(
             name: "ChatStreamClientTests",
@@ -80,7 +85,7 @@ if fuzzing {
         package.targets.append(
             .executableTarget(
                 name: name,
-                dependencies: ["ChatStream", "FuzzSupport"],
+                dependencies: ["ChatStream", "ChatStreamJSON", "ChatStreamFraming", "FuzzSupport"],
                 path: "Fuzz/Targets/\(name)",
                 swiftSettings: [.unsafeFlags(["-parse-as-library"])]
             )

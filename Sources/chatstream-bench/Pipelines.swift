@@ -1,6 +1,8 @@
 // Pipelines: ChatStream's own paths, each fed the stream in pieces of a given size.
 
 import ChatStream
+import ChatStreamFraming
+import ChatStreamJSON
 
 enum Pipelines {
     /// bytes -> SSE events (the visitor API); returns the events seen.

@@ -6,6 +6,7 @@
 // on a shared machine that pairs them as the home group's paired runs do, at no extra cost.
 
 import ChatStream
+import ChatStreamJSON
 
 extension Suite {
     /// The groups of the six provider streams, each `targetBytes` long.

@@ -1,6 +1,7 @@
 // Suite: every measurement of one invocation, and the ratios the report prints.
 
 import ChatStream
+import ChatStreamJSON
 import Foundation
 
 /// One measured row.

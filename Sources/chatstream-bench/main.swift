@@ -5,6 +5,7 @@
 //   swift run -c release chatstream-bench --write-payload FORMAT PATH
 
 import ChatStream
+import ChatStreamJSON
 
 #if canImport(Glibc)
     import Glibc

@@ -5,6 +5,8 @@
 // format: byte 0 seeds the chunking, byte 1 holds the options, the rest is the payload (see
 // Fuzz/Support/FuzzInput.swift). Add a file here whenever Fuzz/ci.sh or Fuzz/run.sh finds a crash.
 
+import ChatStreamFraming
+import ChatStreamJSON
 import Foundation
 import TestSupport
 import Testing

@@ -2,6 +2,8 @@
 // a hang or unbounded memory. Sizes are chosen so the whole suite stays fast in debug builds;
 // memory bounds are checked through the decoders' `bufferedByteCount` rather than RSS.
 
+import ChatStreamFraming
+import ChatStreamJSON
 import Foundation
 import TestSupport
 import Testing

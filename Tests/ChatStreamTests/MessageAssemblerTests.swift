@@ -1,3 +1,4 @@
+import ChatStreamJSON
 import TestSupport
 import Testing
 

@@ -8,6 +8,7 @@
 // - the page value survives serialization; no more parts than the input has bytes.
 
 import ChatStream
+import ChatStreamJSON
 import FuzzSupport
 
 struct Page: Equatable {

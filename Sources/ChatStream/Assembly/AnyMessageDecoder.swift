@@ -26,6 +26,8 @@
 /// let replies = decoder.finish()   // one message per choice
 /// print(decoder.format?.rawValue ?? "unknown", replies[0].text)
 /// ```
+import ChatStreamFraming
+
 public struct AnyMessageDecoder {
     /// The options for the stream.
     public let configuration: StreamDecoderConfiguration

@@ -22,6 +22,8 @@
 /// let message = assembler.finish(error: nil)[0]
 /// print(message.text)
 /// ```
+import ChatStreamJSON
+
 public struct MessageAssembler: Sendable {
     private var builders: [Builder] = [Builder(choice: 0)]
     private var current = 0

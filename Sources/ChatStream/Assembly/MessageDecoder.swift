@@ -26,6 +26,8 @@
 /// let reply = decoder.finish()[0]
 /// print(reply.text, reply.error?.message ?? "complete")
 /// ```
+import ChatStreamFraming
+
 public struct MessageDecoder<Dialect: StreamDialect> {
     @usableFromInline var decoder: StreamDecoder<Dialect>
     @usableFromInline var sink: AssemblingSink

@@ -9,6 +9,8 @@
 ///     if case .textDelta(_, let delta) = event { print(delta, terminator: "") }
 /// }
 /// ```
+import ChatStreamFraming
+
 public struct AsyncStreamEventSequence<Base: AsyncSequence>: AsyncSequence
 where Base.Element: Collection, Base.Element.Element == UInt8 {
     public typealias Element = StreamEvent

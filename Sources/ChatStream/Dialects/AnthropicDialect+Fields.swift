@@ -1,6 +1,8 @@
 // Field readers for AnthropicDialect: required fields with errors that name the event and field.
 // Error construction stays out of line; the fast path only compares bytes.
 
+import ChatStreamJSON
+
 extension AnthropicDialect {
     @inline(never)
     static func malformed(_ message: String, _ offset: Int, _ eventType: String?, _ field: String?) -> StreamError {

@@ -35,6 +35,8 @@
 /// try dialect.decode(unit, textDelta: textDelta, emit: emit)   // one SSE event per unit
 /// try dialect.finish { event in print(event) }
 /// ```
+import ChatStreamJSON
+
 public struct AnthropicDialect: StreamDialect {
     /// Anthropic streams are Server-Sent Events.
     public static var framing: StreamFraming { .serverSentEvents }

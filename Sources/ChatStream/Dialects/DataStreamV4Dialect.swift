@@ -30,6 +30,8 @@
 /// var dialect = DataStreamV4Dialect(configuration: StreamDecoderConfiguration())
 /// try dialect.decode(unit, textDelta: textDelta, emit: emit)   // unit.type = "0", unit.data = "\"Hi\""
 /// ```
+import ChatStreamJSON
+
 public struct DataStreamV4Dialect: StreamDialect {
     /// v4 streams are `CODE:JSON` lines.
     public static var framing: StreamFraming { .dataStreamV4 }

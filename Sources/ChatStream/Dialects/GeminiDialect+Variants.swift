@@ -4,6 +4,8 @@
 // and `GenerateContentResponse.PromptFeedback.BlockReason`), for streams requested with integer
 // enum encoding.
 
+import ChatStreamJSON
+
 extension GeminiDialect {
     /// The vendor variants this dialect reads: which field, which shapes, what each becomes.
     public static let variants: [DialectVariant] = [

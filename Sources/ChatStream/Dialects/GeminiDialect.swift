@@ -31,6 +31,8 @@
 /// try dialect.decode(unit, textDelta: textDelta, emit: emit)   // one array element per unit
 /// try dialect.finish(textDelta: textDelta, emit: emit)           // .done after a finishReason
 /// ```
+import ChatStreamJSON
+
 public struct GeminiDialect: StreamDialect {
     /// Gemini streams a JSON array.
     public static var framing: StreamFraming { .jsonArray }

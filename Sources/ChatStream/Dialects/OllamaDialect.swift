@@ -23,6 +23,8 @@
 /// var dialect = OllamaDialect(configuration: StreamDecoderConfiguration())
 /// try dialect.decode(unit, textDelta: textDelta, emit: emit)   // one line per unit
 /// ```
+import ChatStreamJSON
+
 public struct OllamaDialect: StreamDialect {
     /// Ollama streams newline-delimited JSON.
     public static var framing: StreamFraming { .ndjson }

@@ -6,6 +6,8 @@
 // `toolInputError` rather than a stream error, since the stream itself is intact.
 
 /// One streamed function call: what is known so far and what has been emitted.
+import ChatStreamJSON
+
 struct OpenAIToolCall {
     /// The call's ID once known (or a generated one, fixed when the call starts).
     var id: String?

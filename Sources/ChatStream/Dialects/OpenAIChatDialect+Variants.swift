@@ -2,6 +2,8 @@
 // `OpenAIChatDialect.variants` is the table (the README's "Vendor variants" section prints it);
 // the readers below are the code behind each row.
 
+import ChatStreamJSON
+
 extension OpenAIChatDialect {
     /// The vendor variants this dialect reads: which field, which shapes, what each becomes.
     public static let variants: [DialectVariant] = [

@@ -35,6 +35,8 @@
 /// try dialect.decode(unit) { event in print(event) }   // once per SSE event
 /// try dialect.finish { event in print(event) }          // at the end of the input
 /// ```
+import ChatStreamJSON
+
 public struct OpenAIChatDialect: StreamDialect {
     /// Chat Completions streams are Server-Sent Events.
     public static var framing: StreamFraming { .serverSentEvents }

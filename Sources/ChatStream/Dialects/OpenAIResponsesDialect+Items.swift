@@ -1,6 +1,8 @@
 // The Responses dialect's output items: text and reasoning parts, function calls, tools the
 // provider runs, and citations. Every handler here runs while the parser holds the unit.
 
+import ChatStreamJSON
+
 extension OpenAIResponsesDialect {
     /// Tools the provider executes itself, by output item type, with the tool name reported.
     private static func providerToolName(_ itemType: JSONElement) -> String? {

@@ -35,6 +35,8 @@
 /// try dialect.decode(unit, textDelta: textDelta, emit: emit)   // once per SSE event
 /// try dialect.finish(textDelta: textDelta, emit: emit)           // at the end of the input
 /// ```
+import ChatStreamJSON
+
 public struct OpenAIResponsesDialect: StreamDialect {
     /// Responses streams are Server-Sent Events.
     public static var framing: StreamFraming { .serverSentEvents }

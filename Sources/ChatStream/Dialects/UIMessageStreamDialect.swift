@@ -8,6 +8,8 @@
 // skipped.
 
 /// Decodes the AI SDK UI message stream (Chatbase's streamed replies) into ``StreamEvent``s.
+import ChatStreamJSON
+
 public struct UIMessageStreamDialect: StreamDialect {
     public static var framing: StreamFraming { .serverSentEvents }
 

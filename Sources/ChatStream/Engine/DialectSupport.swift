@@ -2,6 +2,8 @@
 
 /// A dialect's JSON parser, lent to each unit without a retain: the one place a dialect's
 /// parser is borrowed unmanaged (it is the dialect's own and outlives every call).
+import ChatStreamJSON
+
 package struct UnitParser {
     @usableFromInline package let json: JSONParser
 

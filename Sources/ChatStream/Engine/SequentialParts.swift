@@ -4,6 +4,8 @@
 /// Tracks the one open text or reasoning part of a format that sends no part ends: a part ends
 /// when the other kind begins, at a tool call, and at the finish. IDs are `text-N` and
 /// `reasoning-N`, N counting parts in order.
+import ChatStreamJSON
+
 struct SequentialParts {
     private(set) var textId: String?
     private(set) var reasoningId: String?

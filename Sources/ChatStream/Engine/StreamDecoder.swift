@@ -14,6 +14,9 @@
 /// }
 /// try decoder.finish { print($0) }   // throws StreamError(.truncated) if `[DONE]` never came
 /// ```
+import ChatStreamFraming
+import ChatStreamJSON
+
 public struct StreamDecoder<Dialect: StreamDialect> {
     public let configuration: StreamDecoderConfiguration
     /// The dialect, for its counters.

@@ -17,6 +17,9 @@
 /// try decoder.finish()
 /// print(decoder.unknownEventCount, decoder.malformedEvents)
 /// ```
+import ChatStreamFraming
+import ChatStreamJSON
+
 public struct ConversationEventDecoder {
     /// Limits and policy.
     public struct Configuration: Sendable, Hashable {

@@ -3,6 +3,9 @@
 // them with its usual decoding); the fields a list or a composer needs are read from the tape.
 
 /// Reads one event of `GET /agents/{agentId}/events`.
+import ChatStreamFraming
+import ChatStreamJSON
+
 enum HomeLiveEventDialect {
     static func decode(_ view: ServerSentEventView, parsers: LiveEventParsers) throws -> LiveEventOutcome {
         if view.typeIs("message.created") {

@@ -9,6 +9,9 @@
 // whatever comes later) are skipped and counted by the decoder.
 
 /// Reads one event of `GET /eventrouter/v1/sse`.
+import ChatStreamFraming
+import ChatStreamJSON
+
 enum SalesforceMessagingDialect {
     static func decode(_ view: ServerSentEventView, parsers: LiveEventParsers) throws -> LiveEventOutcome {
         guard let type = EntryEvent(view) else {

@@ -3,6 +3,7 @@
 // messages with no parts) and strict about the fields a page cannot do without.
 
 import ChatStream
+import ChatStreamJSON
 import Foundation
 
 /// One page of the wire envelope `{"data":[...], "pagination":{cursor, hasMore, total}}`.
