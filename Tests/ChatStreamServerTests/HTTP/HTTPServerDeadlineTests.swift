@@ -59,8 +59,15 @@ struct HTTPServerDeadlineTests {
         try await HTTPTestServer.with(configuration: configuration, handler: ok) { server in
             let connection = try RawHTTPConnection(port: server.port)
             try connection.send("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 4000\r\n\r\n")
-            for _ in 0..<10 {  // 4000 bytes in about a second: four times the minimum
-                try connection.send(Array(repeating: 0x61, count: 400))
+            // 4000 bytes in about a second: four times the minimum. Each send catches up to that
+            // rate since the start, so a sleep that a loaded machine stretches does not slow the body.
+            let start = ContinuousClock.now
+            var sent = 0
+            while sent < 4000 {
+                let elapsed = (ContinuousClock.now - start) / .milliseconds(1)
+                let due = min(4000, max(sent + 400, Int(elapsed * 4)))
+                try connection.send(Array(repeating: 0x61, count: due - sent))
+                sent = due
                 try await Task.sleep(for: .milliseconds(100))
             }
             #expect(try connection.readResponse().status == 200)
