@@ -20,35 +20,26 @@
 public struct AsyncAssembledMessageSequence<Events: AsyncSequence>: AsyncSequence where Events.Element == StreamEvent {
     public typealias Element = AssembledMessage
 
-    let events: Events
+    let updates: AsyncMessageUpdateSequence<Events>
 
-    public init(events: Events) { self.events = events }
+    init(events: Events) { updates = AsyncMessageUpdateSequence(events: events) }
 
-    public func makeAsyncIterator() -> Iterator { Iterator(events: events.makeAsyncIterator()) }
+    public func makeAsyncIterator() -> Iterator { Iterator(updates: updates.makeAsyncIterator()) }
 
+    /// The updates without their events, and without a snapshot for a `.choice` switch.
     public struct Iterator: AsyncIteratorProtocol {
-        var events: Events.AsyncIterator
+        var updates: AsyncMessageUpdateSequence<Events>.Iterator
         /// The assembler; its state is the message so far.
-        public private(set) var assembler = MessageAssembler()
-        /// The final messages and the error to hand over, once the events have run out.
-        var end: FinalMessageHandOver?
+        public var assembler: MessageAssembler { updates.assembler }
 
-        init(events: Events.AsyncIterator) { self.events = events }
+        init(updates: AsyncMessageUpdateSequence<Events>.Iterator) { self.updates = updates }
 
         public mutating func next() async throws -> AssembledMessage? {
-            if end == nil {
-                do {
-                    while let event = try await events.next() {
-                        assembler.apply(event)
-                        if case .choice = event { continue }
-                        return assembler.takeSnapshot()
-                    }
-                    end = FinalMessageHandOver(assembler.finish(), then: nil)
-                } catch {
-                    end = FinalMessageHandOver(assembler.finish(error: StreamError(converting: error)), then: error)
-                }
+            while let update = try await updates.next() {
+                if case .choice? = update.event { continue }
+                return update.message
             }
-            return try end!.next()
+            return nil
         }
     }
 }

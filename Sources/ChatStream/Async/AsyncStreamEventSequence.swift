@@ -98,4 +98,12 @@ extension AsyncSequence where Element: Collection, Element.Element == UInt8 {
     ) -> AsyncAssembledMessageSequence<AsyncStreamEventSequence<Self>> {
         AsyncAssembledMessageSequence(events: streamEvents(format: format, configuration: configuration))
     }
+
+    /// Decodes and assembles these byte chunks: every event with the message after it, then the
+    /// final message of every choice (``AsyncMessageUpdateSequence``).
+    public func messageUpdates(
+        format: StreamFormat? = nil, configuration: StreamDecoderConfiguration = StreamDecoderConfiguration()
+    ) -> AsyncMessageUpdateSequence<AsyncStreamEventSequence<Self>> {
+        AsyncMessageUpdateSequence(events: streamEvents(format: format, configuration: configuration))
+    }
 }

@@ -323,12 +323,17 @@ extension ChatbaseClient {
         request.idleActivity = .serverSentEvents
         let response = try await perform(request, extensionRoute: false, idempotent: Self.isIdempotent(round))
         accepted()
-        var assembler = MessageAssembler()
+        // The library's own rung: every event with the message after it, then the final message,
+        // which a failed stream still hands over (with the error recorded) before throwing.
+        var final: AssembledMessage?
         do {
-            for try await event in response.body.streamEvents(format: .uiMessageStream) {
-                assembler.apply(event)
+            for try await update in response.body.messageUpdates(format: .uiMessageStream) {
+                guard let event = update.event else {
+                    if final == nil { final = update.message }
+                    continue
+                }
                 if case .conversationAssigned(let id) = event { noteConversation(id) }
-                await emit(ChatUpdate(event: event, message: assembler.takeSnapshot(), round: index))
+                await emit(ChatUpdate(event: event, message: update.message, round: index))
             }
         } catch {
             if Task.isCancelled { throw CancellationError() }
@@ -342,11 +347,13 @@ extension ChatbaseClient {
                 streamError = StreamError(.truncated, message: "the connection broke mid-stream: \(error.message)")
             default: streamError = StreamError(converting: error)
             }
-            let partial = assembler.finish(error: streamError)[0]
+            var partial = final ?? Self.emptyReply(error: streamError)
+            // The sequence recorded the transport's own error; the message says it as the stream's.
+            if partial.error == StreamError(converting: error).info { partial.error = streamError.info }
             throw APIError.networkError(
                 ReplyStreamError(streamError: streamError, partialMessage: partial, transportError: transportError))
         }
-        let message = assembler.finish()[0]
+        let message = final ?? Self.emptyReply(error: nil)  // the sequence always ends with one
         if let info = message.error {
             let streamError = StreamError(.remote, message: info.message, code: info.code)
             throw APIError.networkError(ReplyStreamError(streamError: streamError, partialMessage: message))
@@ -354,6 +361,12 @@ extension ChatbaseClient {
         if let id = message.conversationId { noteConversation(id) }
         if let userId = message.metadata?["userId"]?.stringValue { rememberUserId(userId) }
         return message
+    }
+
+    /// A finished reply with nothing in it (and `error`, when there is one).
+    static func emptyReply(error: StreamError?) -> AssembledMessage {
+        var assembler = MessageAssembler()
+        return assembler.finish(error: error)[0]
     }
 
     /// One non-streamed round: the whole reply at once, emitted as synthetic events.
