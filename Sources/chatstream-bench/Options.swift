@@ -9,6 +9,8 @@ struct Options {
     var checkAllocations: String? = nil
     /// Runs one path once on the 1 MB home stream, for a profiler (callgrind).
     var profile: String? = nil
+    /// `--snapshot-scaling`: per-event cost of the updates rung's consumers at 0.5 and 1 MB.
+    var snapshotScaling = false
     /// Runs only the 1 GiB stream and prints its result as one line (the suite's child process).
     var gigabyteOnly = false
     /// `--write-payload FORMAT PATH`: write one format's 1 MB payload to a file and exit.
@@ -18,6 +20,7 @@ struct Options {
         usage: chatstream-bench [--json] [--runs N] [--quick] [--gigabyte | --no-gigabyte]
                chatstream-bench --check-allocations Fixtures/allocation-limits.json
                chatstream-bench --write-payload FORMAT PATH
+               chatstream-bench --snapshot-scaling [--runs N]
 
           --json               print one JSON object instead of the table
           --runs N             runs per measurement; the median is reported (default 5, --quick 3)
@@ -35,6 +38,8 @@ struct Options {
           --write-payload      write the 1 MB reply the bench decodes for FORMAT (a `chatstream replay --format`
                                name: ui-message-stream, openai-chat, anthropic, openai-responses, ai-sdk-v4,
                                ndjson, json-array) to PATH, for measuring other decoders on the same bytes
+          --snapshot-scaling   per-event time of messageUpdates(format:) consumers at 0.5 MB and 1 MB of text
+                               in 10-byte deltas (one keeping its own text, one keeping the latest snapshot)
         """
 
     static func parse(_ arguments: [String]) -> Options {
@@ -74,6 +79,7 @@ struct Options {
                 guard index + 2 < arguments.count else { fail("--write-payload needs a FORMAT and a PATH") }
                 options.writePayload = (arguments[index + 1], arguments[index + 2])
                 index += 2
+            case "--snapshot-scaling": options.snapshotScaling = true
             case "-h", "--help":
                 print(usage)
                 exit(0)

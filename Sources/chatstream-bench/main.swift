@@ -3,6 +3,7 @@
 //   swift run -c release chatstream-bench [--json] [--runs N] [--quick] [--gigabyte | --no-gigabyte]
 //   swift run -c release chatstream-bench --check-allocations Fixtures/allocation-limits.json
 //   swift run -c release chatstream-bench --write-payload FORMAT PATH
+//   swift run -c release chatstream-bench --snapshot-scaling [--runs N]
 
 import ChatStream
 import ChatStreamJSON
@@ -20,6 +21,10 @@ if options.gigabyteOnly {
 }
 if let (format, path) = options.writePayload {
     exit(PayloadFile.write(format: format, path: path))
+}
+if options.snapshotScaling {
+    print(try await SnapshotScaling.report(runs: options.runs))
+    exit(0)
 }
 if let path = options.checkAllocations {
     exit(AllocationCheck.run(limitsPath: path))
