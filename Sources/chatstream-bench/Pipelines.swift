@@ -111,7 +111,7 @@ enum Pipelines {
     ) -> String {
         var decoder = MessageDecoder<Dialect>()
         bytes.withUnsafeBytes { raw in
-            forEachChunk(raw, chunk) { piece in try! decoder.decode(piece) }
+            forEachChunk(raw, chunk) { piece in try! decoder.feed(piece) }
         }
         let messages = decoder.finish()
         precondition(decoder.failure == nil && messages.count == 1, "\(Dialect.self): MessageDecoder failed")
@@ -130,7 +130,7 @@ enum Pipelines {
     ) -> (text: String, format: StreamFormat?) {
         var decoder = AnyMessageDecoder(format: format)
         bytes.withUnsafeBytes { raw in
-            forEachChunk(raw, chunk) { piece in try! decoder.decode(piece) }
+            forEachChunk(raw, chunk) { piece in try! decoder.feed(piece) }
         }
         let messages = decoder.finish()
         precondition(decoder.failure == nil && messages.count == 1, "AnyMessageDecoder failed")

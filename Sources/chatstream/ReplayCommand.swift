@@ -151,7 +151,7 @@ enum ReplayCommand {
         var decoder = AnyMessageDecoder(format: options.format, configuration: options.configuration)
         var readError: ReplayInput.ReadError? = nil
         _ = decodePieces(&input, chunkSize: options.chunkSize, readError: &readError) { piece in
-            try decoder.decode(piece)  // an error is kept in decoder.failure
+            try decoder.feed(piece)  // an error is kept in decoder.failure
         }
         let messages = decoder.finish()
         for message in messages {

@@ -14,7 +14,7 @@ private func anyMessageDecoder(
 ) -> (outcome: StreamCorpus.Outcome, format: StreamFormat?) {
     var decoder = AnyMessageDecoder(format: format, configuration: configuration)
     for piece in pieces {
-        do { try decoder.decode(piece) } catch { break }
+        do { try decoder.feed(piece) } catch { break }
     }
     let messages = decoder.finish()
     let outcome = StreamCorpus.Outcome(
@@ -89,8 +89,8 @@ private func eventByEvent(
         var typed = MessageDecoder<UIMessageStreamDialect>()
         #expect(decoder.message() == MessageAssembler().message)
         for byte in input {
-            try decoder.decode([byte])
-            try typed.decode([byte])
+            try decoder.feed([byte])
+            try typed.feed([byte])
             #expect(decoder.message() == typed.message())
         }
         #expect(decoder.message().toolCalls.first?.toolName == "get_weather")
@@ -120,13 +120,13 @@ private func eventByEvent(
 
     @Test func detectionFailureIsThrownAgainAndFinishRepeats() throws {
         var decoder = AnyMessageDecoder(format: nil)
-        #expect(throws: Never.self) { try decoder.decode(Array("not a".utf8)) }  // no whole line yet
+        #expect(throws: Never.self) { try decoder.feed(Array("not a".utf8)) }  // no whole line yet
         #expect(decoder.failure == nil)
-        let error = #expect(throws: StreamError.self) { try decoder.decode(Array(" stream\ndata: {}\n\n".utf8)) }
+        let error = #expect(throws: StreamError.self) { try decoder.feed(Array(" stream\ndata: {}\n\n".utf8)) }
         #expect(error?.kind == .malformed)
         #expect(error?.message == "the stream is in no format ChatStream knows")
         #expect(decoder.failure == error)
-        #expect(throws: StreamError.self) { try decoder.decode(Array("data: [DONE]\n\n".utf8)) }
+        #expect(throws: StreamError.self) { try decoder.feed(Array("data: [DONE]\n\n".utf8)) }
         let messages = decoder.finish()
         #expect(messages.count == 1 && messages[0].error == error?.info)
         #expect(decoder.finish() == messages)
@@ -139,7 +139,7 @@ private func eventByEvent(
             Array("data: ".utf8) + [UInt8](repeating: UInt8(ascii: "x"), count: AnyStreamDecoder.maxDetectionBytes)
         var decoder = AnyMessageDecoder(format: nil)
         var events = AnyStreamDecoder(format: nil)
-        let error = #expect(throws: StreamError.self) { try decoder.decode(input) }
+        let error = #expect(throws: StreamError.self) { try decoder.feed(input) }
         let eventError = #expect(throws: StreamError.self) {
             try input.withUnsafeBytes { try events.decode($0) { _ in } }
         }

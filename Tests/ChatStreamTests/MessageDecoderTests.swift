@@ -25,7 +25,7 @@ func throughMessageDecoder<Dialect: StreamDialect>(
 ) -> (messages: [AssembledMessage], failure: StreamError?) {
     var decoder = MessageDecoder<Dialect>(configuration: configuration)
     for piece in pieces {
-        do { try decoder.decode(piece) } catch { break }
+        do { try decoder.feed(piece) } catch { break }
     }
     return (decoder.finish(), decoder.failure)
 }
@@ -165,7 +165,7 @@ private func sse(_ chunks: [String]) -> [UInt8] {
             var events = StreamDecoder<UIMessageStreamDialect>()
             var assembler = MessageAssembler()
             for byte in input {
-                try decoder.decode([byte])
+                try decoder.feed([byte])
                 try [byte].withUnsafeBytes { try events.decode($0) { assembler.apply($0) } }
                 #expect(decoder.message() == assembler.message, "\(name)")
             }
@@ -185,11 +185,11 @@ private func sse(_ chunks: [String]) -> [UInt8] {
             "[DONE]",
         ])
         var decoder = MessageDecoder<UIMessageStreamDialect>()
-        #expect(throws: StreamError.self) { try decoder.decode(input) }
+        #expect(throws: StreamError.self) { try decoder.feed(input) }
         let failure = decoder.failure
         #expect(failure?.kind == .malformed)
         #expect(failure?.byteOffset ?? 0 > 100)
-        #expect(throws: StreamError.self) { try decoder.decode(Array("data: {}\n\n".utf8)) }
+        #expect(throws: StreamError.self) { try decoder.feed(Array("data: {}\n\n".utf8)) }
         let messages = decoder.finish()
         #expect(messages[0].text == "keptalso kept")
         #expect(messages[0].error?.message.contains(failure?.message ?? "?") == true)
@@ -202,7 +202,7 @@ private func sse(_ chunks: [String]) -> [UInt8] {
             #"{"type":"text-delta","id":"a","delta":"cut "}"#, #"{"type":"text-delta","id":"a","delta":"here"}"#,
         ])
         var decoder = MessageDecoder<UIMessageStreamDialect>()
-        #expect(throws: Never.self) { try decoder.decode(input) }
+        #expect(throws: Never.self) { try decoder.feed(input) }
         #expect(decoder.failure == nil)
         let messages = decoder.finish()
         #expect(decoder.failure?.kind == .truncated)
@@ -220,7 +220,7 @@ private func sse(_ chunks: [String]) -> [UInt8] {
         ])
         let lenient = StreamDecoderConfiguration(lenient: true)
         var decoder = MessageDecoder<UIMessageStreamDialect>(configuration: lenient)
-        #expect(throws: Never.self) { try decoder.decode(input) }
+        #expect(throws: Never.self) { try decoder.feed(input) }
         #expect(decoder.finish()[0].text == "one two")
         #expect(decoder.skippedErrors.count == 1)
         #expect(decoder.skippedErrors.first?.field == "delta")

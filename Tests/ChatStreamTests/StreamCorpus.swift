@@ -105,7 +105,7 @@ enum StreamCorpus {
         func run<Dialect: StreamDialect>(_: Dialect.Type) -> Outcome {
             var decoder = MessageDecoder<Dialect>(configuration: configuration)
             for piece in pieces {
-                do { try decoder.decode(piece) } catch { break }
+                do { try decoder.feed(piece) } catch { break }
             }
             let messages = decoder.finish()
             return Outcome(

@@ -162,7 +162,7 @@ func decodingAssembled(body: HTTPBody) async throws {
 func decodingByHand(chunks: [[UInt8]]) throws {
     var decoder = MessageDecoder<AnthropicDialect>()
     for chunk in chunks {
-        try decoder.decode(chunk)
+        try decoder.feed(chunk)
     }
     let reply = decoder.finish()[0]
     print(reply.text, reply.finishReason.map { "\($0)" } ?? "unfinished")

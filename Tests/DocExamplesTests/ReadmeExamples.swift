@@ -57,7 +57,7 @@ func readmeLentEvents(chunks: [[UInt8]]) throws {
 func readmeMessageDecoder(chunks: [[UInt8]]) {
     var decoder = MessageDecoder<UIMessageStreamDialect>()
     for chunk in chunks {
-        do { try decoder.decode(chunk) } catch { break }  // kept in decoder.failure
+        do { try decoder.feed(chunk) } catch { break }  // kept in decoder.failure
     }
     let reply = decoder.finish()[0]                       // decoder.message() reads it mid-stream
     _ = reply
@@ -88,7 +88,7 @@ func readmeAddADialect() throws -> String {
     }
 
     var decoder = MessageDecoder<PlainLinesDialect>()
-    try decoder.decode(Array("one\ntwo\n".utf8))
+    try decoder.feed(Array("one\ntwo\n".utf8))
     let reply = decoder.finish()[0]                   // reply.text == "onetwo"
     return reply.text
 }

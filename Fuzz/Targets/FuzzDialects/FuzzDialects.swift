@@ -173,7 +173,7 @@ struct Decoded: Equatable {
 
 /// The decoders that go from bytes straight to final messages.
 protocol FinalMessageDecoding {
-    mutating func decode(_ bytes: UnsafeRawBufferPointer) throws
+    mutating func feed(_ bytes: UnsafeRawBufferPointer) throws
     mutating func finish() -> [AssembledMessage]
     var failure: StreamError? { get }
     var skippedErrors: [StreamError] { get }
@@ -185,7 +185,7 @@ extension AnyMessageDecoder: FinalMessageDecoding {}
 /// `pieces` through `decoder`; a throw must be the error the decoder keeps.
 func finalMessages<Decoder: FinalMessageDecoding>(_ decoder: inout Decoder, _ pieces: [ArraySlice<UInt8>]) -> Decoded {
     do {
-        try forEachPiece(pieces) { bytes in try decoder.decode(bytes) }
+        try forEachPiece(pieces) { bytes in try decoder.feed(bytes) }
     } catch {
         check(
             error as? StreamError == decoder.failure,

@@ -63,21 +63,22 @@ public struct AnyMessageDecoder {
     /// Malformed units skipped in lenient mode, in order.
     public var skippedErrors: [StreamError] { decoder.state?.skippedErrors ?? [] }
 
-    /// Decodes the next piece of the stream into the message.
+    /// Feeds the next piece of the stream: its events go into the message (nothing is returned;
+    /// read ``message()`` or ``finish()``).
     ///
     /// - Throws: ``StreamError``, as ``MessageDecoder`` does, or when the format cannot be
     ///   detected (malformed: no format ChatStream knows, or none decided within
     ///   ``AnyStreamDecoder/maxDetectionBytes``). It is kept in ``failure``, and every later call
     ///   throws it again.
-    public mutating func decode(_ bytes: UnsafeRawBufferPointer) throws {
+    public mutating func feed(_ bytes: UnsafeRawBufferPointer) throws {
         if let detectionFailure { throw detectionFailure }
         if try apply(Decode(bytes: bytes)) == nil { try detect(bytes, isComplete: false) }
     }
 
-    /// Decodes the next piece of the stream into the message (`[UInt8]`, `ArraySlice`, `Data`, ...).
+    /// Feeds the next piece of the stream (`[UInt8]`, `ArraySlice`, `Data`, ...), as the raw-buffer form does.
     @inlinable
-    public mutating func decode(_ bytes: some Collection<UInt8>) throws {
-        try withContiguousBytes(bytes) { try decode($0) }
+    public mutating func feed(_ bytes: some Collection<UInt8>) throws {
+        try withContiguousBytes(bytes) { try feed($0) }
     }
 
     /// The current choice's message as it stands (empty while the format is not yet known).
@@ -194,7 +195,7 @@ extension AnyMessageDecoder {
     private struct Decode: MessageDecoderOperation {
         let bytes: UnsafeRawBufferPointer
         func callAsFunction<Dialect: StreamDialect>(_ decoder: inout MessageDecoder<Dialect>) throws(any Error) {
-            try decoder.decode(bytes)
+            try decoder.feed(bytes)
         }
     }
 

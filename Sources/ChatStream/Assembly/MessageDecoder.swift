@@ -50,13 +50,14 @@ public struct MessageDecoder<Dialect: StreamDialect> {
     /// Malformed units skipped in lenient mode, in order.
     public var skippedErrors: [StreamError] { decoder.skippedErrors }
 
-    /// Decodes the next piece of the stream into the message.
+    /// Feeds the next piece of the stream: its events go into the message (nothing is returned;
+    /// read ``message()`` or ``finish()``).
     ///
     /// - Throws: ``StreamError`` (malformed unless lenient, or a limit exceeded), naming the byte
     ///   offset; it is also kept in ``failure``, every later call throws it again, and
     ///   ``finish()`` still returns what was assembled before it.
     @inlinable
-    public mutating func decode(_ bytes: UnsafeRawBufferPointer) throws {
+    public mutating func feed(_ bytes: UnsafeRawBufferPointer) throws {
         do {
             try decoder.decode(bytes, into: &sink)
         } catch {
@@ -66,10 +67,10 @@ public struct MessageDecoder<Dialect: StreamDialect> {
         }
     }
 
-    /// Decodes the next piece of the stream into the message (`[UInt8]`, `ArraySlice`, `Data`, ...).
+    /// Feeds the next piece of the stream (`[UInt8]`, `ArraySlice`, `Data`, ...), as the raw-buffer form does.
     @inlinable
-    public mutating func decode(_ bytes: some Collection<UInt8>) throws {
-        try withContiguousBytes(bytes) { try decode($0) }
+    public mutating func feed(_ bytes: some Collection<UInt8>) throws {
+        try withContiguousBytes(bytes) { try feed($0) }
     }
 
     /// The current choice's message as it stands (a snapshot later bytes never change).

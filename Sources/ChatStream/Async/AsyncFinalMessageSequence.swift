@@ -66,7 +66,7 @@ where Base.Element: Collection, Base.Element.Element == UInt8 {
                     break
                 }
                 guard let chunk else { break }
-                do { try decoder.decode(chunk) } catch { break }  // kept in decoder.failure
+                do { try decoder.feed(chunk) } catch { break }  // kept in decoder.failure
             }
             guard let stopped else { return FinalMessageHandOver(decoder.finish(), then: decoder.failure) }
             // Below the bytes (the transport, cancellation): recorded as a stream error, thrown as it came.
