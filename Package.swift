@@ -36,12 +36,24 @@ var package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
+        // libcurl (Linux): CurlTransport, the client's default HTTP path there (URLSession on Apple platforms).
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]
+        ),
         // The Swift layer over SQLite (prepared statements, transactions, migrations), `package` access only.
         .target(name: "ChatStreamSQLite", dependencies: ["CSQLite"]),
         .target(name: "ChatStreamJSON", dependencies: ["CYajl"], linkerSettings: [.linkedLibrary("m")]),
         .target(name: "ChatStreamFraming"),
         .target(name: "ChatStream", dependencies: ["ChatStreamJSON", "ChatStreamFraming"]),
-        .target(name: "ChatStreamClient", dependencies: ["ChatStream", "ChatStreamJSON", "ChatStreamSQLite"]),
+        .target(
+            name: "ChatStreamClient",
+            dependencies: [
+                "ChatStream", "ChatStreamJSON", "ChatStreamSQLite",
+                .target(name: "CCurl", condition: .when(platforms: [.linux])),
+            ]
+        ),
         .target(
             name: "ChatStreamServer",
             dependencies: [

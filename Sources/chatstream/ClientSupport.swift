@@ -17,7 +17,11 @@ enum ClientSupport {
             guard let url = URL(string: base), url.scheme == "http" || url.scheme == "https", url.host != nil else {
                 throw ArgumentParser.UsageError(message: "--base-url needs an http(s) URL, got \"\(base)\"")
             }
-            return (configured(ChatbaseClient(agentId: agent, baseURL: url, store: HistoryStore.platformDefault)), {})
+            return (
+                configured(
+                    ChatbaseClient(
+                        agentId: agent, baseURL: url, transport: transport(), store: HistoryStore.platformDefault)), {}
+            )
         }
         let directory = ChatStreamPaths.dataDirectory
         try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -36,7 +40,17 @@ enum ClientSupport {
         let url = URL(string: "http://127.0.0.1:\(server.port)")!
         // The embedded server's port changes every run: its history is filed under one name.
         let store = try? HistoryStore(path: HistoryStore.defaultPath, serverName: "embedded")
-        return (configured(ChatbaseClient(agentId: agent, baseURL: url, store: store)), { server.stop() })
+        return (
+            configured(ChatbaseClient(agentId: agent, baseURL: url, transport: transport(), store: store)),
+            { server.stop() }
+        )
+    }
+
+    /// The client's transport: the platform's default, or URLSession's with
+    /// `CHATSTREAM_TRANSPORT=urlsession` (to compare the two, as scripts/chat-vs-curl.py does).
+    static func transport() -> any HTTPTransport {
+        if ProcessInfo.processInfo.environment["CHATSTREAM_TRANSPORT"] == "urlsession" { return URLSessionTransport() }
+        return DefaultHTTPTransport.make()
     }
 
     /// The CLI's client: the outbox is sent by `chatstream sync` only (a command's process may end

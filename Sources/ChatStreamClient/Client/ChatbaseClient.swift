@@ -97,7 +97,8 @@ public final class ChatbaseClient: Sendable {
     /// - Parameters:
     ///   - agentId: the agent to talk to.
     ///   - baseURL: the API's base URL (paths such as `agents/{id}/chat` are relative to it).
-    ///   - transport: how requests are sent (default `URLSessionTransport()`).
+    ///   - transport: how requests are sent (default ``DefaultHTTPTransport/make(limits:)``:
+    ///     ``CurlTransport`` on Linux, ``URLSessionTransport`` on Apple platforms).
     ///   - identityStore: where the device ID and the signed-in user live across launches (default
     ///     ``ChatStreamPaths/defaultIdentityStore``: the Keychain on Apple platforms, private files in
     ///     ``ChatStreamPaths/dataDirectory`` elsewhere). A user signed in at the last launch is
@@ -110,7 +111,7 @@ public final class ChatbaseClient: Sendable {
     ///   - store: the local history (default ``HistoryStore/platformDefault``, at
     ///     ``HistoryStore/defaultPath``); nil keeps nothing locally.
     public convenience init(
-        agentId: String, baseURL: URL, transport: any HTTPTransport = URLSessionTransport(),
+        agentId: String, baseURL: URL, transport: any HTTPTransport = DefaultHTTPTransport.make(),
         identityStore: any IdentityStore = ChatStreamPaths.defaultIdentityStore, maxToolLoopSteps: Int = 10,
         retryPolicy: RetryPolicy = RetryPolicy(), idleTimeout: Duration = .seconds(60),
         store: HistoryStore? = HistoryStore.platformDefault

@@ -12,14 +12,17 @@ public struct HTTPBody: AsyncSequence, Sendable {
     /// One chunk of bytes.
     public typealias Element = [UInt8]
 
-    private let stream: AsyncThrowingStream<[UInt8], any Error>
+    private let stream: AsyncThrowingStream<[UInt8], any Error>?
     /// Told the size of each chunk the consumer takes (the transport's flow control).
     private let taken: (@Sendable (Int) -> Void)?
+    /// A transport's batches, when the body is fed by one directly rather than by a stream.
+    private let batches: HTTPBodyBatches?
 
     /// A body fed by an `AsyncThrowingStream` (what transports and test doubles use).
     public init(_ stream: AsyncThrowingStream<[UInt8], any Error>) {
         self.stream = stream
         self.taken = nil
+        self.batches = nil
     }
 
     /// A body that reports each chunk its consumer takes to `taken` (how a transport knows its
@@ -27,6 +30,14 @@ public struct HTTPBody: AsyncSequence, Sendable {
     init(_ stream: AsyncThrowingStream<[UInt8], any Error>, taken: @escaping @Sendable (Int) -> Void) {
         self.stream = stream
         self.taken = taken
+        self.batches = nil
+    }
+
+    /// A body that takes, at each step, every byte `source` received since the last one.
+    init(batches source: any HTTPBodyBatchSource) {
+        self.stream = nil
+        self.taken = nil
+        self.batches = HTTPBodyBatches(source)
     }
 
     /// A body of fixed chunks (default: the whole `bytes` as one chunk; none when empty).
@@ -36,21 +47,23 @@ public struct HTTPBody: AsyncSequence, Sendable {
 
     /// A body that yields `chunks` in order, then ends.
     public init(chunks: [[UInt8]]) {
-        self.stream = AsyncThrowingStream { continuation in
-            for chunk in chunks { continuation.yield(chunk) }
-            continuation.finish()
-        }
-        self.taken = nil
+        self.init(
+            AsyncThrowingStream { continuation in
+                for chunk in chunks { continuation.yield(chunk) }
+                continuation.finish()
+            })
     }
 
     /// Reads the chunks one by one.
     public struct AsyncIterator: AsyncIteratorProtocol {
-        fileprivate var base: AsyncThrowingStream<[UInt8], any Error>.AsyncIterator
+        fileprivate var base: AsyncThrowingStream<[UInt8], any Error>.AsyncIterator?
         fileprivate let taken: (@Sendable (Int) -> Void)?
+        fileprivate let batches: HTTPBodyBatches?
 
         /// The next chunk, nil at the end; throws the transport's error.
         public mutating func next() async throws -> [UInt8]? {
-            let chunk = try await base.next()
+            if let batches { return try await batches.source.nextBatch() }
+            let chunk = try await base?.next()
             if let chunk, let taken { taken(chunk.count) }
             return chunk
         }
@@ -58,7 +71,7 @@ public struct HTTPBody: AsyncSequence, Sendable {
 
     /// An iterator over the chunks.
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(base: stream.makeAsyncIterator(), taken: taken)
+        AsyncIterator(base: stream?.makeAsyncIterator(), taken: taken, batches: batches)
     }
 
     /// The whole body as one array.
@@ -80,3 +93,23 @@ public struct HTTPBody: AsyncSequence, Sendable {
 /// An iterator is used by one task at a time.
 @available(*, unavailable)
 extension HTTPBody.AsyncIterator: Sendable {}
+
+/// A transport that hands a body's bytes out in batches: everything received since the consumer's
+/// last step, in one array, so that a consumer slower than the network wakes once per batch rather
+/// than once per network read.
+protocol HTTPBodyBatchSource: AnyObject, Sendable {
+    /// Every byte received and not yet taken (waiting when there is none); nil at the end; throws
+    /// the transport's error once the bytes received before it are taken.
+    func nextBatch() async throws -> [UInt8]?
+    /// The body and all its iterators are gone: the request is cancelled.
+    func bodyDropped()
+}
+
+/// Holds a batch source for a body and its iterators; when the last of them goes, so does the request.
+final class HTTPBodyBatches: Sendable {
+    let source: any HTTPBodyBatchSource
+
+    init(_ source: any HTTPBodyBatchSource) { self.source = source }
+
+    deinit { source.bodyDropped() }
+}

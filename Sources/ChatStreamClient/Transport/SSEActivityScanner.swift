@@ -28,26 +28,29 @@ struct SSEActivityScanner {
 
     /// Feeds bytes; returns how many events (and keep-alive comments) they completed.
     mutating func feed(_ bytes: [UInt8]) -> Int {
+        bytes.withUnsafeBufferPointer { feed($0) }
+    }
+
+    /// Feeds bytes in place; returns how many events (and keep-alive comments) they completed.
+    mutating func feed(_ buffer: UnsafeBufferPointer<UInt8>) -> Int {
         var completed = 0
-        bytes.withUnsafeBufferPointer { buffer in
-            for byte in buffer {
-                if let matched = byteOrderMarkMatched {
-                    // One leading byte order mark is not part of the first line (as the SSE parser skips it).
-                    if byte == Self.byteOrderMark[matched] {
-                        byteOrderMarkMatched = matched + 1 == Self.byteOrderMark.count ? nil : matched + 1
-                        continue
-                    }
-                    byteOrderMarkMatched = nil
-                    for earlier in Self.byteOrderMark.prefix(matched) { appendToLine(earlier) }
-                }
-                if byte == 0x0A || byte == 0x0D {
-                    let isSecondHalfOfCRLF = byte == 0x0A && afterCR
-                    afterCR = byte == 0x0D
-                    if !isSecondHalfOfCRLF, endLine() { completed += 1 }
+        for byte in buffer {
+            if let matched = byteOrderMarkMatched {
+                // One leading byte order mark is not part of the first line (as the SSE parser skips it).
+                if byte == Self.byteOrderMark[matched] {
+                    byteOrderMarkMatched = matched + 1 == Self.byteOrderMark.count ? nil : matched + 1
                     continue
                 }
-                appendToLine(byte)
+                byteOrderMarkMatched = nil
+                for earlier in Self.byteOrderMark.prefix(matched) { appendToLine(earlier) }
             }
+            if byte == 0x0A || byte == 0x0D {
+                let isSecondHalfOfCRLF = byte == 0x0A && afterCR
+                afterCR = byte == 0x0D
+                if !isSecondHalfOfCRLF, endLine() { completed += 1 }
+                continue
+            }
+            appendToLine(byte)
         }
         return completed
     }

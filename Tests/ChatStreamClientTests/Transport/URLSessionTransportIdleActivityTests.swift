@@ -46,10 +46,11 @@ struct URLSessionTransportIdleActivityTests {
         return request
     }
 
-    @Test func commentsAloneEndAnEventCountingStreamWithATimeout() async throws {
+    @Test(arguments: TransportUnderTest.allCases)
+    func commentsAloneEndAnEventCountingStreamWithATimeout(_ kind: TransportUnderTest) async throws {
         try await TestHelpers.withServer(handler: Self.writing(": keep-alive\n\n", for: .seconds(20))) { server in
             let start = ContinuousClock.now
-            let response = try await URLSessionTransport().send(Self.request(server, .serverSentEvents))
+            let response = try await kind.make().send(Self.request(server, .serverSentEvents))
             let (bytes, error) = await Self.read(response)
             let failure = error as? TransportError
             #expect(failure?.kind == .timedOut, "got \(String(describing: error))")
@@ -59,9 +60,10 @@ struct URLSessionTransportIdleActivityTests {
         }
     }
 
-    @Test func theNamedKeepAliveCommentKeepsTheStreamAlive() async throws {
+    @Test(arguments: TransportUnderTest.allCases)
+    func theNamedKeepAliveCommentKeepsTheStreamAlive(_ kind: TransportUnderTest) async throws {
         try await TestHelpers.withServer(handler: Self.writing(": ping\n\n", for: .milliseconds(1800))) { server in
-            let response = try await URLSessionTransport().send(
+            let response = try await kind.make().send(
                 Self.request(server, .serverSentEvents(keepAliveComment: "ping")))
             let (bytes, error) = await Self.read(response)
             #expect(error == nil, "got \(String(describing: error))")
@@ -69,35 +71,40 @@ struct URLSessionTransportIdleActivityTests {
         }
     }
 
-    @Test func otherCommentsDoNotCountAsTheKeepAlive() async throws {
+    @Test(arguments: TransportUnderTest.allCases)
+    func otherCommentsDoNotCountAsTheKeepAlive(_ kind: TransportUnderTest) async throws {
         try await TestHelpers.withServer(handler: Self.writing(": pong\n\n", for: .seconds(20))) { server in
-            let response = try await URLSessionTransport().send(
+            let response = try await kind.make().send(
                 Self.request(server, .serverSentEvents(keepAliveComment: "ping")))
             #expect((await Self.read(response).error as? TransportError)?.kind == .timedOut)
         }
     }
 
-    @Test func eventsKeepTheStreamAlive() async throws {
+    @Test(arguments: TransportUnderTest.allCases)
+    func eventsKeepTheStreamAlive(_ kind: TransportUnderTest) async throws {
         try await TestHelpers.withServer(handler: Self.writing("data: {}\n\n", for: .milliseconds(1800))) { server in
-            let response = try await URLSessionTransport().send(Self.request(server, .serverSentEvents))
+            let response = try await kind.make().send(Self.request(server, .serverSentEvents))
             let (bytes, error) = await Self.read(response)
             #expect(error == nil, "got \(String(describing: error))")
             #expect(String(decoding: bytes, as: UTF8.self).hasSuffix("data: end\n\n"))
         }
     }
 
-    @Test func anyBytesKeepADefaultRequestAlive() async throws {
+    @Test(arguments: TransportUnderTest.allCases)
+    func anyBytesKeepADefaultRequestAlive(_ kind: TransportUnderTest) async throws {
         try await TestHelpers.withServer(handler: Self.writing(": keep-alive\n\n", for: .milliseconds(1800))) {
             server in
-            let response = try await URLSessionTransport().send(Self.request(server, .anyBytes))
+            let response = try await kind.make().send(Self.request(server, .anyBytes))
             #expect(await Self.read(response).error == nil)
         }
     }
 
-    @Test func aChatReplyOfCommentsAloneFailsWithATimeout() async throws {
+    @Test(arguments: TransportUnderTest.allCases)
+    func aChatReplyOfCommentsAloneFailsWithATimeout(_ kind: TransportUnderTest) async throws {
         try await TestHelpers.withServer(handler: Self.writing(": keep-alive\n\n", for: .seconds(20))) { server in
             let client = ChatbaseClient(
-                agentId: "agent", baseURL: TestHelpers.url(server, ""), identityStore: InMemoryIdentityStore(),
+                agentId: "agent", baseURL: TestHelpers.url(server, ""), transport: kind.make(),
+                identityStore: InMemoryIdentityStore(),
                 retryPolicy: .none, idleTimeout: .milliseconds(600))
             let start = ContinuousClock.now
             await #expect {
@@ -146,10 +153,11 @@ struct URLSessionTransportIdleActivityTests {
         }
     }
 
-    @Test func commentsAtFullSpeedToASlowConsumerStillTimeOut() async throws {
+    @Test(arguments: TransportUnderTest.allCases)
+    func commentsAtFullSpeedToASlowConsumerStillTimeOut(_ kind: TransportUnderTest) async throws {
         // Reading pauses all the time here; pauses over a buffer of comments are not the consumer's delay.
         try await TestHelpers.withServer(handler: Self.flooding(": keep-alive\n", for: .seconds(30))) { server in
-            let transport = URLSessionTransport(limits: URLSessionTransport.Limits(maxBufferedBytes: 32 << 10))
+            let transport = kind.make(URLSessionTransport.Limits(maxBufferedBytes: 32 << 10))
             let start = ContinuousClock.now
             let response = try await transport.send(Self.request(server, .serverSentEvents))
             let (bytes, _, error) = await Self.readSlowly(response)
@@ -159,9 +167,10 @@ struct URLSessionTransportIdleActivityTests {
         }
     }
 
-    @Test func eventsAtFullSpeedToASlowConsumerDoNotTimeOut() async throws {
+    @Test(arguments: TransportUnderTest.allCases)
+    func eventsAtFullSpeedToASlowConsumerDoNotTimeOut(_ kind: TransportUnderTest) async throws {
         try await TestHelpers.withServer(handler: Self.flooding("data: {}\n\n", for: .milliseconds(1500))) { server in
-            let transport = URLSessionTransport(limits: URLSessionTransport.Limits(maxBufferedBytes: 32 << 10))
+            let transport = kind.make(URLSessionTransport.Limits(maxBufferedBytes: 32 << 10))
             let response = try await transport.send(Self.request(server, .serverSentEvents))
             let (_, tail, error) = await Self.readSlowly(response)
             #expect(error == nil, "got \(String(describing: error))")

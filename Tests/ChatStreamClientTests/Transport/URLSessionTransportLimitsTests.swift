@@ -14,7 +14,8 @@ struct URLSessionTransportLimitsTests {
     /// Byte `index` of the backpressure test's body: a pattern that shows a lost or repeated piece.
     static func patternByte(_ index: Int) -> UInt8 { UInt8(truncatingIfNeeded: index % 251) }
 
-    @Test func readingPausesWhileTheConsumerIsBehindAndResumesAsItDrains() async throws {
+    @Test(arguments: TransportUnderTest.allCases)
+    func readingPausesWhileTheConsumerIsBehindAndResumesAsItDrains(_ kind: TransportUnderTest) async throws {
         let total = 16 << 20
         let piece = 64 << 10
         let pattern = (0..<piece + 251).map(Self.patternByte)
@@ -34,8 +35,8 @@ struct URLSessionTransportLimitsTests {
                 try response.finishStream()
             }
         ) { server in
-            let transport = URLSessionTransport(limits: URLSessionTransport.Limits(maxBufferedBytes: 256 << 10))
-            #expect(transport.limits.maxBufferedBytes == 256 << 10)
+            let transport = kind.make(URLSessionTransport.Limits(maxBufferedBytes: 256 << 10))
+            #expect(kind.limits(of: transport)?.maxBufferedBytes == 256 << 10)
             let response = try await transport.send(
                 HTTPRequest(url: TestHelpers.url(server, "/big"), idleTimeout: .seconds(1)))
             var iterator = response.body.makeAsyncIterator()
@@ -73,12 +74,13 @@ struct URLSessionTransportLimitsTests {
 
     // MARK: Compressed bodies
 
-    @Test func aCompressedBodyUnderTheLimitIsDecoded() async throws {
+    @Test(arguments: TransportUnderTest.allCases)
+    func aCompressedBodyUnderTheLimitIsDecoded(_ kind: TransportUnderTest) async throws {
         let gzip = GzipFixture.repeated(UInt8(ascii: "z"), repeats: 1000)
         try await TestHelpers.withServer(handler: { _, response in
             try response.respond(status: 200, headers: [("Content-Encoding", "gzip")], body: gzip)
         }) { server in
-            let response = try await URLSessionTransport().send(
+            let response = try await kind.make().send(
                 HTTPRequest(url: TestHelpers.url(server, "/small"), idleTimeout: .seconds(20)))
             let body = try await response.body.collect(upTo: 1 << 20)
             #expect(gzip.count < 2000)
@@ -86,8 +88,9 @@ struct URLSessionTransportLimitsTests {
         }
     }
 
-    @Test(arguments: ["gzip", "deflate"])
-    func aCompressedBodyThatDecodesPastTheLimitFailsNamingIt(encoding: String) async throws {
+    @Test(arguments: TransportUnderTest.allCases, ["gzip", "deflate"])
+    func aCompressedBodyThatDecodesPastTheLimitFailsNamingIt(_ kind: TransportUnderTest, encoding: String) async throws
+    {
         // About 650 KB on the wire, 103 MB decoded.
         let bomb =
             encoding == "gzip"
@@ -97,7 +100,7 @@ struct URLSessionTransportLimitsTests {
             try? response.respond(status: 200, headers: [("Content-Encoding", encoding)], body: bomb)
         }) { server in
             let limits = URLSessionTransport.Limits(maxDecodedBodyBytes: 1 << 20)
-            let response = try await URLSessionTransport(limits: limits).send(
+            let response = try await kind.make(limits).send(
                 HTTPRequest(url: TestHelpers.url(server, "/bomb"), idleTimeout: .seconds(20)))
             var received = 0
             var failure: (any Error)?
@@ -116,13 +119,14 @@ struct URLSessionTransportLimitsTests {
 
     // MARK: Response heads
 
-    @Test func headerFieldsOverTheLimitFailWithHeaderTooLarge() async throws {
+    @Test(arguments: TransportUnderTest.allCases)
+    func headerFieldsOverTheLimitFailWithHeaderTooLarge(_ kind: TransportUnderTest) async throws {
         let filler = String(repeating: "h", count: 1000)
         _ = try await TestHelpers.withServer(handler: { _, response in
             try? response.respond(status: 200, headers: (0..<100).map { ("X-Filler-\($0)", filler) }, body: [1])
         }) { server in
             await #expect {
-                _ = try await URLSessionTransport().send(
+                _ = try await kind.make().send(
                     HTTPRequest(url: TestHelpers.url(server, "/"), idleTimeout: .seconds(20)))
             } throws: { error in
                 let error = error as? TransportError
@@ -131,13 +135,14 @@ struct URLSessionTransportLimitsTests {
         }
     }
 
-    @Test func oneHeaderLineOverTheHTTPLibrarysLimitFailsWithHeaderTooLarge() async throws {
+    @Test(arguments: TransportUnderTest.allCases)
+    func oneHeaderLineOverTheHTTPLibrarysLimitFailsWithHeaderTooLarge(_ kind: TransportUnderTest) async throws {
         let huge = String(repeating: "h", count: 300_000)
         _ = try await TestHelpers.withServer(handler: { _, response in
             try? response.respond(status: 200, headers: [("X-Huge", huge)], body: [1])
         }) { server in
             await #expect {
-                _ = try await URLSessionTransport().send(
+                _ = try await kind.make().send(
                     HTTPRequest(url: TestHelpers.url(server, "/"), idleTimeout: .seconds(20)))
             } throws: { error in
                 (error as? TransportError)?.kind == .headerTooLarge
@@ -145,12 +150,13 @@ struct URLSessionTransportLimitsTests {
         }
     }
 
-    @Test func headerFieldsUnderTheLimitArrive() async throws {
+    @Test(arguments: TransportUnderTest.allCases)
+    func headerFieldsUnderTheLimitArrive(_ kind: TransportUnderTest) async throws {
         let filler = String(repeating: "h", count: 1000)
         try await TestHelpers.withServer(handler: { _, response in
             try response.respond(status: 200, headers: (0..<40).map { ("X-Filler-\($0)", filler) }, body: [1])
         }) { server in
-            let response = try await URLSessionTransport().send(
+            let response = try await kind.make().send(
                 HTTPRequest(url: TestHelpers.url(server, "/"), idleTimeout: .seconds(20)))
             #expect(response.headers["x-filler-39"] == filler)
         }
@@ -202,10 +208,11 @@ struct URLSessionTransportLimitsTests {
         }
     }
 
-    @Test func aRedirectToAnotherOriginIsNotFollowedByDefault() async throws {
+    @Test(arguments: TransportUnderTest.allCases)
+    func aRedirectToAnotherOriginIsNotFollowedByDefault(_ kind: TransportUnderTest) async throws {
         try await Self.withRedirectingServers { a, bHits in
             await #expect {
-                _ = try await URLSessionTransport().send(
+                _ = try await kind.make().send(
                     HTTPRequest(url: TestHelpers.url(a, "/go"), headers: Self.identity, idleTimeout: .seconds(20)))
             } throws: { error in
                 let error = error as? TransportError
@@ -215,9 +222,10 @@ struct URLSessionTransportLimitsTests {
         }
     }
 
-    @Test func aRedirectWithinTheOriginKeepsEveryHeader() async throws {
+    @Test(arguments: TransportUnderTest.allCases)
+    func aRedirectWithinTheOriginKeepsEveryHeader(_ kind: TransportUnderTest) async throws {
         try await Self.withRedirectingServers { a, _ in
-            let response = try await URLSessionTransport().send(
+            let response = try await kind.make().send(
                 HTTPRequest(url: TestHelpers.url(a, "/same"), headers: Self.identity, idleTimeout: .seconds(20)))
             let text = String(decoding: try await response.body.collect(upTo: 10_000), as: UTF8.self)
             #expect(
@@ -225,9 +233,10 @@ struct URLSessionTransportLimitsTests {
         }
     }
 
-    @Test func anAllowedRedirectToAnotherOriginDropsTheIdentityHeaders() async throws {
+    @Test(arguments: TransportUnderTest.allCases)
+    func anAllowedRedirectToAnotherOriginDropsTheIdentityHeaders(_ kind: TransportUnderTest) async throws {
         try await Self.withRedirectingServers { a, bHits in
-            let transport = URLSessionTransport(limits: URLSessionTransport.Limits(redirects: .anyOrigin))
+            let transport = kind.make(URLSessionTransport.Limits(redirects: .anyOrigin))
             let response = try await transport.send(
                 HTTPRequest(url: TestHelpers.url(a, "/go"), headers: Self.identity, idleTimeout: .seconds(20)))
             let text = String(decoding: try await response.body.collect(upTo: 10_000), as: UTF8.self)
@@ -236,9 +245,10 @@ struct URLSessionTransportLimitsTests {
         }
     }
 
-    @Test func identityHeadersStayDroppedWhenARedirectComesBackToTheOrigin() async throws {
+    @Test(arguments: TransportUnderTest.allCases)
+    func identityHeadersStayDroppedWhenARedirectComesBackToTheOrigin(_ kind: TransportUnderTest) async throws {
         try await Self.withRedirectingServers { a, bHits in
-            let transport = URLSessionTransport(limits: URLSessionTransport.Limits(redirects: .anyOrigin))
+            let transport = kind.make(URLSessionTransport.Limits(redirects: .anyOrigin))
             let response = try await transport.send(
                 HTTPRequest(url: TestHelpers.url(a, "/round-trip"), headers: Self.identity, idleTimeout: .seconds(20)))
             let text = String(decoding: try await response.body.collect(upTo: 10_000), as: UTF8.self)
@@ -247,9 +257,10 @@ struct URLSessionTransportLimitsTests {
         }
     }
 
-    @Test func noRedirectIsFollowedUnderThePolicyNone() async throws {
+    @Test(arguments: TransportUnderTest.allCases)
+    func noRedirectIsFollowedUnderThePolicyNone(_ kind: TransportUnderTest) async throws {
         try await Self.withRedirectingServers { a, _ in
-            let transport = URLSessionTransport(limits: URLSessionTransport.Limits(redirects: .none))
+            let transport = kind.make(URLSessionTransport.Limits(redirects: .none))
             await #expect {
                 _ = try await transport.send(HTTPRequest(url: TestHelpers.url(a, "/same"), idleTimeout: .seconds(20)))
             } throws: { ($0 as? TransportError)?.kind == .redirectRefused }

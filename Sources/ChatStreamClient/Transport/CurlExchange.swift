@@ -1,0 +1,207 @@
+// CurlExchange: one request in flight on CurlTransport.
+//
+// Two kinds of state. `transfer` (the easy handle, the response being parsed, redirect hops,
+// decoded size, the activity scanner) belongs to the driver thread: only CurlDriver and the
+// libcurl callbacks it runs touch it. `shared` (the head continuation, the body bytes not yet
+// taken, the waiting consumer, flow control and the idle clock) is behind a mutex, because the
+// consumer, cancellation and the driver all reach it. Every path that ends the exchange goes
+// through `end`, which runs once.
+//
+// Body bytes are appended to `pending`; the consumer takes all of it at each step (one batch),
+// and only a consumer that found nothing waits. When `pending` reaches `Limits.maxBufferedBytes`
+// the write callback refuses the next chunk with CURL_WRITEFUNC_PAUSE (libcurl keeps it and
+// stops reading the socket); once the consumer has taken `pending` down to half the ceiling, the
+// driver resumes the transfer. While paused with activity not yet taken, the idle clock stops.
+
+#if canImport(CCurl)
+    import CCurl
+    import Foundation
+    import Synchronization
+
+    /// One request in flight on ``CurlTransport``: driver-thread transfer state, shared body state.
+    final class CurlExchange: HTTPBodyBatchSource, @unchecked Sendable {
+        struct Shared {
+            var head: CheckedContinuation<HTTPResponse, any Error>?
+            /// `start` ran (the transfer was posted to the driver).
+            var started = false
+            var headDelivered = false
+            /// No byte will be added to `pending`; `failure` says why (nil: the body is complete).
+            var ended = false
+            var failure: TransportError?
+            var lastActivity = ContinuousClock.now
+            /// Body bytes received and not yet taken by the consumer.
+            var pending: [UInt8] = []
+            /// The consumer, when it found `pending` empty.
+            var waiter: CheckedContinuation<[UInt8]?, any Error>?
+            /// Receiving is paused until the consumer drains to the low-water mark.
+            var paused = false
+            /// Whether `pending` held activity the consumer had not taken when receiving paused.
+            var pauseHeldActivity = false
+            var receivedTotal = 0
+            var takenTotal = 0
+            /// `receivedTotal` just after the last complete event (events-only activity).
+            var lastEventEnd = 0
+            var countsEvents = false
+
+            mutating func notePause() {
+                paused = true
+                pauseHeldActivity = !countsEvents || takenTotal < lastEventEnd
+            }
+        }
+
+        let request: HTTPRequest
+        let limits: CurlTransport.Limits
+        let driver: CurlDriver
+        let shared = Mutex(Shared())
+        /// Driver thread only (see the file's comment).
+        var transfer: CurlTransfer
+
+        init(request: HTTPRequest, limits: CurlTransport.Limits, driver: CurlDriver) {
+            self.request = request
+            self.limits = limits
+            self.driver = driver
+            self.transfer = CurlTransfer(request: request)
+        }
+
+        /// Installs `send`'s continuation and posts the transfer (or fails at once when
+        /// cancellation came first).
+        func start(head continuation: CheckedContinuation<HTTPResponse, any Error>) {
+            let early: TransportError? = shared.withLock { state in
+                if state.ended { return state.failure ?? TransportError(.cancelled, "the request was cancelled") }
+                state.head = continuation
+                state.started = true
+                state.lastActivity = .now
+                return nil
+            }
+            if let early {
+                continuation.resume(throwing: early)
+                return
+            }
+            driver.post(.add(self))
+        }
+
+        /// Whether the exchange has not ended.
+        var isRunning: Bool { shared.withLock { !$0.ended } }
+
+        /// Ends the exchange with `error` and has the driver drop the transfer (any thread).
+        func fail(_ error: TransportError) {
+            if end(with: error) { driver.post(.remove(self)) }
+        }
+
+        /// Ends the exchange: resumes whoever waits. False when it had ended already or never started.
+        @discardableResult
+        func end(with error: TransportError?) -> Bool {
+            typealias Waiters = (
+                head: CheckedContinuation<HTTPResponse, any Error>?, body: CheckedContinuation<[UInt8]?, any Error>?,
+                started: Bool
+            )
+            let waiters: Waiters? = shared.withLock { state in
+                guard !state.ended else { return nil }
+                state.ended = true
+                state.failure = error
+                state.paused = false
+                // A cancelled request has no consumer left for what was buffered.
+                if error?.kind == .cancelled { state.pending = [] }
+                defer {
+                    state.head = nil
+                    state.waiter = nil
+                }
+                return (state.head, state.waiter, state.started)
+            }
+            guard let waiters else { return false }
+            if let head = waiters.head {
+                head.resume(
+                    throwing: error ?? TransportError(.invalidResponse, "the request finished without a response head"))
+            }
+            if let body = waiters.body {
+                if let error { body.resume(throwing: error) } else { body.resume(returning: nil) }
+            }
+            return waiters.started
+        }
+
+        // MARK: - The body's consumer
+
+        private enum Step {
+            case bytes([UInt8], resume: Bool)
+            case end
+            case failed(TransportError)
+            case wait
+        }
+
+        /// Takes everything pending; `.wait` when there is nothing yet.
+        private static func take(_ state: inout Shared, limits: CurlTransport.Limits) -> Step {
+            if !state.pending.isEmpty {
+                let batch = state.pending
+                state.pending = []
+                state.takenTotal += batch.count
+                guard state.paused else { return .bytes(batch, resume: false) }
+                state.paused = false
+                if state.pauseHeldActivity { state.lastActivity = .now }
+                return .bytes(batch, resume: true)
+            }
+            guard state.ended else { return .wait }
+            if let failure = state.failure { return .failed(failure) }
+            return .end
+        }
+
+        private func finishStep(_ step: Step) throws -> [UInt8]? {
+            switch step {
+            case .bytes(let batch, let resume):
+                if resume { driver.post(.resume(self)) }
+                return batch
+            case .end, .wait: return nil
+            case .failed(let error): throw error
+            }
+        }
+
+        func nextBatch() async throws -> [UInt8]? {
+            let limits = limits
+            let first = shared.withLock { Self.take(&$0, limits: limits) }
+            if case .wait = first {} else { return try finishStep(first) }
+            return try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[UInt8]?, any Error>) in
+                    let step = shared.withLock { state in
+                        let step = Self.take(&state, limits: limits)
+                        if case .wait = step { state.waiter = continuation }
+                        return step
+                    }
+                    switch step {
+                    case .wait: return
+                    case .bytes(let batch, let resume):
+                        if resume { driver.post(.resume(self)) }
+                        continuation.resume(returning: batch)
+                    case .end: continuation.resume(returning: nil)
+                    case .failed(let error): continuation.resume(throwing: error)
+                    }
+                }
+            } onCancel: {
+                self.fail(TransportError(.cancelled, "the response body's consumer stopped"))
+            }
+        }
+
+        func bodyDropped() {
+            fail(TransportError(.cancelled, "the response body was dropped"))
+        }
+
+        // MARK: - Idle timeout (driver thread)
+
+        /// How long until the exchange is idle past its timeout (nil once it ended).
+        func idleRemaining(at now: ContinuousClock.Instant) -> Duration? {
+            shared.withLock { state in
+                guard !state.ended else { return nil }
+                // Paused with activity the consumer has not taken: its delay, not the server's silence.
+                if state.paused && state.pauseHeldActivity { state.lastActivity = now }
+                return request.idleTimeout - (now - state.lastActivity)
+            }
+        }
+
+        /// The idle timeout passed.
+        func timedOut() {
+            let (headDelivered, countsEvents) = shared.withLock { ($0.headDelivered, $0.countsEvents) }
+            let what =
+                !headDelivered
+                ? "the response" : countsEvents ? "the next event (comments do not count)" : "the next body chunk"
+            fail(TransportError(.timedOut, "nothing for \(request.idleTimeout) while waiting for \(what)"))
+        }
+    }
+#endif

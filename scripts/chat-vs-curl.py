@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+"""Times `chatstream chat` against `curl -N` reading the same streamed reply (issue 22, deliverable 2).
+
+Starts `chatstream serve` on loopback without pacing, sends a message whose echoed reply streams as
+about `--reply-kb` KB of server-sent events, and runs curl and `chatstream chat --base-url` in
+turns (curl, chat, curl, chat, ...) so that both meet the same machine load. Each run's wall time
+(process start to exit, which is after the last byte) and CPU (user + sys, from wait4) are taken;
+the report gives the medians and the ratios chat/curl of the medians.
+
+    swift build -c release --product chatstream
+    python3 scripts/chat-vs-curl.py --runs 15
+    CHATSTREAM_TRANSPORT=urlsession python3 scripts/chat-vs-curl.py   # the FoundationNetworking path
+
+Options: --binary (default .build/release/chatstream), --runs, --reply-kb, --port. Standard library
+only; loopback only; the server and every run stop by themselves.
+"""
+
+import argparse
+import json
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def wait_for_port(port, deadline):
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return True
+        except OSError:
+            time.sleep(0.05)
+    return False
+
+
+def run(argv, env, stdout=subprocess.DEVNULL, timeout=120):
+    """Wall seconds, CPU seconds (user + sys), exit status and bytes written by one run of argv."""
+    with tempfile.TemporaryFile() as out:
+        start = time.perf_counter()
+        process = subprocess.Popen(argv, stdout=out, stderr=subprocess.DEVNULL, env=env)
+        deadline = start + timeout
+        while True:
+            pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.perf_counter() > deadline:
+                process.kill()
+                pid, status, usage = os.wait4(process.pid, 0)
+                break
+            time.sleep(0.0005)
+        wall = time.perf_counter() - start
+        process.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0, os.SEEK_END)
+        return wall, usage.ru_utime + usage.ru_stime, process.returncode, out.tell()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--binary", default=".build/release/chatstream")
+    parser.add_argument("--runs", type=int, default=11)
+    parser.add_argument("--reply-kb", type=int, default=600)
+    parser.add_argument("--port", type=int, default=0)
+    options = parser.parse_args()
+    if not os.path.exists(options.binary):
+        sys.exit(f"no {options.binary}: swift build -c release --product chatstream")
+    if shutil.which("curl") is None:
+        sys.exit("curl is not installed")
+
+    port = options.port or free_port()
+    data = tempfile.mkdtemp(prefix="chat-vs-curl-")
+    env = dict(os.environ, XDG_DATA_HOME=data, HOME=data)
+    server = subprocess.Popen(
+        [options.binary, "serve", "--port", str(port), "--delay-ms", "0"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    try:
+        if not wait_for_port(port, time.monotonic() + 30):
+            sys.exit("the server did not start")
+        base = f"http://127.0.0.1:{port}"
+        # Each word of the message comes back as one text-delta event of about 64 bytes.
+        words = max(1, options.reply_kb * 1000 // 64)
+        message = " ".join(f"w{index % 10000:04d}" for index in range(words))
+        body_file = os.path.join(data, "body.json")
+        with open(body_file, "w") as handle:
+            json.dump({"message": message, "stream": True}, handle)
+        curl = ["curl", "-sSN", "-X", "POST", "-H", "Content-Type: application/json",
+                "-H", "Accept: text/event-stream", "-H", "X-Device-Id: chat-vs-curl",
+                "--data-binary", "@" + body_file, f"{base}/agents/demo-agent/chat"]
+        chat = [options.binary, "chat", "--base-url", base, message]
+
+        # One of each first, not counted: warms the server, the page cache and the store.
+        _, _, status, reply_bytes = run(curl, env)
+        if status != 0:
+            sys.exit(f"curl failed with status {status}")
+        _, _, status, printed = run(chat, env)
+        if status != 0:
+            sys.exit(f"chatstream chat failed with status {status}")
+
+        results = {"curl": [], "chat": []}
+        for _ in range(options.runs):
+            for name, argv in (("curl", curl), ("chat", chat)):
+                wall, cpu, status, _ = run(argv, env)
+                if status != 0:
+                    sys.exit(f"{name} failed with status {status}")
+                results[name].append((wall, cpu))
+
+        def median(name, index):
+            return statistics.median(sample[index] for sample in results[name])
+
+        transport = os.environ.get("CHATSTREAM_TRANSPORT", "default")
+        print(f"reply: {reply_bytes} bytes of SSE ({words} text deltas, {printed} bytes of text printed), "
+              f"{options.runs} runs each, alternating; transport: {transport}")
+        for name in ("curl", "chat"):
+            walls = sorted(sample[0] for sample in results[name])
+            print(f"{name:5} wall median {median(name, 0) * 1000:7.1f} ms "
+                  f"(min {walls[0] * 1000:.1f}, max {walls[-1] * 1000:.1f}), "
+                  f"cpu median {median(name, 1) * 1000:7.1f} ms")
+        time_ratio = median("chat", 0) / median("curl", 0)
+        cpu_ratio = median("chat", 1) / median("curl", 1)
+        print(f"chat/curl: time {time_ratio:.2f}, cpu {cpu_ratio:.2f}")
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+        shutil.rmtree(data, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
