@@ -53,6 +53,8 @@ public struct AnthropicDialect: StreamDialect {
 
     let parser: UnitParser
     let inputParser: JSONParser
+    /// The JSON limits, for the positional read of tool-input deltas.
+    let limits: JSONConfiguration
 
     /// The ordinal of the current message (-1 before the first).
     var messageIndex = -1
@@ -65,7 +67,7 @@ public struct AnthropicDialect: StreamDialect {
     }
     /// The block the last delta went to, read again without hashing while `blocks` is unchanged
     /// (a block's deltas come in a run).
-    private var lastDeltaBlock: (index: Int, block: Block)?
+    var lastDeltaBlock: (index: Int, block: Block)?
     var toolInputs: [Int: [UInt8]] = [:]
     var wholeInputs: [Int: JSONTree] = [:]
     var serverToolNames: [String: String] = [:]
@@ -82,10 +84,12 @@ public struct AnthropicDialect: StreamDialect {
     public init(configuration: StreamDecoderConfiguration) {
         parser = UnitParser(configuration: configuration.json)
         inputParser = JSONParser(configuration: configuration.json)
+        limits = configuration.json
     }
 
     /// Decodes one SSE event: text deltas to `textDelta` (their text lent), every other event to `emit`.
     public mutating func decode(_ unit: FramedUnit, textDelta: TextDeltaSink, emit: EventSink) throws {
+        if Self.mayBeInputJSONDelta(unit.data), try decodeInputJSONDeltaByPosition(unit.data, emit: emit) { return }
         let offset = unit.streamOffset
         try parser.lent.parse(unit, eventType: unit.type.isEmpty ? nil : unit.typeString) { root in
             // One pass finds the fields of the hot path (a delta's type, index and delta).

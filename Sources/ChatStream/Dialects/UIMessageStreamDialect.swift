@@ -14,7 +14,11 @@ public struct UIMessageStreamDialect: StreamDialect {
     public static var framing: StreamFraming { .serverSentEvents }
 
     private let parser: UnitParser
+    /// The JSON limits, for the positional read of tool-input deltas.
+    let limits: JSONConfiguration
     private var partIDs = RepeatedStringCache()
+    /// The tool call ID of the last tool-input delta read by position.
+    var toolCallIDs = RepeatedStringCache()
     private var conversationAnnounced = false
     private var sawTerminator = false
     /// The `finish` chunk's event, held until `[DONE]` or the end of the input.
@@ -27,6 +31,7 @@ public struct UIMessageStreamDialect: StreamDialect {
 
     public init(configuration: StreamDecoderConfiguration = StreamDecoderConfiguration()) {
         parser = UnitParser(configuration: configuration.json)
+        limits = configuration.json
     }
 
     /// Decodes one SSE event: a chunk or `[DONE]`: text deltas to `textDelta` (their text lent), every other event to `emit`.
@@ -42,6 +47,7 @@ public struct UIMessageStreamDialect: StreamDialect {
             try emit(.done)
             return
         }
+        if Self.mayBeToolInputDelta(unit.data), try decodeToolInputDeltaByPosition(unit.data, emit: emit) { return }
         let offset = unit.streamOffset
         try parser.lent.parse(unit, eventType: nil) { root in
             // The usual chunk, `{"type":"text-delta","id":…,"delta":"…"}`, read by position;

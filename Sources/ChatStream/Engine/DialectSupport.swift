@@ -100,9 +100,13 @@ package struct RepeatedStringCache: Sendable {
     @inlinable
     package mutating func string(_ element: JSONElement?) -> String? {
         guard let element else { return nil }
-        return element.withUTF8 { value in
-            bytes.withUnsafeBytes { $0.sameBytes(as: value) } ? string : refill(value)
-        }
+        return element.withUTF8 { value in string(bytes: value) }
+    }
+
+    /// The string of `value` (well-formed UTF-8), reusing the last one when equal.
+    @inlinable
+    package mutating func string(bytes value: UnsafeRawBufferPointer) -> String {
+        bytes.withUnsafeBytes { $0.sameBytes(as: value) } ? string : refill(value)
     }
 
     @usableFromInline
