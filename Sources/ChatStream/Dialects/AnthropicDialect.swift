@@ -89,7 +89,11 @@ public struct AnthropicDialect: StreamDialect {
 
     /// Decodes one SSE event: text deltas to `textDelta` (their text lent), every other event to `emit`.
     public mutating func decode(_ unit: FramedUnit, textDelta: TextDeltaSink, emit: EventSink) throws {
-        if Self.mayBeInputJSONDelta(unit.data), try decodeInputJSONDeltaByPosition(unit.data, emit: emit) { return }
+        if Self.mayBeBlockDelta(unit.data),
+            try decodeBlockDeltaByPosition(unit.data, textDelta: textDelta, emit: emit)
+        {
+            return
+        }
         let offset = unit.streamOffset
         try parser.lent.parse(unit, eventType: unit.type.isEmpty ? nil : unit.typeString) { root in
             // One pass finds the fields of the hot path (a delta's type, index and delta).

@@ -16,7 +16,7 @@ public struct UIMessageStreamDialect: StreamDialect {
     private let parser: UnitParser
     /// The JSON limits, for the positional read of tool-input deltas.
     let limits: JSONConfiguration
-    private var partIDs = RepeatedStringCache()
+    var partIDs = RepeatedStringCache()
     /// The tool call ID of the last tool-input delta read by position.
     var toolCallIDs = RepeatedStringCache()
     private var conversationAnnounced = false
@@ -47,6 +47,7 @@ public struct UIMessageStreamDialect: StreamDialect {
             try emit(.done)
             return
         }
+        if Self.mayBeTextDelta(unit.data), try decodeTextDeltaByPosition(unit.data, textDelta: textDelta) { return }
         if Self.mayBeToolInputDelta(unit.data), try decodeToolInputDeltaByPosition(unit.data, emit: emit) { return }
         let offset = unit.streamOffset
         try parser.lent.parse(unit, eventType: nil) { root in

@@ -1,7 +1,8 @@
-// The tool-input deltas read by position (UIMessageStreamDialect+ToolInputDelta,
-// AnthropicDialect+InputJSONDelta): the usual bytes give exactly the event the JSON parser's
-// reading gives, every other shape is left to the general path untouched, and whole streams decode
-// the same at every chunking as the same streams in a shape only the general path reads.
+// The deltas read by position (UIMessageStreamDialect+DeltasByPosition,
+// AnthropicDialect+DeltasByPosition): the usual bytes give exactly the event (or lent text) the
+// JSON parser's reading gives, every other shape is left to the general path untouched, and whole
+// streams decode the same at every chunking as the same streams in a shape only the general path
+// reads.
 
 import ChatStreamJSON
 import TestSupport
@@ -72,7 +73,7 @@ private func randomPieces(count: Int, seed: UInt64) -> [String] {
     }
 }
 
-@Suite struct PositionalToolInputDeltaTests {
+@Suite struct PositionalDeltaTests {
     // MARK: UI message stream
 
     @Test(arguments: samplePieces)
@@ -291,7 +292,7 @@ private func randomPieces(count: Int, seed: UInt64) -> [String] {
         func byPosition(_ json: String) throws -> (Bool, [StreamEvent]) {
             var emitted: [StreamEvent] = []
             let read = try withUnit(Array(json.utf8)) { unit in
-                try dialect.decodeInputJSONDeltaByPosition(unit.data) { emitted.append($0) }
+                try dialect.decodeBlockDeltaByPosition(unit.data, textDelta: { _, _ in }) { emitted.append($0) }
             }
             return (read, emitted)
         }
@@ -333,5 +334,128 @@ private func randomPieces(count: Int, seed: UInt64) -> [String] {
         #expect(compact?.message == spaced?.message)
         #expect(compact?.field == spaced?.field)
         #expect(compact?.message.contains("text block") == true)
+    }
+
+    // MARK: Text deltas
+
+    @Test func uiTextDeltaIsLentAsTheParserReadsIt() throws {
+        for piece in ["Hi", " world", "é中😀", "", "}{\u{7F}", String(repeating: "word ", count: 80)] {
+            let bytes = Array(#"{"type":"text-delta","id":"t1","delta":"\#(piece)"}"#.utf8)
+            var dialect = UIMessageStreamDialect()
+            var lent: [String] = []
+            let read = try withUnit(bytes) { unit in
+                try dialect.decodeTextDeltaByPosition(unit.data) { id, text in lent.append(id + "|" + text.string) }
+            }
+            #expect(read, "\(piece)")
+            let parsed = try JSONParser().parse(bytes) { root in
+                (root["id"]?.string ?? "") + "|" + (root["delta"]?.string ?? "")
+            }
+            #expect(lent == [parsed])
+            #expect(lent == ["t1|" + piece])
+        }
+        let declined = [
+            #"{"type":"text-delta","id":"t1","delta":"a\nb"}"#,
+            #"{"type":"text-delta","id":"t1","delta":"\u0041"}"#,
+            #"{"type":"text-delta","id":"t\"1","delta":"x"}"#,
+            #"{"type":"text-delta", "id":"t1","delta":"x"}"#,
+            #"{"type":"text-delta","delta":"x","id":"t1"}"#,
+            #"{"type":"text-delta","id":"t1","delta":"x","providerMetadata":{}}"#,
+            #"{"type":"text-delta","id":"t1","delta":"x"} "#,
+            #"{"type":"text-delta","id":"t1","delta":"xyz"#,
+            #"{"type":"text-delta","id":1,"delta":"xyzzzzzzzzzzzzzz"}"#,
+            "{\"type\":\"text-delta\",\"id\":\"t1\",\"delta\":\"a\u{01}b\"}",
+        ]
+        for text in declined {
+            var dialect = UIMessageStreamDialect()
+            var lent = 0
+            let read = try withUnit(Array(text.utf8)) { unit in
+                try dialect.decodeTextDeltaByPosition(unit.data) { _, _ in lent += 1 }
+            }
+            #expect(!read, "\(text)")
+            #expect(lent == 0)
+        }
+    }
+
+    @Test func uiTextStreamDecodesAsTheGeneralPathAtEveryChunking() throws {
+        let pieces = randomPieces(count: 300, seed: 17)
+        func stream(spaced: Bool) -> [UInt8] {
+            var text = #"data: {"type":"start","messageId":"m"}"# + "\n\n"
+            for (index, piece) in pieces.enumerated() {
+                let id = index < 150 ? "t1" : "t2"
+                let comma = spaced ? ", " : ","
+                text += #"data: {"type":"text-delta"\#(comma)"id":"\#(id)","delta":"\#(escaped(piece))"}"# + "\n\n"
+            }
+            text += #"data: {"type":"finish","finishReason":"stop"}"# + "\n\ndata: [DONE]\n\n"
+            return Array(text.utf8)
+        }
+        var general = StreamDecoder<UIMessageStreamDialect>()
+        let expected = try general.decode(stream(spaced: true)) + general.finish()
+        for chunking in Chunkings.all(of: stream(spaced: false)) {
+            var decoder = StreamDecoder<UIMessageStreamDialect>()
+            var events: [StreamEvent] = []
+            for piece in chunking.pieces { events += try decoder.decode(piece) }
+            events += try decoder.finish()
+            #expect(events == expected, "\(chunking)")
+            var lentDecoder = StreamDecoder<UIMessageStreamDialect>()
+            var lent: [StreamEvent] = []
+            for piece in chunking.pieces {
+                try piece.withUnsafeBytes { bytes in try lentDecoder.decodeViews(bytes) { lent.append($0.owned) } }
+            }
+            try lentDecoder.finishViews { lent.append($0.owned) }
+            #expect(lent == expected, "lent, \(chunking)")
+        }
+        var assembler = MessageAssembler()
+        for event in expected { assembler.apply(event) }
+        #expect(assembler.finish()[0].text == pieces.joined())
+    }
+
+    @Test func anthropicTextStreamDecodesAsTheGeneralPathAtEveryChunking() throws {
+        // Text deltas to the text block (index 1), some with escapes (read the general way), and
+        // tool-input deltas to the tool-use blocks in between.
+        let pieces = randomPieces(count: 200, seed: 5)
+        var deltas: [(Int, String, String)] = []
+        for (number, piece) in pieces.enumerated() {
+            if number % 40 == 39 {
+                deltas.append((0, "input_json_delta\",\"partial_json", escaped(number == 39 ? "{}" : "")))
+            }
+            deltas.append((1, "text_delta\",\"text", escaped(piece)))
+        }
+        func stream(spaced: Bool) -> [UInt8] {
+            func event(_ name: String, _ json: String) -> String { "event: \(name)\ndata: \(json)\n\n" }
+            var text = event(
+                "message_start",
+                #"{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[]}}"#)
+            text += event(
+                "content_block_start",
+                #"{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_a","name":"f","input":{}}}"#
+            )
+            text += event(
+                "content_block_start",
+                #"{"type":"content_block_start","index":1,"content_block":{"type":"text","text":""}}"#)
+            for (index, type, delta) in deltas {
+                let comma = spaced ? ", " : ","
+                text += event(
+                    "content_block_delta",
+                    #"{"type":"content_block_delta"\#(comma)"index":\#(index),"delta":{"type":"\#(type)":"\#(delta)"}}"#
+                )
+            }
+            for index in [0, 1] {
+                text += event("content_block_stop", #"{"type":"content_block_stop","index":\#(index)}"#)
+            }
+            text += event("message_stop", #"{"type":"message_stop"}"#)
+            return Array(text.utf8)
+        }
+        var general = StreamDecoder<AnthropicDialect>()
+        let expected = try general.decode(stream(spaced: true)) + general.finish()
+        var assembler = MessageAssembler()
+        for event in expected { assembler.apply(event) }
+        #expect(assembler.finish()[0].text == pieces.joined())
+        for chunking in Chunkings.all(of: stream(spaced: false)) {
+            var decoder = StreamDecoder<AnthropicDialect>()
+            var events: [StreamEvent] = []
+            for piece in chunking.pieces { events += try decoder.decode(piece) }
+            events += try decoder.finish()
+            #expect(events == expected, "\(chunking)")
+        }
     }
 }
