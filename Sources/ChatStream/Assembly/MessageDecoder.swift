@@ -21,7 +21,7 @@
 /// ```swift
 /// var decoder = MessageDecoder<UIMessageStreamDialect>()
 /// for chunk in chunks {
-///     do { try decoder.decode(chunk) } catch { break }   // the error is kept in `failure`
+///     do { try decoder.feed(chunk) } catch { break }   // the error is kept in `failure`
 /// }
 /// let reply = decoder.finish()[0]
 /// print(reply.text, reply.error?.message ?? "complete")

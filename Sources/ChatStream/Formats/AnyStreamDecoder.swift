@@ -7,7 +7,9 @@
 /// ```
 public struct AnyStreamDecoder: StreamEventDecoding {
     public let configuration: StreamDecoderConfiguration
-    private var decoder: (any StreamEventDecoding)?
+    /// The format's dialect and its decoder, once the format is known (``RegisteredDialect``).
+    private var dialect: (any RegisteredDialect.Type)?
+    private var box: DecoderBox?
     /// The first bytes, held until they show the format.
     private var detector = FormatDetector()
 
@@ -17,53 +19,64 @@ public struct AnyStreamDecoder: StreamEventDecoding {
     /// A decoder for `format`, or one that detects the format when `format` is nil.
     public init(format: StreamFormat?, configuration: StreamDecoderConfiguration = StreamDecoderConfiguration()) {
         self.configuration = configuration
-        decoder = format?.makeDecoder(configuration: configuration)
         self.format = format
+        if let format { start(format) }
     }
 
     /// The format, once known.
     public private(set) var format: StreamFormat?
 
-    public var unknownUnitCount: Int { decoder?.unknownUnitCount ?? 0 }
-    public var skippedErrors: [StreamError] { decoder?.skippedErrors ?? [] }
+    public var unknownUnitCount: Int { box?.unknownUnitCount ?? 0 }
+    public var skippedErrors: [StreamError] { box?.skippedErrors ?? [] }
 
     public mutating func decode(_ bytes: UnsafeRawBufferPointer, emit: (StreamEvent) throws -> Void) throws {
-        if decoder != nil {
-            try decoder!.decode(bytes, emit: emit)
+        if let dialect, let box = uniqueBox() {
+            try dialect.decode(box, bytes, emit: emit)
             return
         }
-        try detect(bytes, isComplete: false) { decoder, held in try decoder.decode(held, emit: emit) }
+        try detect(bytes, isComplete: false) { dialect, box, held in try dialect.decode(box, held, emit: emit) }
     }
 
     public mutating func decodeViews(
         _ bytes: UnsafeRawBufferPointer, _ body: (StreamEventView) throws -> Void
     ) throws {
-        if decoder != nil {
-            try decoder!.decodeViews(bytes, body)
+        if let dialect, let box = uniqueBox() {
+            try dialect.decodeViews(box, bytes, body)
             return
         }
-        try detect(bytes, isComplete: false) { decoder, held in try decoder.decodeViews(held, body) }
+        try detect(bytes, isComplete: false) { dialect, box, held in try dialect.decodeViews(box, held, body) }
     }
 
     public mutating func finish(emit: (StreamEvent) throws -> Void) throws {
-        if decoder == nil {
-            try detect(UnsafeRawBufferPointer(start: nil, count: 0), isComplete: true) { decoder, held in
-                try decoder.decode(held, emit: emit)
+        if dialect == nil {
+            try detect(UnsafeRawBufferPointer(start: nil, count: 0), isComplete: true) { dialect, box, held in
+                try dialect.decode(box, held, emit: emit)
             }
         }
-        try decoder!.finish(emit: emit)
+        try dialect!.finish(uniqueBox()!, emit: emit)
+    }
+
+    /// Makes the decoder of `format`.
+    private mutating func start(_ format: StreamFormat) {
+        dialect = format.dialect
+        box = format.dialect.makeEventDecoder(configuration: configuration)
+    }
+
+    /// The decoder's box, copied first when a copy of this decoder shares it.
+    private mutating func uniqueBox() -> DecoderBox? {
+        if box != nil, !isKnownUniquelyReferenced(&box!) { box = box!.copy() }
+        return box
     }
 
     /// Feeds the detector; once the format shows, makes its decoder and has `decodeHeld` decode
     /// the bytes held so far with it.
     private mutating func detect(
         _ bytes: UnsafeRawBufferPointer, isComplete: Bool,
-        _ decodeHeld: (inout any StreamEventDecoding, UnsafeRawBufferPointer) throws -> Void
+        _ decodeHeld: (any RegisteredDialect.Type, DecoderBox, UnsafeRawBufferPointer) throws -> Void
     ) throws {
         guard let (detected, held) = try detector.detect(bytes, isComplete: isComplete) else { return }
         format = detected
-        var made = detected.makeDecoder(configuration: configuration)
-        defer { decoder = made }
-        try held.withUnsafeBytes { try decodeHeld(&made, $0) }
+        start(detected)
+        try held.withUnsafeBytes { try decodeHeld(dialect!, box!, $0) }
     }
 }

@@ -25,15 +25,5 @@ public struct DialectVariant: Sendable, Hashable {
 
 extension StreamFormat {
     /// The vendor variants the format's dialect reads (its table in the README).
-    public var variants: [DialectVariant] {
-        switch self {
-        case .uiMessageStream: return UIMessageStreamDialect.variants
-        case .openAIChat: return OpenAIChatDialect.variants
-        case .openAIResponses: return OpenAIResponsesDialect.variants
-        case .anthropic: return AnthropicDialect.variants
-        case .aiSDKv4: return DataStreamV4Dialect.variants
-        case .ndjson: return OllamaDialect.variants
-        case .jsonArray: return GeminiDialect.variants
-        }
-    }
+    public var variants: [DialectVariant] { dialect.variants }
 }

@@ -15,18 +15,10 @@ public enum StreamFormat: String, Sendable, Hashable, CaseIterable {
     /// Gemini's streamed top-level JSON array.
     case jsonArray = "json-array"
 
-    /// A decoder for this format.
+    /// A decoder for this format (an ``AnyStreamDecoder`` given it).
     public func makeDecoder(configuration: StreamDecoderConfiguration = StreamDecoderConfiguration())
         -> any StreamEventDecoding
     {
-        switch self {
-        case .uiMessageStream: return StreamDecoder<UIMessageStreamDialect>(configuration: configuration)
-        case .openAIChat: return StreamDecoder<OpenAIChatDialect>(configuration: configuration)
-        case .openAIResponses: return StreamDecoder<OpenAIResponsesDialect>(configuration: configuration)
-        case .anthropic: return StreamDecoder<AnthropicDialect>(configuration: configuration)
-        case .aiSDKv4: return StreamDecoder<DataStreamV4Dialect>(configuration: configuration)
-        case .ndjson: return StreamDecoder<OllamaDialect>(configuration: configuration)
-        case .jsonArray: return StreamDecoder<GeminiDialect>(configuration: configuration)
-        }
+        AnyStreamDecoder(format: self, configuration: configuration)
     }
 }
