@@ -9,10 +9,14 @@ the report gives the medians and the ratios chat/curl of the medians.
 
     swift build -c release --product chatstream
     python3 scripts/chat-vs-curl.py --runs 15
-    CHATSTREAM_TRANSPORT=urlsession python3 scripts/chat-vs-curl.py   # the FoundationNetworking path
+    python3 scripts/chat-vs-curl.py --runs 15 --urlsession --before /tmp/chatstream-old
 
-Options: --binary (default .build/release/chatstream), --runs, --reply-kb, --port. Standard library
-only; loopback only; the server and every run stop by themselves.
+With --urlsession the same binary also runs with CHATSTREAM_TRANSPORT=urlsession (FoundationNetworking's
+URLSession path), and with --before another chatstream binary (an older build) runs too, all in the
+same alternating loop, so every ratio comes from the same machine load.
+
+Options: --binary (default .build/release/chatstream), --runs, --reply-kb, --port, --urlsession,
+--before. Standard library only; loopback only; the server and every run stop by themselves.
 """
 
 import argparse
@@ -70,6 +74,8 @@ def main():
     parser.add_argument("--runs", type=int, default=11)
     parser.add_argument("--reply-kb", type=int, default=600)
     parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--urlsession", action="store_true")
+    parser.add_argument("--before", default=None)
     options = parser.parse_args()
     if not os.path.exists(options.binary):
         sys.exit(f"no {options.binary}: swift build -c release --product chatstream")
@@ -86,8 +92,8 @@ def main():
         if not wait_for_port(port, time.monotonic() + 30):
             sys.exit("the server did not start")
         base = f"http://127.0.0.1:{port}"
-        # Each word of the message comes back as one text-delta event of about 64 bytes.
-        words = max(1, options.reply_kb * 1000 // 64)
+        # Each word of the message comes back as one text-delta event of about 60 bytes.
+        words = max(1, options.reply_kb * 1000 // 60)
         message = " ".join(f"w{index % 10000:04d}" for index in range(words))
         body_file = os.path.join(data, "body.json")
         with open(body_file, "w") as handle:
@@ -96,19 +102,27 @@ def main():
                 "-H", "Accept: text/event-stream", "-H", "X-Device-Id: chat-vs-curl",
                 "--data-binary", "@" + body_file, f"{base}/agents/demo-agent/chat"]
         chat = [options.binary, "chat", "--base-url", base, message]
+        variants = [("curl", curl, env), ("chat", chat, env)]
+        if options.urlsession:
+            variants.append(("chat-urlsession", chat, dict(env, CHATSTREAM_TRANSPORT="urlsession")))
+        if options.before:
+            variants.append(("chat-before", [options.before] + chat[1:], env))
 
         # One of each first, not counted: warms the server, the page cache and the store.
-        _, _, status, reply_bytes = run(curl, env)
-        if status != 0:
-            sys.exit(f"curl failed with status {status}")
-        _, _, status, printed = run(chat, env)
-        if status != 0:
-            sys.exit(f"chatstream chat failed with status {status}")
+        reply_bytes = printed = 0
+        for name, argv, variant_env in variants:
+            _, _, status, written = run(argv, variant_env)
+            if status != 0:
+                sys.exit(f"{name} failed with status {status}")
+            if name == "curl":
+                reply_bytes = written
+            elif name == "chat":
+                printed = written
 
-        results = {"curl": [], "chat": []}
+        results = {name: [] for name, _, _ in variants}
         for _ in range(options.runs):
-            for name, argv in (("curl", curl), ("chat", chat)):
-                wall, cpu, status, _ = run(argv, env)
+            for name, argv, variant_env in variants:
+                wall, cpu, status, _ = run(argv, variant_env)
                 if status != 0:
                     sys.exit(f"{name} failed with status {status}")
                 results[name].append((wall, cpu))
@@ -116,17 +130,17 @@ def main():
         def median(name, index):
             return statistics.median(sample[index] for sample in results[name])
 
-        transport = os.environ.get("CHATSTREAM_TRANSPORT", "default")
         print(f"reply: {reply_bytes} bytes of SSE ({words} text deltas, {printed} bytes of text printed), "
-              f"{options.runs} runs each, alternating; transport: {transport}")
-        for name in ("curl", "chat"):
+              f"{options.runs} runs each, alternating")
+        for name, _, _ in variants:
             walls = sorted(sample[0] for sample in results[name])
-            print(f"{name:5} wall median {median(name, 0) * 1000:7.1f} ms "
-                  f"(min {walls[0] * 1000:.1f}, max {walls[-1] * 1000:.1f}), "
-                  f"cpu median {median(name, 1) * 1000:7.1f} ms")
-        time_ratio = median("chat", 0) / median("curl", 0)
-        cpu_ratio = median("chat", 1) / median("curl", 1)
-        print(f"chat/curl: time {time_ratio:.2f}, cpu {cpu_ratio:.2f}")
+            print(f"{name:15} wall median {median(name, 0) * 1000:7.1f} ms "
+                  f"(min {walls[0] * 1000:6.1f}, max {walls[-1] * 1000:7.1f}), "
+                  f"cpu median {median(name, 1) * 1000:6.1f} ms")
+        for name, _, _ in variants[1:]:
+            time_ratio = median(name, 0) / median("curl", 0)
+            cpu_ratio = median(name, 1) / median("curl", 1)
+            print(f"{name}/curl: time {time_ratio:.2f}, cpu {cpu_ratio:.2f}")
     finally:
         server.terminate()
         try:

@@ -1,6 +1,7 @@
 // `chatstream chat [--base-url URL] [--agent ID] [--conversation ID] [--json] MESSAGE`
 //
-// Prints the reply text as it streams (flushed per delta), a newline, then the conversation ID
+// Prints the reply text as it streams (each delta on the terminal within 2 ms: the deltas that
+// arrive meanwhile share one write), a newline, then the conversation ID
 // alone on a line of stderr; exit 0. `--json` prints exactly one line instead:
 // `{"conversationId","userMessageId","finishReason","usage","message"}` (message as
 // `AssembledMessage.jsonValue`). No `--base-url`: an embedded local server keeps its state in the
@@ -28,7 +29,7 @@ enum ChatCommand {
 
     @Sendable static func printDelta(_ delta: String) {
         Output.standardOutput(delta)
-        Output.flush()
+        Output.flushSoon()
     }
 
     @Sendable static func run(_ parsed: ArgumentParser) async throws -> Int32 {

@@ -148,6 +148,8 @@
                     state.lastActivity = .now
                 }
                 guard let waiter = state.waiter else {
+                    // Sized like the last batch, so a batch grows without copies as it fills.
+                    if state.pending.isEmpty { state.pending.reserveCapacity(state.batchCapacity) }
                     state.pending.append(contentsOf: bytes)
                     return nil
                 }

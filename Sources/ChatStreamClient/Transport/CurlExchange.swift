@@ -42,6 +42,8 @@
             /// `receivedTotal` just after the last complete event (events-only activity).
             var lastEventEnd = 0
             var countsEvents = false
+            /// The capacity a new batch starts with: the size of the last one taken (at least 16 KiB).
+            var batchCapacity = 16 << 10
 
             mutating func notePause() {
                 paused = true
@@ -134,6 +136,7 @@
                 let batch = state.pending
                 state.pending = []
                 state.takenTotal += batch.count
+                state.batchCapacity = min(max(16 << 10, batch.count), limits.maxBufferedBytes + (64 << 10))
                 guard state.paused else { return .bytes(batch, resume: false) }
                 state.paused = false
                 if state.pauseHeldActivity { state.lastActivity = .now }

@@ -34,23 +34,36 @@ struct SSEActivityScanner {
     /// Feeds bytes in place; returns how many events (and keep-alive comments) they completed.
     mutating func feed(_ buffer: UnsafeBufferPointer<UInt8>) -> Int {
         var completed = 0
-        for byte in buffer {
-            if let matched = byteOrderMarkMatched {
-                // One leading byte order mark is not part of the first line (as the SSE parser skips it).
-                if byte == Self.byteOrderMark[matched] {
-                    byteOrderMarkMatched = matched + 1 == Self.byteOrderMark.count ? nil : matched + 1
-                    continue
-                }
-                byteOrderMarkMatched = nil
-                for earlier in Self.byteOrderMark.prefix(matched) { appendToLine(earlier) }
+        var index = 0
+        let end = buffer.count
+        while index < end, let matched = byteOrderMarkMatched {
+            // One leading byte order mark is not part of the first line (as the SSE parser skips it).
+            let byte = buffer[index]
+            if byte == Self.byteOrderMark[matched] {
+                byteOrderMarkMatched = matched + 1 == Self.byteOrderMark.count ? nil : matched + 1
+                index += 1
+                continue
             }
+            byteOrderMarkMatched = nil
+            for earlier in Self.byteOrderMark.prefix(matched) { appendToLine(earlier) }
+        }
+        while index < end {
+            let byte = buffer[index]
             if byte == 0x0A || byte == 0x0D {
                 let isSecondHalfOfCRLF = byte == 0x0A && afterCR
                 afterCR = byte == 0x0D
                 if !isSecondHalfOfCRLF, endLine() { completed += 1 }
+                index += 1
                 continue
             }
-            appendToLine(byte)
+            // The rest of the line up to its break: only its first bytes and its length matter.
+            var lineEnd = index + 1
+            while lineEnd < end, buffer[lineEnd] != 0x0A, buffer[lineEnd] != 0x0D { lineEnd += 1 }
+            afterCR = false
+            let kept = min(lineEnd - index, prefixCapacity - min(prefixCapacity, lineLength))
+            if kept > 0 { prefix.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[index..<index + kept])) }
+            lineLength &+= lineEnd - index
+            index = lineEnd
         }
         return completed
     }
