@@ -458,4 +458,48 @@ private func randomPieces(count: Int, seed: UInt64) -> [String] {
             #expect(events == expected, "\(chunking)")
         }
     }
+
+    @Test func v4TextPartsDecodeAsTheGeneralPathAtEveryChunking() throws {
+        // `0:"…"` without escapes is read by position; with escapes, ill-formed UTF-8 or a space
+        // after the colon (the spaced copy throughout) it is parsed.
+        let pieces = randomPieces(count: 300, seed: 4)
+        func stream(spaced: Bool) -> [UInt8] {
+            var bytes = Array(#"f:{"messageId":"m"}"#.utf8) + [0x0A]
+            for piece in pieces { bytes += Array("0:\(spaced ? " " : "")\"\(escaped(piece))\"\n".utf8) }
+            bytes +=
+                Array(#"e:{"finishReason":"stop"}"#.utf8) + [0x0A] + Array(#"d:{"finishReason":"stop"}"#.utf8) + [0x0A]
+            return bytes
+        }
+        var general = StreamDecoder<DataStreamV4Dialect>()
+        let expected = try general.decode(stream(spaced: true)) + general.finish()
+        var assembler = MessageAssembler()
+        for event in expected { assembler.apply(event) }
+        #expect(assembler.finish()[0].text == pieces.joined())
+        for chunking in Chunkings.all(of: stream(spaced: false)) {
+            var decoder = StreamDecoder<DataStreamV4Dialect>()
+            var events: [StreamEvent] = []
+            for piece in chunking.pieces { events += try decoder.decode(piece) }
+            events += try decoder.finish()
+            #expect(events == expected, "\(chunking)")
+        }
+        let limits = JSONConfiguration()
+        for (text, read) in [
+            (#""Hi""#, "Hi"), (#""é中😀""#, "é中😀"), (#""""#, ""),
+        ] {
+            let got = Array(text.utf8).withUnsafeBytes {
+                DataStreamV4Dialect.plainTextPart($0, limits).map { String(decoding: $0, as: UTF8.self) }
+            }
+            #expect(got == read)
+        }
+        for text in [#""a\nb""#, #" "x""#, #""x" "#, #""x"#, #""#, "\"a\u{01}\"", #"12"#, #""x""y""#] {
+            let got = Array(text.utf8).withUnsafeBytes { DataStreamV4Dialect.plainTextPart($0, limits) }
+            #expect(got == nil, "\(text)")
+        }
+        let bad: [UInt8] = [UInt8(ascii: "\""), 0xC3, 0x28, UInt8(ascii: "\"")]
+        #expect(bad.withUnsafeBytes { DataStreamV4Dialect.plainTextPart($0, limits) } == nil)
+        #expect(
+            Array(#""abcdef""#.utf8).withUnsafeBytes {
+                DataStreamV4Dialect.plainTextPart($0, JSONConfiguration(maxStringBytes: 4))
+            } == nil)
+    }
 }

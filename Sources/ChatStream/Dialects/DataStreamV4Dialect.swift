@@ -69,6 +69,11 @@ public struct DataStreamV4Dialect: StreamDialect {
         // The part's name (`0:`) is made only for an error: a `String` per part would cost more
         // than the rest of a short part's decoding.
         func eventType() -> String { String(UnicodeScalar(code)) + ":" }
+        if code == UInt8(ascii: "0"), let text = Self.plainTextPart(unit.data, parser.json.configuration) {
+            // The usual text part, `0:"Hi"`, read by position (no escape in it).
+            if !text.isEmpty { try parts.text(text, textDelta: textDelta, emit: emit) }
+            return
+        }
         try parser.lent.parse(unit, eventType: eventType()) { root in
             func required(_ key: StaticString) throws -> String {
                 try root.requiredString(key, eventType: eventType(), offset: offset)
@@ -178,5 +183,19 @@ public struct DataStreamV4Dialect: StreamDialect {
         if let usage = root["usage"], usage.kind == .object {
             try emit(.metadata(StreamMetadata(usage: usage.jsonValue)))
         }
+    }
+}
+
+extension DataStreamV4Dialect {
+    /// The text of a part's data that is exactly a JSON string without escapes (well-formed
+    /// UTF-8, no control character, nothing around it, within the JSON limits); nil otherwise,
+    /// and the part is parsed the general way, which reads the same text (or reports the error).
+    @inline(__always)
+    static func plainTextPart(_ data: UnsafeRawBufferPointer, _ limits: JSONConfiguration) -> UnsafeRawBufferPointer? {
+        guard data.count >= 2, data[0] == UInt8(ascii: "\""), data[data.count - 1] == UInt8(ascii: "\""),
+            var read = PositionalRead(data, depth: 0, configuration: limits), read.literal("\""),
+            let text = read.plainString(), read.isAtEnd
+        else { return nil }
+        return text
     }
 }
