@@ -44,7 +44,8 @@ var package = Package(
         ),
         // The Swift layer over SQLite (prepared statements, transactions, migrations), `package` access only.
         .target(name: "ChatStreamSQLite", dependencies: ["CSQLite"]),
-        .target(name: "ChatStreamJSON", dependencies: ["CYajl"], linkerSettings: [.linkedLibrary("m")]),
+        .target(
+            name: "ChatStreamJSON", dependencies: ["CYajl", "ChatStreamFraming"], linkerSettings: [.linkedLibrary("m")]),
         .target(name: "ChatStreamFraming"),
         .target(name: "ChatStream", dependencies: ["ChatStreamJSON", "ChatStreamFraming"]),
         .target(
@@ -83,7 +84,8 @@ var package = Package(
         ),
         // The README's and the DocC catalogs' Swift blocks, compiled (Tests/DocExamplesTests/README.md).
         .testTarget(
-            name: "DocExamplesTests", dependencies: ["ChatStream", "ChatStreamClient", "ChatStreamServer"],
+            name: "DocExamplesTests",
+            dependencies: ["ChatStream", "ChatStreamFraming", "ChatStreamClient", "ChatStreamServer"],
             exclude: ["README.md"]
         ),
     ],

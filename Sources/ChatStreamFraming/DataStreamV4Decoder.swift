@@ -15,8 +15,9 @@
 ///
 /// Once `feed` or `finish` throws a ``FramingError``, every later call throws it again.
 public struct DataStreamV4Decoder: Sendable {
-    /// Limits that bound the decoder's memory.
-    public typealias Configuration = LineFramingConfiguration
+    /// Limits that bound the decoder's memory: ``FramingConfiguration/maxLineBytes`` (16 MiB by
+    /// default), counting a CR before the LF.
+    public typealias Configuration = FramingConfiguration
 
     /// The limits in force.
     public let configuration: Configuration
@@ -36,13 +37,21 @@ public struct DataStreamV4Decoder: Sendable {
     /// - Throws: ``FramingError`` `.lineTooLong`, `.malformedLine` (a line without `:`, or with
     ///   nothing before it), or what `onPart` throws.
     public mutating func feed(_ bytes: UnsafeRawBufferPointer, _ onPart: (DataStreamV4PartView) throws -> Void) throws {
-        try lines.feed(bytes) { line, offset in try Self.split(line, at: offset, onPart) }
+        try lines.feed(bytes) { line, offset in
+            try Self.split(line, at: offset) { code, payload in
+                try onPart(DataStreamV4PartView(code: code, payload: payload, byteOffset: offset))
+            }
+        }
     }
 
     /// Ends the stream, delivering a last line that had no newline. The decoder is then ready
     /// for a new stream.
     public mutating func finish(_ onPart: (DataStreamV4PartView) throws -> Void) throws {
-        try lines.finish { line, offset in try Self.split(line, at: offset, onPart) }
+        try lines.finish { line, offset in
+            try Self.split(line, at: offset) { code, payload in
+                try onPart(DataStreamV4PartView(code: code, payload: payload, byteOffset: offset))
+            }
+        }
     }
 
     /// Feeds the next piece of input and returns the parts it completes, as owned values.
@@ -64,9 +73,11 @@ public struct DataStreamV4Decoder: Sendable {
         return result
     }
 
+    /// Splits one line into its code and payload (nothing for a blank line).
     @inline(__always)
     private static func split(
-        _ line: UnsafeRawBufferPointer, at offset: Int, _ onPart: (DataStreamV4PartView) throws -> Void
+        _ line: UnsafeRawBufferPointer, at offset: Int,
+        _ onPart: (_ code: UnsafeRawBufferPointer, _ payload: UnsafeRawBufferPointer) throws -> Void
     ) throws {
         if ByteScan.isBlank(line) { return }
         // Codes are one character almost always (`0:`), so look there first.
@@ -78,9 +89,39 @@ public struct DataStreamV4Decoder: Sendable {
             throw FramingError.malformed(at: offset, "data stream v4 line has an empty type code before ':'")
         }
         try onPart(
-            DataStreamV4PartView(
-                code: UnsafeRawBufferPointer(rebasing: line[..<colon]),
-                payload: UnsafeRawBufferPointer(rebasing: line[(colon + 1)...]),
-                byteOffset: offset))
+            UnsafeRawBufferPointer(rebasing: line[..<colon]), UnsafeRawBufferPointer(rebasing: line[(colon + 1)...]))
+    }
+}
+
+extension DataStreamV4Decoder: StreamFramer {
+    /// Feeds the next piece of input, lending each part it completes as a ``FramedUnit`` (type =
+    /// code, data = payload, offset = the line's first byte). Each line is split straight into the
+    /// unit, with no view and no closure between the line splitter and `onUnit`.
+    public mutating func feedUnits(_ bytes: UnsafeRawBufferPointer, _ onUnit: (FramedUnit) throws -> Void) throws {
+        try lines.feed(bytes) { line, offset in
+            try Self.split(line, at: offset) { code, payload in
+                try onUnit(FramedUnit(type: code, data: payload, streamOffset: offset))
+            }
+        }
+    }
+
+    /// Ends the stream, lending a last part that had no newline.
+    public mutating func finishUnits(_ onUnit: (FramedUnit) throws -> Void) throws -> StreamEnd {
+        let total = lines.byteCount
+        try finish { part in try onUnit(FramedUnit(type: part.code, data: part.payload, streamOffset: part.byteOffset))
+        }
+        return StreamEnd(totalBytes: total)
+    }
+
+    /// Feeds the next piece of input, appending each part it completes to `units`.
+    public mutating func feedUnits(_ bytes: UnsafeRawBufferPointer, into units: inout [DataStreamV4Part]) throws {
+        try feed(bytes) { units.append(DataStreamV4Part($0)) }
+    }
+
+    /// Ends the stream, appending a last part that had no newline.
+    public mutating func finishUnits(into units: inout [DataStreamV4Part]) throws -> StreamEnd {
+        let total = lines.byteCount
+        try finish { units.append(DataStreamV4Part($0)) }
+        return StreamEnd(totalBytes: total)
     }
 }

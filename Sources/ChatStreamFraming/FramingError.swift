@@ -1,4 +1,7 @@
-/// An error from one of the framing decoders, with the byte offset in the stream where it arose.
+/// An error from one of the framers, with the byte offset in the stream where it arose: a line or
+/// event past its limit, a line without the framing's shape, a JSON stream of the wrong shape
+/// (no `[`, junk between elements, data after `]`), a JSON value past its size or depth limit,
+/// or a stream that ended before its framing was complete.
 ///
 /// Match on ``kind``; new kinds may be added without breaking callers.
 ///
@@ -17,6 +20,11 @@ public struct FramingError: Error, Sendable, Hashable, CustomStringConvertible {
             case eventTooLarge
             case malformedLine
             case truncated
+            case expectedArrayStart
+            case unexpectedByte
+            case trailingData
+            case depthLimitExceeded
+            case valueTooLarge
         }
 
         private let base: Base
@@ -28,8 +36,20 @@ public struct FramingError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let eventTooLarge = Kind(.eventTooLarge)
         /// A line that does not have the framing's shape (a data stream v4 line without `CODE:`).
         public static let malformedLine = Kind(.malformedLine)
-        /// The stream ended inside an event or line (only thrown when the caller asked for it).
+        /// The stream ended inside an event or line (only thrown when the caller asked for it), or
+        /// before a JSON array's `]` or inside a JSON value.
         public static let truncated = Kind(.truncated)
+        /// A JSON array stream did not start with `[`.
+        public static let expectedArrayStart = Kind(.expectedArrayStart)
+        /// A byte that cannot appear here in a JSON stream: junk between elements or values, a
+        /// missing `,`, a trailing comma.
+        public static let unexpectedByte = Kind(.unexpectedByte)
+        /// Something other than whitespace after a JSON array's closing `]`.
+        public static let trailingData = Kind(.trailingData)
+        /// A JSON value nests deeper than ``FramingConfiguration/maxDepth``.
+        public static let depthLimitExceeded = Kind(.depthLimitExceeded)
+        /// A JSON value is longer than ``FramingConfiguration/maxValueBytes``.
+        public static let valueTooLarge = Kind(.valueTooLarge)
 
         public var description: String {
             switch base {
@@ -37,6 +57,11 @@ public struct FramingError: Error, Sendable, Hashable, CustomStringConvertible {
             case .eventTooLarge: "event too large"
             case .malformedLine: "malformed line"
             case .truncated: "truncated stream"
+            case .expectedArrayStart: "expected array start"
+            case .unexpectedByte: "unexpected byte"
+            case .trailingData: "trailing data"
+            case .depthLimitExceeded: "depth limit exceeded"
+            case .valueTooLarge: "value too large"
             }
         }
     }
@@ -59,6 +84,11 @@ public struct FramingError: Error, Sendable, Hashable, CustomStringConvertible {
 }
 
 extension FramingError {
+    /// The JSON framers' shorthand.
+    init(_ kind: Kind, at byteOffset: Int, _ message: String) {
+        self.init(kind, byteOffset: byteOffset, message: message)
+    }
+
     @inline(never)
     static func lineTooLong(lineStart: Int, limit: Int) -> FramingError {
         FramingError(

@@ -1,20 +1,6 @@
-// LineFraming: what the line-based framings (NDJSON, the AI SDK v4 data stream) share: their
-// limits, and a LF line splitter whose first error sticks, so that after a failure every later
+// LineFraming: what the line-based framings (NDJSON, the AI SDK v4 data stream) share: a LF
+// line splitter whose first error sticks, so that after a failure every later
 // call throws it again and no half-decoded state is ever used.
-
-/// Limits of a line-based framing (NDJSON, the AI SDK v4 data stream).
-public struct LineFramingConfiguration: Sendable, Hashable {
-    /// Longest line accepted, in bytes, counting a CR before the LF. Default 16 MiB.
-    public var maxLineBytes: Int
-
-    /// The default limit: 16 MiB per line.
-    public static let `default` = LineFramingConfiguration()
-
-    /// Makes a configuration.
-    public init(maxLineBytes: Int = 16 << 20) {
-        self.maxLineBytes = maxLineBytes
-    }
-}
 
 /// LF lines (one CR before the LF dropped) with a sticky first error; a UTF-8 byte-order mark at
 /// the very start of the stream is dropped (the first line then starts at offset 3).
@@ -27,6 +13,9 @@ struct StickyLineSplitter: Sendable {
     }
 
     var bufferedByteCount: Int { lines.bufferedByteCount }
+
+    /// Bytes fed since the stream began.
+    var byteCount: Int { lines.streamOffset }
 
     /// Calls `onLine(line, offset)` for each complete line of `bytes`.
     @inline(__always)

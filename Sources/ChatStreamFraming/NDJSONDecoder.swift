@@ -11,8 +11,9 @@
 ///
 /// Once `feed` or `finish` throws a ``FramingError``, every later call throws it again.
 public struct NDJSONDecoder: Sendable {
-    /// Limits that bound the decoder's memory.
-    public typealias Configuration = LineFramingConfiguration
+    /// Limits that bound the decoder's memory: ``FramingConfiguration/maxLineBytes`` (16 MiB by
+    /// default), counting a CR before the LF.
+    public typealias Configuration = FramingConfiguration
 
     /// The limits in force.
     public let configuration: Configuration
@@ -61,5 +62,34 @@ public struct NDJSONDecoder: Sendable {
         var result: [NDJSONLine] = []
         try finish { result.append(NDJSONLine($0)) }
         return result
+    }
+}
+
+extension NDJSONDecoder: StreamFramer {
+    /// Feeds the next piece of input, lending each non-blank line it completes as a ``FramedUnit``
+    /// (no type), straight from the line splitter.
+    public mutating func feedUnits(_ bytes: UnsafeRawBufferPointer, _ onUnit: (FramedUnit) throws -> Void) throws {
+        try lines.feed(bytes) { line, offset in
+            if !ByteScan.isBlank(line) { try onUnit(FramedUnit(data: line, streamOffset: offset)) }
+        }
+    }
+
+    /// Ends the stream, lending a last line that had no newline.
+    public mutating func finishUnits(_ onUnit: (FramedUnit) throws -> Void) throws -> StreamEnd {
+        let total = lines.byteCount
+        try finish { line in try onUnit(FramedUnit(data: line.bytes, streamOffset: line.byteOffset)) }
+        return StreamEnd(totalBytes: total)
+    }
+
+    /// Feeds the next piece of input, appending each line it completes to `units`.
+    public mutating func feedUnits(_ bytes: UnsafeRawBufferPointer, into units: inout [NDJSONLine]) throws {
+        try feed(bytes) { units.append(NDJSONLine($0)) }
+    }
+
+    /// Ends the stream, appending a last line that had no newline.
+    public mutating func finishUnits(into units: inout [NDJSONLine]) throws -> StreamEnd {
+        let total = lines.byteCount
+        try finish { units.append(NDJSONLine($0)) }
+        return StreamEnd(totalBytes: total)
     }
 }

@@ -27,26 +27,9 @@
 /// Once `feed` or `finish` throws a ``FramingError``, the decoder is failed and every later call
 /// throws that error again. If your visitor throws, stop using the decoder.
 public struct ServerSentEventDecoder: Sendable {
-    /// Limits that bound the decoder's memory.
-    public struct Configuration: Sendable, Hashable {
-        /// Longest line accepted, in bytes, not counting its line ending. Default 16 MiB.
-        ///
-        /// A `data:` line usually carries a whole JSON payload, and some carry large ones (a 5 MiB
-        /// image is ~7 MiB of base64), so the default equals the event limit. The decoder never
-        /// buffers more than this for one line: an endless line fails as soon as it passes it.
-        public var maxLineBytes: Int
-        /// Most data one event may carry (its data lines joined with LF), in bytes. Default 16 MiB.
-        public var maxEventBytes: Int
-
-        /// The default limits: 16 MiB per line, 16 MiB per event.
-        public static let `default` = Configuration()
-
-        /// Makes a configuration.
-        public init(maxLineBytes: Int = 16 << 20, maxEventBytes: Int = 16 << 20) {
-            self.maxLineBytes = maxLineBytes
-            self.maxEventBytes = maxEventBytes
-        }
-    }
+    /// Limits that bound the decoder's memory: ``FramingConfiguration/maxLineBytes`` and
+    /// ``FramingConfiguration/maxEventBytes`` (16 MiB each by default).
+    public typealias Configuration = FramingConfiguration
 
     /// The limits in force.
     public let configuration: Configuration
@@ -156,5 +139,31 @@ public struct ServerSentEventDecoder: Sendable {
             { line, offset, inInput in
                 try interpreter.interpret(line, at: offset, inInput: inInput, onEvent, onComment)
             })
+    }
+}
+
+extension ServerSentEventDecoder: StreamFramer {
+    /// Feeds the next piece of input, lending each event it completes as a ``FramedUnit``: its
+    /// type, its data, and the offset of the data's first byte.
+    @inlinable @inline(__always)
+    public mutating func feedUnits(_ bytes: UnsafeRawBufferPointer, _ onUnit: (FramedUnit) throws -> Void) throws {
+        try feed(bytes) { event in
+            try onUnit(FramedUnit(type: event.type, data: event.data, streamOffset: event.dataOffset))
+        }
+    }
+
+    /// Ends the stream as ``finish(_:)`` does (end of input dispatches nothing).
+    public mutating func finishUnits(_ onUnit: (FramedUnit) throws -> Void) throws -> StreamEnd {
+        try finish()
+    }
+
+    /// Feeds the next piece of input, appending each event it completes to `units`.
+    public mutating func feedUnits(_ bytes: UnsafeRawBufferPointer, into units: inout [ServerSentEvent]) throws {
+        try feed(bytes) { units.append(ServerSentEvent($0)) }
+    }
+
+    /// Ends the stream as ``finish(_:)`` does.
+    public mutating func finishUnits(into units: inout [ServerSentEvent]) throws -> StreamEnd {
+        try finish()
     }
 }

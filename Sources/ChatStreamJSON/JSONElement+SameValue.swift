@@ -4,6 +4,8 @@
 // would otherwise make a tree per element to compare. The walk here answers true only when
 // `jsonValue == value` is sure to be true as well, so a false answer is "compare the trees".
 
+import ChatStreamFraming
+
 extension JSONElement {
     /// Whether this element holds `value`; true only when ``jsonValue`` `== value` is certain.
     ///

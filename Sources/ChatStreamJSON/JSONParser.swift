@@ -20,6 +20,7 @@
 // callbacks; everything rare is in functions of its own, so the hot code stays small.
 
 internal import CYajl
+import ChatStreamFraming
 
 /// A JSON parser over yajl that reads one complete value at a time into a reusable tape.
 ///

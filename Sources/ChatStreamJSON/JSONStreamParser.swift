@@ -1,3 +1,5 @@
+import ChatStreamFraming
+
 /// A push parser for JSON text that arrives in pieces of any size: a stream of top-level
 /// values (whitespace-separated, as in concatenated JSON), each handed over as soon as it is
 /// complete.
@@ -13,6 +15,7 @@
 /// }
 /// for value in try stream.finish() { print(value) }
 /// ```
+
 public struct JSONStreamParser {
     private var framer: JSONSequenceFramer
     private let parser: JSONParser

@@ -19,6 +19,8 @@
 //   out, sharing completed members with the stack by copy-on-write: it costs
 //   O(depth + members of the open containers), never the size of completed members or strings.
 
+import ChatStreamFraming
+
 /// An incremental JSON parser for streamed input: append pieces as they arrive and read the best
 /// partial value after each one; total work is linear in the input length.
 ///

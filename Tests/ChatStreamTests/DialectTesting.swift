@@ -1,6 +1,8 @@
 // Driving a dialect directly in tests: its units' events owned through a closure, or its text
 // deltas recorded as `id|text` apart from the other events.
 
+import ChatStreamFraming
+
 @testable import ChatStream
 
 extension StreamDialect {

@@ -119,7 +119,7 @@ import Testing
         #expect(partialError?.kind == .depthLimitExceeded)
 
         var framer = JSONArrayElementFramer()
-        let framerError = #expect(throws: JSONFramingError.self) { _ = try framer.feed(text) }
+        let framerError = #expect(throws: FramingError.self) { _ = try framer.feed(text) }
         #expect(framerError?.kind == .depthLimitExceeded)
 
         let decoded = Self.decodeUI([Array("data: ".utf8) + text + Array("\n\n".utf8)])

@@ -5,6 +5,7 @@
 // regression inputs and the shapes that once broke it (Anthropic's `content_block_start` and
 // `message_start` carrying text). Deliverable 7 of issue 17.
 
+import ChatStreamFraming
 import Foundation
 import TestSupport
 import Testing
@@ -14,7 +15,7 @@ import Testing
 /// `Inner` as it is, except that every `.textDelta` it hands to `emit` (instead of to
 /// `textDelta`) is counted in ``ownedTextDeltas``.
 struct OwnedTextCounting<Inner: StreamDialect>: StreamDialect {
-    static var framing: StreamFraming { Inner.framing }
+    typealias Framer = Inner.Framer
     var inner: Inner
     var ownedTextDeltas = 0
     var lentTextDeltas = 0
@@ -173,7 +174,7 @@ enum LentPath {
     /// The wrapper itself counts an owned text delta (so the checks above can fail).
     @Test func theCheckSeesAnOwnedTextDelta() {
         struct OwnedText: StreamDialect {
-            static var framing: StreamFraming { .ndjson }
+            typealias Framer = NDJSONDecoder
             init(configuration: StreamDecoderConfiguration) {}
             var unknownUnitCount: Int { 0 }
             mutating func decode(_ unit: FramedUnit, textDelta: TextDeltaSink, emit: EventSink) throws {

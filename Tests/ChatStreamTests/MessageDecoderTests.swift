@@ -5,6 +5,7 @@
 // other dialects' byte paths are in MessageDecoderBytePathTests.swift, which uses this file's
 // helpers.
 
+import ChatStreamFraming
 import Foundation
 import TestSupport
 import Testing
@@ -308,7 +309,7 @@ private func sse(_ chunks: [String]) -> [UInt8] {
     /// A dialect from outside the package, whose lines may hold ill-formed UTF-8: it lends what
     /// ``CheckedUTF8/init(validating:)`` takes, and repairs the rest into a `String`.
     struct RawBytesDialect: StreamDialect {
-        static var framing: StreamFraming { .ndjson }
+        typealias Framer = NDJSONDecoder
         var unknownUnitCount: Int { 0 }
         init(configuration: StreamDecoderConfiguration) {}
         mutating func decode(_ unit: FramedUnit, textDelta: TextDeltaSink, emit: EventSink) throws {

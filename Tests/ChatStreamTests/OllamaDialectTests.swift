@@ -3,6 +3,7 @@
 // JSON arrays into units, so the dialects can be tested before the real framing layer lands.
 
 import ChatStream
+import ChatStreamFraming
 import Foundation
 import TestSupport
 import Testing

@@ -5,6 +5,7 @@
 // into a `Transcript` that also checks the event grammar (parts start before deltas and end once).
 
 import ChatStream
+import ChatStreamFraming
 import Foundation
 import TestSupport
 import Testing

@@ -4,6 +4,7 @@
 // streams decode the same at every chunking as the same streams in a shape only the general path
 // reads.
 
+import ChatStreamFraming
 import ChatStreamJSON
 import TestSupport
 import Testing

@@ -5,6 +5,7 @@
 // in lent text, a cut stream handing over everything before its error, a dialect without a
 // byte path, and the IDs a lent delta names.
 
+import ChatStreamFraming
 import TestSupport
 import Testing
 
@@ -151,7 +152,7 @@ private func textDeltaCount(_ events: [StreamEvent]) -> Int {
     /// A dialect from outside the package that emits its text deltas as owned events: a reader
     /// of views still meets them lent.
     private struct EventOnlyDialect: StreamDialect {
-        static var framing: StreamFraming { .ndjson }
+        typealias Framer = NDJSONDecoder
         init(configuration: StreamDecoderConfiguration) {}
         var unknownUnitCount: Int { 0 }
         mutating func decode(_ unit: FramedUnit, textDelta: TextDeltaSink, emit: EventSink) throws {

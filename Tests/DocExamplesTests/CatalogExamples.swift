@@ -6,6 +6,7 @@
 
 import ChatStream
 import ChatStreamClient
+import ChatStreamFraming
 import Foundation
 
 // MARK: ChatStreamClient.docc/GettingStarted.md
@@ -166,6 +167,12 @@ func decodingByHand(chunks: [[UInt8]]) throws {
     }
     let reply = decoder.finish()[0]
     print(reply.text, reply.finishReason.map { "\($0)" } ?? "unfinished")
+}
+
+func decodingFramedElements(body: HTTPBody) async throws {
+    for try await element in body.jsonArrayElements() {
+        print(element.byteOffset, String(decoding: element.bytes, as: UTF8.self))
+    }
 }
 
 // MARK: ChatStreamClient.docc/MigratingFromChatbaseSDK.md

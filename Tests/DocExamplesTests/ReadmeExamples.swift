@@ -6,6 +6,7 @@
 
 import ChatStream
 import ChatStreamClient
+import ChatStreamFraming
 import ChatStreamServer
 import Foundation
 
@@ -66,7 +67,7 @@ func readmeMessageDecoder(chunks: [[UInt8]]) {
 // README.md, "How to add a dialect". Called by ReadmeDialectExampleTests.
 func readmeAddADialect() throws -> String {
     struct PlainLinesDialect: StreamDialect {
-        static var framing: StreamFraming { .ndjson }
+        typealias Framer = NDJSONDecoder
         var unknownUnitCount: Int { 0 }
         private var lines = 0
 

@@ -3,10 +3,11 @@
 // check is made here, where the dialect hands it over.
 
 import ChatStream
+import ChatStreamFraming
 import FuzzSupport
 
 struct OwnedTextCheck<Inner: StreamDialect>: StreamDialect {
-    static var framing: StreamFraming { Inner.framing }
+    typealias Framer = Inner.Framer
     var inner: Inner
 
     init(configuration: StreamDecoderConfiguration) {

@@ -28,6 +28,9 @@
 // - `content_block_delta` or `content_block_stop` for an index with no open block is malformed.
 // - The stream is complete when the last message reached `message_stop`, or an `error` arrived.
 
+import ChatStreamFraming
+import ChatStreamJSON
+
 /// Decodes the Anthropic Messages streaming format (`content_block_delta` and friends).
 ///
 /// ```swift
@@ -35,11 +38,9 @@
 /// try dialect.decode(unit, textDelta: textDelta, emit: emit)   // one SSE event per unit
 /// try dialect.finish { event in print(event) }
 /// ```
-import ChatStreamJSON
-
 public struct AnthropicDialect: StreamDialect {
     /// Anthropic streams are Server-Sent Events.
-    public static var framing: StreamFraming { .serverSentEvents }
+    public typealias Framer = ServerSentEventDecoder
 
     /// How many units (or content blocks and deltas) of unknown type were skipped.
     public private(set) var unknownUnitCount = 0

@@ -24,17 +24,18 @@
 // call, and at a step or message finish (IDs `text-N`, `reasoning-N`). A `0:` part goes to the
 // sink as the bytes of its text.
 
+import ChatStreamFraming
+import ChatStreamJSON
+
 /// Decodes the AI SDK v4 data stream (`0:"text"` lines and friends).
 ///
 /// ```swift
 /// var dialect = DataStreamV4Dialect(configuration: StreamDecoderConfiguration())
 /// try dialect.decode(unit, textDelta: textDelta, emit: emit)   // unit.type = "0", unit.data = "\"Hi\""
 /// ```
-import ChatStreamJSON
-
 public struct DataStreamV4Dialect: StreamDialect {
     /// v4 streams are `CODE:JSON` lines.
-    public static var framing: StreamFraming { .dataStreamV4 }
+    public typealias Framer = DataStreamV4Decoder
 
     /// How many parts with an unknown code were skipped.
     public private(set) var unknownUnitCount = 0

@@ -24,6 +24,9 @@
 // `codeExecutionResult`, `thoughtSignature` alone) are skipped and counted. A text part goes to the
 // sink as the bytes of its text.
 
+import ChatStreamFraming
+import ChatStreamJSON
+
 /// Decodes Gemini's streamed JSON array (`streamGenerateContent`).
 ///
 /// ```swift
@@ -31,11 +34,9 @@
 /// try dialect.decode(unit, textDelta: textDelta, emit: emit)   // one array element per unit
 /// try dialect.finish(textDelta: textDelta, emit: emit)           // .done after a finishReason
 /// ```
-import ChatStreamJSON
-
 public struct GeminiDialect: StreamDialect {
     /// Gemini streams a JSON array.
-    public static var framing: StreamFraming { .jsonArray }
+    public typealias Framer = JSONArrayElementFramer
 
     /// How many unknown parts were skipped.
     public private(set) var unknownUnitCount = 0

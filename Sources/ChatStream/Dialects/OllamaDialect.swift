@@ -17,17 +17,18 @@
 // Part IDs count parts in order: `reasoning-0`, `text-1`, ... A `message.content` delta goes
 // to the sink as the bytes of its text.
 
+import ChatStreamFraming
+import ChatStreamJSON
+
 /// Decodes Ollama's `/api/chat` streaming format (NDJSON).
 ///
 /// ```swift
 /// var dialect = OllamaDialect(configuration: StreamDecoderConfiguration())
 /// try dialect.decode(unit, textDelta: textDelta, emit: emit)   // one line per unit
 /// ```
-import ChatStreamJSON
-
 public struct OllamaDialect: StreamDialect {
     /// Ollama streams newline-delimited JSON.
-    public static var framing: StreamFraming { .ndjson }
+    public typealias Framer = NDJSONDecoder
 
     /// Always 0: every Ollama line is a chunk.
     public private(set) var unknownUnitCount = 0

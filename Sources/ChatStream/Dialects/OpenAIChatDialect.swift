@@ -28,6 +28,9 @@
 // Finishing a choice parses its tool arguments with the same parser, which is why it waits for
 // `[DONE]` (never parsed) or the end of the input.
 
+import ChatStreamFraming
+import ChatStreamJSON
+
 /// Decodes OpenAI Chat Completions streams (`chat.completion.chunk` events) into ``StreamEvent``s.
 ///
 /// ```swift
@@ -35,11 +38,9 @@
 /// try dialect.decode(unit) { event in print(event) }   // once per SSE event
 /// try dialect.finish { event in print(event) }          // at the end of the input
 /// ```
-import ChatStreamJSON
-
 public struct OpenAIChatDialect: StreamDialect {
     /// Chat Completions streams are Server-Sent Events.
-    public static var framing: StreamFraming { .serverSentEvents }
+    public typealias Framer = ServerSentEventDecoder
 
     /// How many units were skipped because nothing in them was understood, plus the content
     /// parts of kinds this dialect does not read (see ``variants``).

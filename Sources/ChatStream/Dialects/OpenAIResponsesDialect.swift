@@ -28,6 +28,9 @@
 // An `output_text.delta` goes to the sink as the bytes of its part ID and text (its part's
 // textStart before the first).
 
+import ChatStreamFraming
+import ChatStreamJSON
+
 /// Decodes OpenAI Responses API streams into ``StreamEvent``s.
 ///
 /// ```swift
@@ -35,11 +38,9 @@
 /// try dialect.decode(unit, textDelta: textDelta, emit: emit)   // once per SSE event
 /// try dialect.finish(textDelta: textDelta, emit: emit)           // at the end of the input
 /// ```
-import ChatStreamJSON
-
 public struct OpenAIResponsesDialect: StreamDialect {
     /// Responses streams are Server-Sent Events.
-    public static var framing: StreamFraming { .serverSentEvents }
+    public typealias Framer = ServerSentEventDecoder
 
     /// How many units of a type this decoder does not map were skipped.
     public internal(set) var unknownUnitCount = 0

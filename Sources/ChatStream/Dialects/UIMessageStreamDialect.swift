@@ -7,11 +7,12 @@
 // `message-metadata` or `finish` metadata reveals it first. Unknown chunk types are counted and
 // skipped.
 
-/// Decodes the AI SDK UI message stream (Chatbase's streamed replies) into ``StreamEvent``s.
+import ChatStreamFraming
 import ChatStreamJSON
 
+/// Decodes the AI SDK UI message stream (Chatbase's streamed replies) into ``StreamEvent``s.
 public struct UIMessageStreamDialect: StreamDialect {
-    public static var framing: StreamFraming { .serverSentEvents }
+    public typealias Framer = ServerSentEventDecoder
 
     private let parser: UnitParser
     /// The JSON limits, for the positional read of tool-input deltas.

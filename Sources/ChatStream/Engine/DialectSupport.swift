@@ -1,9 +1,10 @@
 // Helpers dialects share: parsing a unit, reading required fields with errors that say where.
 
-/// A dialect's JSON parser, lent to each unit without a retain: the one place a dialect's
-/// parser is borrowed unmanaged (it is the dialect's own and outlives every call).
+import ChatStreamFraming
 import ChatStreamJSON
 
+/// A dialect's JSON parser, lent to each unit without a retain: the one place a dialect's
+/// parser is borrowed unmanaged (it is the dialect's own and outlives every call).
 package struct UnitParser {
     @usableFromInline package let json: JSONParser
 

@@ -1,9 +1,14 @@
 // StreamDecoder: framing plus a dialect, bytes in any chunking to StreamEvents.
 //
-// The glue owns the framing decoder that the dialect's `framing` names and hands the dialect
-// one complete unit at a time, with the reader's two closures (made here, where the decoder is
-// specialised for the reader, so the reader's code is inlined into them). Framers sit in optionals (only one is ever set) so they are
-// mutated in place; an enum with payloads would copy their buffers on every call.
+// The glue owns one framer, of the type the dialect names (`Dialect.Framer`), stored inline, and
+// hands the dialect one complete unit at a time, with the reader's two closures (made here, where
+// the decoder is specialised for the reader, so the reader's code is inlined into them). The
+// framer and the dialect are passed to one static function as two `inout`s (disjoint stored
+// properties), so the framer's callback can mutate the dialect without taking either out of
+// `self` and without a copy of the framer's buffers.
+
+import ChatStreamFraming
+import ChatStreamJSON
 
 /// Decodes a byte stream of one wire format into ``StreamEvent``s, whatever the chunking.
 ///
@@ -14,9 +19,6 @@
 /// }
 /// try decoder.finish { print($0) }   // throws StreamError(.truncated) if `[DONE]` never came
 /// ```
-import ChatStreamFraming
-import ChatStreamJSON
-
 public struct StreamDecoder<Dialect: StreamDialect> {
     public let configuration: StreamDecoderConfiguration
     /// The dialect, for its counters.
@@ -28,10 +30,7 @@ public struct StreamDecoder<Dialect: StreamDialect> {
     // (unspecialised, every unit would look up generic metadata).
     @usableFromInline var _dialect: Dialect
     @usableFromInline var _skippedErrors: [StreamError] = []
-    @usableFromInline var sse: ServerSentEventDecoder?
-    @usableFromInline var ndjson: NDJSONDecoder?
-    @usableFromInline var v4: DataStreamV4Decoder?
-    @usableFromInline var array: JSONArrayElementFramer?
+    @usableFromInline var framer: Dialect.Framer
     @usableFromInline var failure: StreamError?
     @usableFromInline var finished = false
 
@@ -39,17 +38,9 @@ public struct StreamDecoder<Dialect: StreamDialect> {
     public init(configuration: StreamDecoderConfiguration = StreamDecoderConfiguration()) {
         self.configuration = configuration
         _dialect = Dialect(configuration: configuration)
-        let limit = configuration.json.maxValueBytes
-        switch Dialect.framing {
-        case .serverSentEvents:
-            sse = ServerSentEventDecoder(configuration: .init(maxLineBytes: limit, maxEventBytes: limit))
-        case .ndjson:
-            ndjson = NDJSONDecoder(configuration: .init(maxLineBytes: limit))
-        case .dataStreamV4:
-            v4 = DataStreamV4Decoder(configuration: .init(maxLineBytes: limit))
-        case .jsonArray:
-            array = JSONArrayElementFramer(maxDepth: configuration.json.maxDepth, maxElementBytes: limit)
-        }
+        framer = Dialect.Framer(
+            configuration: FramingConfiguration(
+                maxUnitBytes: configuration.json.maxValueBytes, maxDepth: configuration.json.maxDepth))
     }
 
     /// How many units of unknown type the dialect skipped.
@@ -109,39 +100,19 @@ public struct StreamDecoder<Dialect: StreamDialect> {
     ) throws {
         if let failure { throw failure }
         do {
-            // Each framer is taken out of `self` while it runs (so the dialect, also in `self`,
-            // can be mutated from its callback) and put back after; taking it leaves it unique.
-            if var framer = sse {
-                sse = nil
-                defer { sse = framer }
-                try framer.feed(bytes) { event in
-                    try unit(
-                        FramedUnit(type: event.type, data: event.data, streamOffset: event.dataOffset), textDelta, emit)
-                }
-            } else if var framer = ndjson {
-                ndjson = nil
-                defer { ndjson = framer }
-                try framer.feed(bytes) { line in
-                    try unit(
-                        FramedUnit(type: Self.empty, data: line.bytes, streamOffset: line.byteOffset), textDelta, emit)
-                }
-            } else if var framer = v4 {
-                v4 = nil
-                defer { v4 = framer }
-                try framer.feed(bytes) { part in
-                    try unit(
-                        FramedUnit(type: part.code, data: part.payload, streamOffset: part.byteOffset), textDelta, emit)
-                }
-            } else if var framer = array {
-                array = nil
-                defer { array = framer }
-                try framer.feed(bytes) { element, offset in
-                    try unit(FramedUnit(type: Self.empty, data: element, streamOffset: offset), textDelta, emit)
-                }
-            }
+            try Self.feed(&framer, &_dialect, &_skippedErrors, configuration.lenient, bytes, textDelta, emit)
         } catch {
             throw fail(error)
         }
+    }
+
+    /// Feeds `bytes` to the framer, each unit it completes to the dialect.
+    @inlinable @inline(__always)
+    static func feed(
+        _ framer: inout Dialect.Framer, _ dialect: inout Dialect, _ skipped: inout [StreamError], _ lenient: Bool,
+        _ bytes: UnsafeRawBufferPointer, _ textDelta: TextDeltaSink, _ emit: EventSink
+    ) throws {
+        try framer.feedUnits(bytes) { unit in try Self.unit(unit, &dialect, &skipped, lenient, textDelta, emit) }
     }
 
     /// Ends the stream: delivers what framing still held (NDJSON's last line), then lets the
@@ -168,28 +139,11 @@ public struct StreamDecoder<Dialect: StreamDialect> {
         guard !finished else { return }
         finished = true
         do {
-            if sse != nil {
-                _ = try sse!.finish()
-            } else if var framer = ndjson {
-                ndjson = nil
-                defer { ndjson = framer }
-                try framer.finish { line in
-                    try unit(
-                        FramedUnit(type: Self.empty, data: line.bytes, streamOffset: line.byteOffset), textDelta, emit)
-                }
-            } else if var framer = v4 {
-                v4 = nil
-                defer { v4 = framer }
-                try framer.finish { part in
-                    try unit(
-                        FramedUnit(type: part.code, data: part.payload, streamOffset: part.byteOffset), textDelta, emit)
-                }
-            } else {
-                do {
-                    try array!.finish()
-                } catch let error as JSONFramingError where error.kind == .truncated {
-                    // The dialect decides below whether what arrived is complete enough.
-                }
+            do {
+                try Self.finishFraming(&framer, &_dialect, &_skippedErrors, configuration.lenient, textDelta, emit)
+            } catch let error as FramingError where error.kind == .truncated {
+                // A framing that needs a closing (a JSON array's `]`) did not get it; the dialect
+                // decides below whether what arrived is complete enough.
             }
             try _dialect.finish(textDelta: textDelta, emit: emit)
         } catch {
@@ -197,16 +151,24 @@ public struct StreamDecoder<Dialect: StreamDialect> {
         }
     }
 
-    @usableFromInline
-    static var empty: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: nil, count: 0) }
+    /// Ends the framer's stream (delivering a last unit: NDJSON's and v4's line without a newline).
+    static func finishFraming(
+        _ framer: inout Dialect.Framer, _ dialect: inout Dialect, _ skipped: inout [StreamError], _ lenient: Bool,
+        _ textDelta: TextDeltaSink, _ emit: EventSink
+    ) throws {
+        _ = try framer.finishUnits { unit in try Self.unit(unit, &dialect, &skipped, lenient, textDelta, emit) }
+    }
 
     /// Decodes one unit; in lenient mode a malformed unit is recorded and skipped.
     @inlinable @inline(__always)
-    mutating func unit(_ unit: FramedUnit, _ textDelta: TextDeltaSink, _ emit: EventSink) throws {
+    static func unit(
+        _ unit: FramedUnit, _ dialect: inout Dialect, _ skipped: inout [StreamError], _ lenient: Bool,
+        _ textDelta: TextDeltaSink, _ emit: EventSink
+    ) throws {
         do {
-            try _dialect.decode(unit, textDelta: textDelta, emit: emit)
-        } catch let error as StreamError where configuration.lenient && error.kind == .malformed {
-            _skippedErrors.append(error)
+            try dialect.decode(unit, textDelta: textDelta, emit: emit)
+        } catch let error as StreamError where lenient && error.kind == .malformed {
+            skipped.append(error)
         }
     }
 
@@ -226,13 +188,11 @@ extension StreamError {
             self = error
         case let error as FramingError:
             let kind: Kind =
-                error.kind == .lineTooLong || error.kind == .eventTooLarge
-                ? .limitExceeded : error.kind == .truncated ? .truncated : .malformed
-            self = StreamError(kind, message: error.message, byteOffset: error.byteOffset)
-        case let error as JSONFramingError:
-            let kind: Kind =
-                error.kind == .depthLimitExceeded || error.kind == .valueTooLarge
-                ? .limitExceeded : error.kind == .truncated ? .truncated : .malformed
+                switch error.kind {
+                case .lineTooLong, .eventTooLarge, .depthLimitExceeded, .valueTooLarge: .limitExceeded
+                case .truncated: .truncated
+                default: .malformed
+                }
             self = StreamError(kind, message: error.message, byteOffset: error.byteOffset)
         case let error as JSONError:
             self = StreamError(.malformed, message: error.message, byteOffset: error.byteOffset)

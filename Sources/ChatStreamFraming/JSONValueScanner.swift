@@ -14,73 +14,12 @@
 // that a value starts with a byte that can start a JSON value, so that junk between values is
 // reported by the framer at its offset.
 
-/// An error found while framing a stream of JSON values: the stream's shape (missing `[`, junk
-/// between elements, truncation) or a limit. Elements themselves are checked by the parser.
-///
-/// ```swift
-/// do { try framer.finish() } catch let error as JSONFramingError where error.kind == .truncated {
-///     print(error.byteOffset, error.message)
-/// }
-/// ```
-public struct JSONFramingError: Error, Sendable, Hashable, CustomStringConvertible {
-    private enum Base: Sendable, Hashable {
-        case expectedArrayStart, unexpectedByte, trailingData, truncated, depthLimitExceeded, valueTooLarge
-    }
-
-    /// What went wrong; compare with the static values (more may be added).
-    public struct Kind: Sendable, Hashable, CustomStringConvertible {
-        private let base: Base
-        private init(_ base: Base) { self.base = base }
-
-        /// The stream did not start with `[` (array framing).
-        public static let expectedArrayStart = Kind(.expectedArrayStart)
-        /// A byte that cannot appear here: junk between elements, a missing `,`, a trailing comma.
-        public static let unexpectedByte = Kind(.unexpectedByte)
-        /// Something other than whitespace after the closing `]`.
-        public static let trailingData = Kind(.trailingData)
-        /// The stream ended before it was complete.
-        public static let truncated = Kind(.truncated)
-        /// A value nests deeper than the configured maximum.
-        public static let depthLimitExceeded = Kind(.depthLimitExceeded)
-        /// A value is longer than the configured maximum number of bytes.
-        public static let valueTooLarge = Kind(.valueTooLarge)
-
-        /// The kind's name, as in the static values.
-        public var description: String {
-            switch base {
-            case .expectedArrayStart: "expectedArrayStart"
-            case .unexpectedByte: "unexpectedByte"
-            case .trailingData: "trailingData"
-            case .truncated: "truncated"
-            case .depthLimitExceeded: "depthLimitExceeded"
-            case .valueTooLarge: "valueTooLarge"
-            }
-        }
-    }
-
-    /// What went wrong.
-    public let kind: Kind
-    /// The offset in the whole stream (counting from 0 over every byte fed) where it went wrong.
-    public let byteOffset: Int
-    /// A readable explanation.
-    public let message: String
-
-    init(_ kind: Kind, at byteOffset: Int, _ message: String) {
-        self.kind = kind
-        self.byteOffset = byteOffset
-        self.message = message
-    }
-
-    /// The message with its byte offset.
-    public var description: String { "JSON framing error at byte \(byteOffset): \(message)" }
-}
-
 /// Finds the end of one JSON value in bytes that arrive in pieces (see the file header).
 ///
 /// Call ``scan(_:from:streamOffset:)`` with the byte where a value starts, then with each following
 /// chunk from index 0, until it returns the end index; ``endsAtEndOfInput`` says whether a value cut
 /// off by the end of the stream is nevertheless complete (a top-level scalar).
-struct JSONValueScanner: Sendable {
+package struct JSONValueScanner: Sendable {
     private enum Mode: UInt8, Sendable {
         case idle, string, stringEscape, container, scalar
     }
@@ -92,7 +31,7 @@ struct JSONValueScanner: Sendable {
     /// Bytes of the current value consumed before the current chunk.
     private var valueBytes = 0
 
-    init(maxDepth: Int, maxValueBytes: Int) {
+    package init(maxDepth: Int, maxValueBytes: Int) {
         self.maxDepth = max(1, maxDepth)
         self.maxValueBytes = max(1, maxValueBytes)
     }
@@ -142,9 +81,9 @@ struct JSONValueScanner: Sendable {
     /// - Returns: the index just past the value's last byte when it ends inside `bytes` (for a
     ///   scalar, the index of the byte that ends it, which is not part of it), after which the
     ///   scanner is idle again; `nil` when every byte from `start` on belongs to the value.
-    /// - Throws: ``JSONFramingError`` for a byte that cannot start a value, the depth limit, or the
+    /// - Throws: ``FramingError`` for a byte that cannot start a value, the depth limit, or the
     ///   size limit; `streamOffset` is the stream offset of `bytes[0]`, used in the error.
-    mutating func scan(_ bytes: UnsafeRawBufferPointer, from start: Int, streamOffset: Int) throws(JSONFramingError)
+    mutating func scan(_ bytes: UnsafeRawBufferPointer, from start: Int, streamOffset: Int) throws(FramingError)
         -> Int?
     {
         let count = bytes.count
@@ -251,22 +190,22 @@ struct JSONValueScanner: Sendable {
     }
 
     @inline(never)
-    private func depthError(at offset: Int) -> JSONFramingError {
-        JSONFramingError(.depthLimitExceeded, at: offset, "value nests deeper than the maximum depth \(maxDepth)")
+    private func depthError(at offset: Int) -> FramingError {
+        FramingError(.depthLimitExceeded, at: offset, "value nests deeper than the maximum depth \(maxDepth)")
     }
 
     @inline(never)
-    private func sizeError(at offset: Int) -> JSONFramingError {
-        JSONFramingError(.valueTooLarge, at: offset, "value is longer than the maximum of \(maxValueBytes) bytes")
+    private func sizeError(at offset: Int) -> FramingError {
+        FramingError(.valueTooLarge, at: offset, "value is longer than the maximum of \(maxValueBytes) bytes")
     }
 
     @inline(never)
-    private func startError(_ byte: UInt8, at offset: Int) -> JSONFramingError {
-        JSONFramingError(.unexpectedByte, at: offset, "\(Self.describe(byte)) cannot start a JSON value")
+    private func startError(_ byte: UInt8, at offset: Int) -> FramingError {
+        FramingError(.unexpectedByte, at: offset, "\(Self.describe(byte)) cannot start a JSON value")
     }
 
     /// A byte for an error message: the character when printable ASCII, else its hex value.
-    static func describe(_ byte: UInt8) -> String {
+    package static func describe(_ byte: UInt8) -> String {
         if byte >= 0x21 && byte < 0x7F { return "'\(Character(Unicode.Scalar(byte)))'" }
         return "byte 0x" + (byte < 16 ? "0" : "") + String(byte, radix: 16, uppercase: true)
     }

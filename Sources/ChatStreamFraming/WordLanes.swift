@@ -4,20 +4,24 @@
 // each zero byte of `x`. A byte above the lowest zero byte may be flagged wrongly (a borrow runs
 // into it), so a caller uses only the lowest flag, or only whether any flag is set; both are
 // always right. Testing for a value `b` is testing `x ^ (b * 0x01...01)` for zero bytes.
+//
+// Here in the lowest layer so that the JSON value scanner and the JSON layer's UTF-8 check share
+// it; transparent, with its constants computed, so a caller in another module always inlines it
+// (`@inlinable @inline(__always)` was left as a call in one of the JSON layer's loops).
 
-enum WordLanes {
-    static let ones: UInt64 = 0x0101_0101_0101_0101
-    static let highBits: UInt64 = 0x8080_8080_8080_8080
+package enum WordLanes {
+    @_transparent package static var ones: UInt64 { 0x0101_0101_0101_0101 }
+    @_transparent package static var highBits: UInt64 { 0x8080_8080_8080_8080 }
 
     /// The high bit of each zero byte of `word` (exact up to the lowest one).
-    @inline(__always)
-    static func zeroBytes(_ word: UInt64) -> UInt64 {
+    @_transparent
+    package static func zeroBytes(_ word: UInt64) -> UInt64 {
         (word &- ones) & ~word & highBits
     }
 
     /// The high bit of each byte of `word` equal to `byte` (exact up to the lowest one).
-    @inline(__always)
-    static func bytes(_ word: UInt64, equalTo byte: UInt8) -> UInt64 {
+    @_transparent
+    package static func bytes(_ word: UInt64, equalTo byte: UInt8) -> UInt64 {
         zeroBytes(word ^ (ones &* UInt64(byte)))
     }
 }

@@ -1,7 +1,7 @@
 import TestSupport
 import Testing
 
-@testable import ChatStreamJSON
+@testable import ChatStreamFraming
 
 private struct Framed: Equatable, CustomStringConvertible {
     var elements: [String] = []
@@ -12,7 +12,7 @@ private struct Framed: Equatable, CustomStringConvertible {
 /// Runs `pieces` through an array framer; returns what it delivered, and the error if any.
 private func frameArray(
     _ pieces: [[UInt8]], framer: JSONArrayElementFramer = JSONArrayElementFramer()
-) -> (Framed, JSONFramingError?) {
+) -> (Framed, FramingError?) {
     var framer = framer
     var framed = Framed()
     do {
@@ -28,14 +28,14 @@ private func frameArray(
         #expect(framer.elementCount == framed.elements.count)
         return (framed, nil)
     } catch {
-        return (framed, error as? JSONFramingError)
+        return (framed, error as? FramingError)
     }
 }
 
 /// Runs `pieces` through a sequence framer, finishing it.
 private func frameSequence(
     _ pieces: [[UInt8]], framer: JSONSequenceFramer = JSONSequenceFramer()
-) -> (Framed, JSONFramingError?) {
+) -> (Framed, FramingError?) {
     var framer = framer
     var framed = Framed()
     let record = { (value: UnsafeRawBufferPointer, offset: Int) in
@@ -50,7 +50,7 @@ private func frameSequence(
         #expect(framer.valueCount == framed.elements.count)
         return (framed, nil)
     } catch {
-        return (framed, error as? JSONFramingError)
+        return (framed, error as? FramingError)
     }
 }
 
@@ -116,7 +116,7 @@ struct JSONArrayElementFramerTests {
     }
 
     @Test(arguments: [
-        (#"{"a":1}"#, JSONFramingError.Kind.expectedArrayStart, 0),
+        (#"{"a":1}"#, FramingError.Kind.expectedArrayStart, 0),
         ("  x[]", .expectedArrayStart, 2),
         ("[1 2]", .unexpectedByte, 3),
         ("[1,,2]", .unexpectedByte, 3),
@@ -134,7 +134,7 @@ struct JSONArrayElementFramerTests {
         ("[1,2", .truncated, 4),
         ("[1,", .truncated, 3),
     ])
-    func malformedStreamsFailAtTheirOffsetForEveryChunking(text: String, kind: JSONFramingError.Kind, offset: Int) {
+    func malformedStreamsFailAtTheirOffsetForEveryChunking(text: String, kind: FramingError.Kind, offset: Int) {
         for chunking in Chunkings.all(of: Array(text.utf8)) {
             let (_, error) = frameArray(chunking.pieces)
             #expect(error?.kind == kind, "\(chunking): \(String(describing: error))")
@@ -148,7 +148,7 @@ struct JSONArrayElementFramerTests {
         do {
             try framer.finish()
             Issue.record("expected truncation")
-        } catch let error as JSONFramingError {
+        } catch let error as FramingError {
             #expect(error.kind == .truncated)
             #expect(error.message.contains("after 2 complete elements"))
             #expect(error.message.contains("starts at byte 17"))
@@ -157,8 +157,8 @@ struct JSONArrayElementFramerTests {
 
     @Test func afterAnErrorEveryCallThrowsTheSameError() throws {
         var framer = JSONArrayElementFramer()
-        var first: JSONFramingError?
-        do { _ = try framer.feed(Array("[1 x".utf8)) } catch { first = error as? JSONFramingError }
+        var first: FramingError?
+        do { _ = try framer.feed(Array("[1 x".utf8)) } catch { first = error as? FramingError }
         #expect(first?.kind == .unexpectedByte)
         #expect(throws: first!) { _ = try framer.feed(Array("]".utf8)) }
         #expect(throws: first!) { try framer.finish() }
@@ -177,11 +177,11 @@ struct JSONArrayElementFramerTests {
     @Test func millionOpenBracketsFailAtTheDepthLimitWithBoundedMemory() throws {
         var framer = JSONArrayElementFramer()
         let chunk = [UInt8](repeating: UInt8(ascii: "["), count: 4096)
-        var thrown: JSONFramingError?
+        var thrown: FramingError?
         var fed = 0
         while fed < 1_000_001 {
             do { _ = try framer.feed(chunk) } catch {
-                thrown = error as? JSONFramingError
+                thrown = error as? FramingError
                 break
             }
             fed += chunk.count
@@ -292,13 +292,13 @@ struct JSONSequenceFramerTests {
     }
 
     @Test(arguments: [
-        (#"{"a":1}]"#, JSONFramingError.Kind.unexpectedByte, 7),
+        (#"{"a":1}]"#, FramingError.Kind.unexpectedByte, 7),
         ("1,2", .unexpectedByte, 1),
         (#"{"a":"#, .truncated, 5),
         (#""abc"#, .truncated, 4),
         ("[[[1]]]", .depthLimitExceeded, 2),
     ])
-    func malformedSequencesFailAtTheirOffsetForEveryChunking(text: String, kind: JSONFramingError.Kind, offset: Int) {
+    func malformedSequencesFailAtTheirOffsetForEveryChunking(text: String, kind: FramingError.Kind, offset: Int) {
         for chunking in Chunkings.all(of: Array(text.utf8)) {
             let (_, error) = frameSequence(chunking.pieces, framer: JSONSequenceFramer(maxDepth: 2))
             #expect(error?.kind == kind, "\(chunking): \(String(describing: error))")
