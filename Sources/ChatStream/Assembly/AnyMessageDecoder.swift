@@ -3,6 +3,9 @@
 // static requirements, so it runs the code specialised for the dialect (RegisteredDialect.swift:
 // the technique AnyStreamDecoder uses too).
 
+import ChatStreamFraming
+import ChatStreamJSON
+
 /// A ``MessageDecoder`` for a format chosen at run time, or detected from the stream's first
 /// bytes: what ``AnyStreamDecoder`` is to ``StreamDecoder``.
 ///
@@ -18,9 +21,6 @@
 /// let replies = decoder.finish()   // one message per choice
 /// print(decoder.format?.rawValue ?? "unknown", replies[0].text)
 /// ```
-import ChatStreamFraming
-import ChatStreamJSON
-
 public struct AnyMessageDecoder {
     /// The options for the stream.
     public let configuration: StreamDecoderConfiguration

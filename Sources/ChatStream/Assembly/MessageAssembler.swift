@@ -14,6 +14,8 @@
 // ID, part index and parser in the builder, so its next delta (the hot path of a tool call) is
 // one ID comparison, with no `String` hashed and the part taken out of the parts array once.
 
+import ChatStreamJSON
+
 /// Builds ``AssembledMessage``s from ``StreamEvent``s: one message, or one per choice.
 ///
 /// ```swift
@@ -22,8 +24,6 @@
 /// let message = assembler.finish(error: nil)[0]
 /// print(message.text)
 /// ```
-import ChatStreamJSON
-
 public struct MessageAssembler: Sendable {
     private var builders: [Builder] = [Builder(choice: 0)]
     private var current = 0

@@ -10,6 +10,8 @@
 // UTF-8, the run's bytes make the same text as its deltas appended one by one, so the messages
 // equal what decoder + assembler give event by event (tested at every chunking against that).
 
+import ChatStreamFraming
+
 /// Decodes a byte stream of one wire format straight into assembled messages: the work of
 /// ``StreamDecoder`` plus ``MessageAssembler``, without a `String` per text delta.
 ///
@@ -26,8 +28,6 @@
 /// let reply = decoder.finish()[0]
 /// print(reply.text, reply.error?.message ?? "complete")
 /// ```
-import ChatStreamFraming
-
 public struct MessageDecoder<Dialect: StreamDialect> {
     @usableFromInline var decoder: StreamDecoder<Dialect>
     @usableFromInline var sink: AssemblingSink

@@ -2,6 +2,8 @@
 // events one per `next()`. Events decoded before an error are all handed out before the error
 // is thrown, so a consumer never loses what arrived.
 
+import ChatStreamFraming
+
 /// The ``StreamEvent``s of a byte stream, decoded as chunks arrive.
 ///
 /// ```swift
@@ -9,8 +11,6 @@
 ///     if case .textDelta(_, let delta) = event { print(delta, terminator: "") }
 /// }
 /// ```
-import ChatStreamFraming
-
 public struct AsyncStreamEventSequence<Base: AsyncSequence>: AsyncSequence
 where Base.Element: Collection, Base.Element.Element == UInt8 {
     public typealias Element = StreamEvent

@@ -5,9 +5,9 @@
 // once (never on every delta). Empty arguments mean `{}`; text that is not JSON becomes a
 // `toolInputError` rather than a stream error, since the stream itself is intact.
 
-/// One streamed function call: what is known so far and what has been emitted.
 import ChatStreamJSON
 
+/// One streamed function call: what is known so far and what has been emitted.
 struct OpenAIToolCall {
     /// The call's ID once known (or a generated one, fixed when the call starts).
     var id: String?

@@ -1,11 +1,11 @@
 // SequentialParts and whole tool inputs: shared by the formats that send no part ends and whole
 // tool calls (AI SDK v4, Ollama, Gemini).
 
+import ChatStreamJSON
+
 /// Tracks the one open text or reasoning part of a format that sends no part ends: a part ends
 /// when the other kind begins, at a tool call, and at the finish. IDs are `text-N` and
 /// `reasoning-N`, N counting parts in order.
-import ChatStreamJSON
-
 struct SequentialParts {
     private(set) var textId: String?
     private(set) var reasoningId: String?

@@ -1,7 +1,7 @@
-/// A decoder of some stream format into ``StreamEvent``s, whatever the chunking: the common
-/// face of ``StreamDecoder`` and ``AnyStreamDecoder``.
 import ChatStreamFraming
 
+/// A decoder of some stream format into ``StreamEvent``s, whatever the chunking: the common
+/// face of ``StreamDecoder`` and ``AnyStreamDecoder``.
 public protocol StreamEventDecoding {
     /// Decodes the next piece of the stream, calling `emit` for each event.
     mutating func decode(_ bytes: UnsafeRawBufferPointer, emit: (StreamEvent) throws -> Void) throws

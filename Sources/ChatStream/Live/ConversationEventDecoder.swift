@@ -5,6 +5,9 @@
 // fatal), or throws a ConversationEventError naming the field; the decoder then skips that event
 // and keeps the error, so nothing already received is lost and the stream goes on.
 
+import ChatStreamFraming
+import ChatStreamJSON
+
 /// Decodes a live conversation stream (home or Salesforce) incrementally into ``ConversationEvent``s.
 ///
 /// Feed bytes as they arrive, in pieces of any size; the output does not depend on the cutting.
@@ -17,9 +20,6 @@
 /// try decoder.finish()
 /// print(decoder.unknownEventCount, decoder.malformedEvents)
 /// ```
-import ChatStreamFraming
-import ChatStreamJSON
-
 public struct ConversationEventDecoder {
     /// Limits and policy.
     public struct Configuration: Sendable, Hashable {

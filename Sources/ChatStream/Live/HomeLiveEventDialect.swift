@@ -2,10 +2,10 @@
 // line of JSON carries it. Conversations and messages are kept whole as trees (the client maps
 // them with its usual decoding); the fields a list or a composer needs are read from the tape.
 
-/// Reads one event of `GET /agents/{agentId}/events`.
 import ChatStreamFraming
 import ChatStreamJSON
 
+/// Reads one event of `GET /agents/{agentId}/events`.
 enum HomeLiveEventDialect {
     static func decode(_ view: ServerSentEventView, parsers: LiveEventParsers) throws -> LiveEventOutcome {
         if view.typeIs("message.created") {

@@ -8,10 +8,10 @@
 // Types this model does not name (progress indicators, client actions, streamed tokens, and
 // whatever comes later) are skipped and counted by the decoder.
 
-/// Reads one event of `GET /eventrouter/v1/sse`.
 import ChatStreamFraming
 import ChatStreamJSON
 
+/// Reads one event of `GET /eventrouter/v1/sse`.
 enum SalesforceMessagingDialect {
     static func decode(_ view: ServerSentEventView, parsers: LiveEventParsers) throws -> LiveEventOutcome {
         guard let type = EntryEvent(view) else {

@@ -8,9 +8,9 @@
 // exceeds the read timeout. Missing a deadline mid-request is answered 408. A decoding error is
 // answered with its status and closes the connection. Response writes carry the send timeout.
 
-/// One client connection, run on a dedicated thread.
 import ChatStream
 
+/// One client connection, run on a dedicated thread.
 struct HTTPConnection {
     let socket: Socket
     let remoteAddress: String

@@ -18,9 +18,9 @@
 // other transfer codings (501). Bytes that cannot start a request line (a TLS ClientHello, binary
 // noise) are rejected as soon as they arrive, without waiting for a line end or a timeout.
 
-/// Why a request could not be decoded, and the status code to answer with.
 import ChatStream
 
+/// Why a request could not be decoded, and the status code to answer with.
 struct HTTPRequestDecodingError: Error, Equatable {
     /// The response status (400, 408, 413, 414, 417, 431, 501, 505).
     var status: Int

@@ -1,3 +1,5 @@
+import ChatStream
+
 /// One parsed HTTP request, body included, as handed to the ``HTTPServer`` handler.
 ///
 /// ```swift
@@ -6,8 +8,6 @@
 ///     try response.respond(status: 200, headers: [("Content-Type", "text/plain")], body: Array("\(limit)".utf8))
 /// }
 /// ```
-import ChatStream
-
 struct HTTPServerRequest: Sendable {
     /// The method token as sent (`GET`, `POST`, ...); methods are case-sensitive.
     var method: String

@@ -8,6 +8,8 @@
 // `HTTPServerError.connectionClosed`, so a handler pacing a stream notices a cancelled client; so
 // do writes the peer does not take within the send timeout (a client that stopped reading).
 
+import ChatStream
+
 /// Writes the response to one request. Use it only on the thread that called the handler.
 ///
 /// ```swift
@@ -20,8 +22,6 @@
 ///     try response.finishStream()
 /// }
 /// ```
-import ChatStream
-
 final class HTTPServerResponseWriter {
     private enum State {
         case idle
