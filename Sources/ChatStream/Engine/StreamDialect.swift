@@ -31,8 +31,8 @@ public struct StreamDecoderConfiguration: Sendable, Hashable {
 /// ``StreamError/Kind/malformed`` naming the byte offset, event type and field; `finish` throws
 /// ``StreamError/Kind/truncated`` when the stream ended before its terminator.
 public protocol StreamDialect {
-    /// The framer that finds this dialect's units (``ServerSentEventDecoder``, ``NDJSONDecoder``,
-    /// ``DataStreamV4Decoder``, ``JSONArrayElementFramer``, or one of the caller's own);
+    /// The framer that finds this dialect's units (`ServerSentEventDecoder`, `NDJSONDecoder`,
+    /// `DataStreamV4Decoder`, `JSONArrayElementFramer`, or one of the caller's own);
     /// ``StreamDecoder`` holds one, made with limits from its configuration.
     associatedtype Framer: StreamFramer
 
