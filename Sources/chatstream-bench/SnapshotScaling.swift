@@ -84,16 +84,10 @@ enum SnapshotScaling {
                 best.append(perEvent)
             }
             lines.append(
-                "  \(consumer.rawValue): \(format(best[0])) ns/event at 0.5 MB, \(format(best[1])) at 1 MB, "
-                    + "ratio \(format(best[1] / best[0], digits: 2))")
+                "  \(consumer.rawValue): \(Report.format(best[0], 0)) ns/event at 0.5 MB, \(Report.format(best[1], 0)) at 1 MB, "
+                    + "ratio \(Report.format(best[1] / best[0]))")
         }
         return lines.joined(separator: "\n")
-    }
-
-    static func format(_ value: Double, digits: Int = 0) -> String {
-        let scale = digits == 0 ? 1.0 : Double([1, 10, 100, 1000][digits])
-        let rounded = (value * scale).rounded() / scale
-        return digits == 0 ? String(Int(rounded)) : String(rounded)
     }
 
     /// A check that failed: the consumer did not end with the whole text.
