@@ -64,9 +64,15 @@ var package = Package(
         .executableTarget(name: "chatstream", dependencies: ["ChatStreamClient", "ChatStreamServer"]),
         // Counting malloc for the benchmark's allocation figures; linked into chatstream-bench only.
         .target(name: "CAllocCounter"),
+        // The bench's command line and the arithmetic of its report (tested in ChatStreamBenchTests).
+        .target(name: "ChatStreamBenchSupport"),
+        // --report also runs the client against curl (a server child process) and ConversationState.
         .executableTarget(
             name: "chatstream-bench",
-            dependencies: ["ChatStream", "ChatStreamJSON", "ChatStreamFraming", "CYajl", "CAllocCounter"]
+            dependencies: [
+                "ChatStream", "ChatStreamJSON", "ChatStreamFraming", "CYajl", "CAllocCounter", "ChatStreamBenchSupport",
+                "ChatStreamClient", "ChatStreamServer",
+            ]
         ),
         // Chat and list latency of the local server as its SQLite store grows (see BENCHMARKS.md).
         .executableTarget(name: "chatstream-store-bench", dependencies: ["ChatStreamServer"]),
@@ -78,6 +84,8 @@ var package = Package(
             dependencies: ["ChatStream", "ChatStreamJSON", "ChatStreamFraming", "TestSupport"],
             exclude: ["FuzzRegressions"]),
         .testTarget(name: "ChatStreamServerTests", dependencies: ["ChatStreamServer", "TestSupport"]),
+        .testTarget(
+            name: "ChatStreamBenchTests", dependencies: ["ChatStreamBenchSupport"], exclude: ["Fixtures"]),
         .testTarget(
             name: "ChatStreamClientTests",
             dependencies: ["ChatStreamClient", "ChatStreamServer", "TestSupport"]

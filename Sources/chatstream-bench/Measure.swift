@@ -5,6 +5,7 @@
 // smallest count over the runs, i.e. the steady state once reused buffers have grown.
 
 import CAllocCounter
+import ChatStreamBenchSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -123,13 +124,6 @@ func pairedRatio(runs: Int, baseline: () -> Int, ours: () -> Int) -> Double {
     }
     blackHole(sink)
     return median(ratios)
-}
-
-func median(_ values: [Double]) -> Double {
-    let sorted = values.sorted()
-    guard !sorted.isEmpty else { return 0 }
-    let middle = sorted.count / 2
-    return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
 }
 
 /// Feeds `bytes` to `body` in pieces of `chunk` bytes (the whole buffer when `chunk` is nil).

@@ -5,6 +5,9 @@ import Foundation
 enum Report {
     static func format(_ value: Double, _ digits: Int = 2) -> String { String(format: "%.\(digits)f", value) }
 
+    /// `value` in millions with one decimal: `502.6M`.
+    static func millions(_ value: UInt64) -> String { format(Double(value) / 1e6, 1) + "M" }
+
     static func pad(_ text: String, _ width: Int, right: Bool = false) -> String {
         let count = text.count
         guard count < width else { return text }

@@ -1,6 +1,7 @@
 // Suite: every measurement of one invocation, and the ratios the report prints.
 
 import ChatStream
+import ChatStreamBenchSupport
 import ChatStreamJSON
 import Foundation
 

@@ -4,8 +4,10 @@
 //   swift run -c release chatstream-bench --check-allocations Fixtures/allocation-limits.json
 //   swift run -c release chatstream-bench --write-payload FORMAT PATH
 //   swift run -c release chatstream-bench --snapshot-scaling [--runs N]
+//   swift run -c release chatstream-bench --report [--json] [--quick] [--runs N] [--no-valgrind]
 
 import ChatStream
+import ChatStreamBenchSupport
 import ChatStreamJSON
 
 #if canImport(Glibc)
@@ -17,6 +19,14 @@ import ChatStreamJSON
 let options = Options.parse(Array(CommandLine.arguments.dropFirst()))
 if options.gigabyteOnly {
     print(Gigabyte.run().line)
+    exit(0)
+}
+if options.serveChild {
+    exit(ServerProcess.serveUntilInputCloses())
+}
+if options.report {
+    let report = await RatioReport.run(options: options)
+    if options.json { report.printJSON() } else { report.printTable() }
     exit(0)
 }
 if let (format, path) = options.writePayload {

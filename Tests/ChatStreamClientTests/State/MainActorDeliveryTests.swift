@@ -1,7 +1,8 @@
 // ConversationState's delivery of a streamed reply to the main actor (issue 22, deliverable 3):
 // the deltas that arrived together are applied in one main-actor turn, and the resulting rows are
 // exactly what applying them one by one gives. The test also prints the delivery rate for a 1 MB
-// reply in 10-byte deltas (a figure for the note, not a check: the machine's load moves it).
+// reply in 10-byte deltas (a figure for the note, not a check: the machine's load moves it); the
+// measurement is DeliveryBenchmark's, which `chatstream-bench --report` runs too.
 
 import ChatStream
 import Foundation
@@ -12,48 +13,38 @@ import Testing
 @MainActor
 @Suite("Main-actor delivery of a streamed reply")
 struct MainActorDeliveryTests {
-    /// A reply of `count` deltas of ten characters, with a tool call and its result in the middle.
-    static func reply(count: Int) -> (events: [JSONTree], text: String) {
-        var events: [JSONTree] = [["type": "start", "messageId": "m-big"], ["type": "text-start", "id": "t1"]]
-        var text = ""
-        for index in 0..<count {
-            let delta = String(format: "%09d ", index)
-            text += delta
-            events.append(["type": "text-delta", "id": "t1", "delta": .string(delta)])
-        }
-        events += [
-            ["type": "text-end", "id": "t1"],
-            [
-                "type": "finish", "finishReason": "stop",
-                "messageMetadata": [
-                    "conversationId": "c-big", "messageId": "m-big", "userMessageId": "u-1", "finishReason": "stop",
-                ],
-            ],
-        ]
-        return (events, text)
-    }
-
     @Test func aMegabyteReplyArrivesWholeInFewMainActorTurns() async throws {
         let count = 100_000
-        let (events, text) = Self.reply(count: count)
-        let body = Wire.sse(events)
-        let transport = FakeTransport { _ in
-            HTTPResponse(status: 200, headers: ["Content-Type": "text/event-stream"], body: HTTPBody(bytes: body))
-        }
-        let state = ConversationState(client: Wire.client(transport))
-        let clock = ContinuousClock()
-        let elapsed = await clock.measure { await state.sendMessage("a long answer, please") }
+        let text = DeliveryBenchmark.reply(deltas: count).text
+        let (state, result) = await DeliveryBenchmark.intoConversationState(deltas: count)
         #expect(state.error == nil)
         let bubbles = state.messages.filter { $0.sender == .agent }
         #expect(bubbles.count == 1)
         if case .text(let shown) = bubbles.first?.kind { #expect(shown == text) } else { Issue.record("no text row") }
+        #expect(result.textIsWhole)
         #expect(bubbles.first?.messageId == "m-big")
         #expect(bubbles.first?.isStreaming == false)
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         print(
-            "ConversationState: \(count) deltas (1 MB) in \(elapsed): \(Int(Double(count) / seconds)) events/s, "
-                + "\(state.deliveryTurns) main-actor turns")
-        #expect(state.deliveryTurns < count, "deltas that arrive together share a turn")
+            "ConversationState: \(count) deltas (1 MB) in \(String(format: "%.3f", result.seconds)) s: "
+                + "\(Int(result.eventsPerSecond)) events/s, \(result.turns) main-actor turns")
+        #expect(result.turns == state.deliveryTurns)
+        #expect(result.turns < count, "deltas that arrive together share a turn")
+    }
+
+    @Test func theSameReplyOffTheMainActorArrivesWhole() async throws {
+        let result = try await DeliveryBenchmark.offMainActor(deltas: 1000)
+        #expect(result.textIsWhole)
+        #expect(result.events == 1000)
+        #expect(result.turns == 0)
+    }
+
+    @Test func theReplyIsTenByteDeltasInOrder() {
+        let (body, text) = DeliveryBenchmark.reply(deltas: 3)
+        #expect(text == "000000000 000000001 000000002 ")
+        let sse = String(decoding: body, as: UTF8.self)
+        #expect(sse.hasPrefix("data: "))
+        #expect(sse.hasSuffix("data: [DONE]\n\n"))
+        #expect(sse.components(separatedBy: "\"text-delta\"").count == 4)
     }
 
     @Test func updatesQueuedTogetherScheduleOneTurn() {

@@ -1,0 +1,154 @@
+// Options: the command line of chatstream-bench.
+//
+// `outcome(of:)` reads the arguments without side effects (the tests call it); `parse(_:)` is the
+// executable's entry, which prints the usage and exits on `--help` or a bad argument.
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// What the command line asks of chatstream-bench.
+package struct Options: Sendable {
+    package var json = false
+    package var runs = 5
+    /// Whether `--runs` was given (modes with their own default keep it only then).
+    package var runsGiven = false
+    package var quick = false
+    /// nil: the default (off: the 1 GiB stream takes over a minute; --gigabyte turns it on).
+    package var gigabyte: Bool? = nil
+    package var checkAllocations: String? = nil
+    /// Runs one path once on the 1 MB home stream, for a profiler (callgrind).
+    package var profile: String? = nil
+    /// `--snapshot-scaling`: per-event cost of the updates rung's consumers at 0.5 and 1 MB.
+    package var snapshotScaling = false
+    /// Runs only the 1 GiB stream and prints its result as one line (the suite's child process).
+    package var gigabyteOnly = false
+    /// `--write-payload FORMAT PATH`: write one format's 1 MB payload to a file and exit.
+    package var writePayload: (format: String, path: String)? = nil
+    /// `--report`: the issue-22 figures, each a ratio to a baseline measured in the same run.
+    package var report = false
+    /// `--no-valgrind`: the report times its instruction figures instead of counting them.
+    package var noValgrind = false
+    /// `--serve-child`: the local server on a free loopback port until standard input closes (the
+    /// report's server process).
+    package var serveChild = false
+
+    package init() {}
+
+    package static let usage = """
+        usage: chatstream-bench [--json] [--runs N] [--quick] [--gigabyte | --no-gigabyte]
+               chatstream-bench --report [--json] [--quick] [--runs N] [--no-valgrind]
+               chatstream-bench --check-allocations Fixtures/allocation-limits.json
+               chatstream-bench --write-payload FORMAT PATH
+               chatstream-bench --snapshot-scaling [--runs N]
+
+          --json               print one JSON object instead of the table
+          --runs N             runs per measurement; the median is reported (default 5, --quick 3;
+                               with --report: chat and curl runs each, default 11, --quick 5)
+          --quick              smaller payloads (1 MB streams of every format; 10k/20k tool deltas;
+                               with --report: 100k tool deltas and no 100k/200k linearity)
+          --gigabyte           also stream 1 GiB through the pipeline (off by default: over a minute)
+          --no-gigabyte        skip the 1 GiB stream
+          --gigabyte-only      only the 1 GiB stream, one line out (the suite runs it so, as a child process)
+          --report             issue 22's figures from one invocation, each a ratio to its baseline in the same
+                               run: tool input / copy ceiling (UI, OpenAI chat, Anthropic; 200k 1-byte deltas),
+                               lent path / copy ceiling per format, the client against curl on a 600 KB reply
+                               over loopback (in-process warm client, and the chatstream process when it is
+                               built beside this one), main-actor events/s into ConversationState (1 MB reply).
+                               Instruction figures come from callgrind when valgrind is on PATH (this program
+                               run under it per profile), else from paired timing (it says which); ~5-10 min
+          --no-valgrind        with --report: paired timing ratios even when valgrind is there (about 1 min)
+          --serve-child        the local server on a free loopback port, its port printed, until standard input
+                               closes (--report runs it as its server process)
+          --profile PATH       run one path once, for callgrind: sse, typed, typed-views (lent), typed-whole, assembled,
+                               message, any-message (AnyMessageDecoder, detecting), copy, tool, history, apply,
+                               none (generation only: subtract it from whole-program counts);
+                               and FORMAT-typed / -views / -message / -copy (the copy ceiling) / -none (generation only) for
+                               FORMAT = openai, anthropic, responses, v4, ollama, gemini (1 MB text replies);
+                               tool-ui / tool-openai / tool-anthropic [-100k] [-copy | -none] (one tool call in 200,000
+                               or 100,000 1-byte deltas)
+          --check-allocations  compare allocations per event with the limits in the file; exit 1
+                               when one is above its limit
+          --write-payload      write the 1 MB reply the bench decodes for FORMAT (a `chatstream replay --format`
+                               name: ui-message-stream, openai-chat, anthropic, openai-responses, ai-sdk-v4,
+                               ndjson, json-array) to PATH, for measuring other decoders on the same bytes
+          --snapshot-scaling   per-event time of messageUpdates(format:) consumers at 0.5 MB and 1 MB of text
+                               in 10-byte deltas (one keeping its own text, one keeping the latest snapshot)
+        """
+
+    /// What `arguments` (without the program's name) ask for.
+    package enum Outcome: Sendable {
+        case options(Options)
+        /// `-h` / `--help`.
+        case help
+        /// A malformed command line, and why.
+        case failure(String)
+    }
+
+    /// Reads `arguments` without printing or exiting.
+    package static func outcome(of arguments: [String]) -> Outcome {
+        var options = Options()
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            switch argument {
+            case "--json": options.json = true
+            case "--quick": options.quick = true
+            case "--gigabyte": options.gigabyte = true
+            case "--no-gigabyte": options.gigabyte = false
+            case "--gigabyte-only": options.gigabyteOnly = true
+            case "--report": options.report = true
+            case "--no-valgrind": options.noValgrind = true
+            case "--serve-child": options.serveChild = true
+            case "--runs":
+                index += 1
+                guard index < arguments.count, let runs = Int(arguments[index]), runs > 0 else {
+                    return .failure("--runs needs a positive number")
+                }
+                options.runs = runs
+                options.runsGiven = true
+            case "--check-allocations":
+                index += 1
+                guard index < arguments.count else { return .failure("--check-allocations needs a file") }
+                options.checkAllocations = arguments[index]
+            case "--profile":
+                index += 1
+                guard index < arguments.count else { return .failure("--profile needs a path (listed below)") }
+                options.profile = arguments[index]
+            case "--write-payload":
+                guard index + 2 < arguments.count else { return .failure("--write-payload needs a FORMAT and a PATH") }
+                options.writePayload = (arguments[index + 1], arguments[index + 2])
+                index += 2
+            case "--snapshot-scaling": options.snapshotScaling = true
+            case "-h", "--help": return .help
+            default: return .failure("unknown argument \(argument)")
+            }
+            index += 1
+        }
+        if options.noValgrind && !options.report { return .failure("--no-valgrind goes with --report") }
+        if !options.runsGiven {
+            if options.report {
+                options.runs = options.quick ? 5 : 11
+            } else if options.quick {
+                options.runs = 3
+            }
+        }
+        return .options(options)
+    }
+
+    /// The executable's reading of its arguments: prints the usage and exits on `--help` (status 0)
+    /// or a malformed command line (status 2).
+    package static func parse(_ arguments: [String]) -> Options {
+        switch outcome(of: arguments) {
+        case .options(let options): return options
+        case .help:
+            print(usage)
+            exit(0)
+        case .failure(let message):
+            print("chatstream-bench: \(message)\n\(usage)")
+            exit(2)
+        }
+    }
+}
