@@ -1,5 +1,6 @@
-// ByteEquality: the package's one byte-equality helper (unit types, JSON keys, part IDs), here in
-// the lowest layer so that framing and every layer above it share it.
+// ByteEquality: the package's one byte-equality helper (unit types, SSE field names, JSON keys,
+// part IDs, format detection), here in the lowest layer so that framing and every layer above it
+// share it.
 
 /// Whether `count` bytes at `a` and `b` are equal: keys are short, so a few loads of at most
 /// eight bytes each (overlapping at the end) instead of a byte loop or a libc call. Shared with
@@ -40,5 +41,32 @@ extension UnsafeRawBufferPointer {
     @inlinable @inline(__always)
     package func sameBytes(as other: UnsafeRawBufferPointer) -> Bool {
         count == other.count && (count == 0 || memcmpBytes(baseAddress!, other.baseAddress!, count))
+    }
+
+    /// Whether these bytes are exactly `text`'s UTF-8.
+    @inlinable @inline(__always)
+    package func sameBytes(as text: StaticString) -> Bool {
+        sameBytes(as: UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    /// Whether these bytes begin with `text`'s UTF-8.
+    @inlinable @inline(__always)
+    package func hasPrefix(_ text: StaticString) -> Bool {
+        let length = text.utf8CodeUnitCount
+        return count >= length && (length == 0 || memcmpBytes(baseAddress!, text.utf8Start, length))
+    }
+}
+
+extension String {
+    /// Whether the two strings have the same UTF-8 bytes (JSON keys compare by bytes, not by
+    /// Unicode canonical equivalence as `==` on `String` does).
+    @inlinable
+    package func hasSameUTF8(as other: String) -> Bool {
+        guard utf8.count == other.utf8.count else { return false }
+        var lhs = self
+        var rhs = other
+        return lhs.withUTF8 { a in
+            rhs.withUTF8 { b in UnsafeRawBufferPointer(a).sameBytes(as: UnsafeRawBufferPointer(b)) }
+        }
     }
 }

@@ -28,11 +28,17 @@ public struct DataStreamV4Part: Sendable, Hashable {
 /// One data stream v4 part, borrowed: the buffers are valid only during the visitor call.
 public struct DataStreamV4PartView {
     /// The code's bytes (before the first `:`), never empty.
-    public let code: UnsafeRawBufferPointer
+    @usableFromInline package let code: UnsafeRawBufferPointer
     /// The JSON payload's bytes (after the first `:`), without the line ending.
-    public let payload: UnsafeRawBufferPointer
+    @usableFromInline package let payload: UnsafeRawBufferPointer
     /// Offset in the stream of the line's first byte.
     public let byteOffset: Int
+
+    /// Lends the JSON payload's bytes (after the first `:`, without the line ending) to `body`.
+    public func withPayload<R, E: Error>(_ body: (RawSpan) throws(E) -> R) throws(E) -> R { try body(payload.bytes) }
+
+    /// The code as a string (`"0"`, `"9"`, `"e"`, ...), copied.
+    public var codeString: String { String(decoding: code, as: UTF8.self) }
 
     /// Whether the code is the single ASCII character `character` (e.g. `"0"` for text).
     @inline(__always)

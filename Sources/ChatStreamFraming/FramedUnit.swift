@@ -40,12 +40,12 @@ public struct FramedUnit {
     /// length (nearly every one) is told apart without touching its bytes.
     @inlinable @inline(__always)
     public func dataEquals(_ text: StaticString) -> Bool {
-        data.sameBytes(as: UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+        data.sameBytes(as: text)
     }
 
     /// Whether the type is exactly `text`.
     @inlinable @inline(__always)
     public func typeEquals(_ text: StaticString) -> Bool {
-        type.sameBytes(as: UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+        type.sameBytes(as: text)
     }
 }

@@ -17,10 +17,16 @@ public struct NDJSONLine: Sendable, Hashable {
     }
 }
 
-/// One NDJSON line, borrowed: `bytes` is valid only during the visitor call.
+/// One NDJSON line, borrowed: its bytes are lent only during the visitor call.
 public struct NDJSONLineView {
     /// The line's bytes, without its LF (or CRLF).
-    public let bytes: UnsafeRawBufferPointer
+    @usableFromInline package let bytes: UnsafeRawBufferPointer
     /// Offset in the stream of the line's first byte.
     public let byteOffset: Int
+
+    /// Lends the line's bytes (without its LF or CRLF) to `body`.
+    public func withBytes<R, E: Error>(_ body: (RawSpan) throws(E) -> R) throws(E) -> R { try body(bytes.bytes) }
+
+    /// The line's length in bytes.
+    public var count: Int { bytes.count }
 }

@@ -257,7 +257,7 @@ struct ServerSentEventInterpreter: @unchecked Sendable {
 
     @inline(__always)
     private static func matches(_ base: UnsafeRawPointer, _ name: StaticString) -> Bool {
-        memoryEquals(base, UnsafeRawPointer(name.utf8Start), name.utf8CodeUnitCount)
+        memcmpBytes(base, name.utf8Start, name.utf8CodeUnitCount)
     }
 
     /// The value as a base-ten integer when it is one or more ASCII digits and fits in `Int`.

@@ -72,7 +72,7 @@ public struct JSONElement {
     /// Whether this is a string equal to `text`, compared without making a `String`.
     @inlinable @inline(__always)
     public func isString(_ text: StaticString) -> Bool {
-        withUTF8 { $0.sameBytes(as: UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)) }
+        withUTF8 { $0.sameBytes(as: text) }
             ?? false
     }
 

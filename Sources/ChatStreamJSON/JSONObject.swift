@@ -57,7 +57,7 @@ public struct JSONObject: Sendable, Hashable, Sequence {
     /// The position of `key`, compared by UTF-8 bytes.
     @usableFromInline
     func index(ofKey key: String) -> Int? {
-        keys.firstIndex { sameBytes($0, key) }
+        keys.firstIndex { $0.hasSameUTF8(as: key) }
     }
 
     /// Makes room for `count` members.
@@ -93,7 +93,7 @@ public struct JSONObject: Sendable, Hashable, Sequence {
 
     public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
         guard lhs.count == rhs.count else { return false }
-        if zip(lhs.keys, rhs.keys).allSatisfy({ sameBytes($0, $1) }) { return lhs.values == rhs.values }
+        if zip(lhs.keys, rhs.keys).allSatisfy({ $0.hasSameUTF8(as: $1) }) { return lhs.values == rhs.values }
         for (key, value) in zip(lhs.keys, lhs.values) where rhs[key] != value { return false }
         return true
     }
@@ -121,22 +121,11 @@ struct JSONKey: Hashable, Sendable {
     init(_ string: String) { self.string = string }
 
     @usableFromInline
-    static func == (lhs: JSONKey, rhs: JSONKey) -> Bool { sameBytes(lhs.string, rhs.string) }
+    static func == (lhs: JSONKey, rhs: JSONKey) -> Bool { lhs.string.hasSameUTF8(as: rhs.string) }
 
     @usableFromInline
     func hash(into hasher: inout Hasher) {
         var string = string
         string.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
-    }
-}
-
-/// Whether two strings have the same UTF-8 bytes (JSON keys compare by bytes, not by Unicode
-/// canonical equivalence as `==` on `String` does).
-@usableFromInline
-func sameBytes(_ lhs: String, _ rhs: String) -> Bool {
-    guard lhs.utf8.count == rhs.utf8.count else { return false }
-    var lhs = lhs
-    var rhs = rhs
-    return lhs.withUTF8 { a in rhs.withUTF8 { b in UnsafeRawBufferPointer(a).sameBytes(as: UnsafeRawBufferPointer(b)) }
     }
 }

@@ -94,6 +94,12 @@ public final class JSONParser {
         try bytes.withUnsafeBytes { try parse($0, streamOffset: streamOffset, body) }
     }
 
+    /// Parses one JSON value from lent bytes (a view's `withData`, `withBytes` or `withPayload`);
+    /// as the unsafe-buffer form does.
+    public func parse<R>(_ bytes: RawSpan, streamOffset: Int = 0, _ body: (JSONElement) throws -> R) throws -> R {
+        try bytes.withUnsafeBytes { try parse($0, streamOffset: streamOffset, body) }
+    }
+
     /// Parses one JSON value into a tree.
     public func parseValue(_ bytes: UnsafeRawBufferPointer, streamOffset: Int = 0) throws -> JSONTree {
         try parse(bytes, streamOffset: streamOffset) { $0.jsonValue }

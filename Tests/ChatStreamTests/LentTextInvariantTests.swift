@@ -87,7 +87,7 @@ enum LentPath {
             switch view {
             case .textDelta(_, let delta):
                 outcome.lentViews += 1
-                outcome.textFromViews += String(decoding: delta, as: UTF8.self)
+                outcome.textFromViews += delta.string
             case .event(.textDelta(_, let delta)):
                 outcome.ownedViews += 1
                 outcome.textFromViews += delta

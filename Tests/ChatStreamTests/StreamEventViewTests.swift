@@ -112,7 +112,7 @@ private func textDeltaCount(_ events: [StreamEvent]) -> Int {
                     try decoder.decodeViews(raw) { view in
                         if case .textDelta(let id, let delta) = view {
                             lentPairs.append(Array(id.utf8))
-                            lentPairs.append(Array(delta))
+                            lentPairs.append(delta.withSpan { span in span.withUnsafeBytes { Array($0) } })
                         }
                     }
                 }

@@ -44,7 +44,7 @@ func readmeLentEvents(chunks: [[UInt8]]) throws {
         try chunk.withUnsafeBytes { raw in
             try decoder.decodeViews(raw) { event in
                 switch event {
-                case .textDelta(_, let delta): text.append(contentsOf: delta)   // copy what you keep
+                case .textDelta(_, let delta): delta.append(to: &text)   // copy what you keep
                 case .event(let event): handle(event)
                 }
             }

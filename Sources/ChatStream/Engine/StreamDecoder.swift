@@ -62,7 +62,7 @@ public struct StreamDecoder<Dialect: StreamDialect> {
     ///
     /// ```swift
     /// try decoder.decodeViews(chunk) { event in
-    ///     if case .textDelta(_, let delta) = event { output.write(delta) } else { handle(event.owned) }
+    ///     if case .textDelta(_, let delta) = event { delta.withSpan { output.write($0) } } else { handle(event.owned) }
     /// }
     /// ```
     @inlinable @inline(__always)  // so the caller's closure is specialised into the framer's loop
@@ -70,7 +70,7 @@ public struct StreamDecoder<Dialect: StreamDialect> {
         _ bytes: UnsafeRawBufferPointer, _ body: (StreamEventView) throws -> Void
     ) throws {
         try decode(
-            bytes, textDelta: { try body(.textDelta(id: $0, delta: $1.bytes)) }, emit: { try Self.lend($0, body) })
+            bytes, textDelta: { try body(.textDelta(id: $0, delta: $1)) }, emit: { try Self.lend($0, body) })
     }
 
     /// Decodes the next piece of the stream into `sink`: each text delta lent to
@@ -89,7 +89,7 @@ public struct StreamDecoder<Dialect: StreamDialect> {
     @inlinable @inline(__always)
     static func lend(_ event: StreamEvent, _ body: (StreamEventView) throws -> Void) throws {
         if case .textDelta(let id, let text) = event {
-            return try CheckedUTF8.lending(text) { try body(.textDelta(id: id, delta: $0.bytes)) }
+            return try CheckedUTF8.lending(text) { try body(.textDelta(id: id, delta: $0)) }
         }
         try body(.event(event))
     }
@@ -126,7 +126,7 @@ public struct StreamDecoder<Dialect: StreamDialect> {
 
     /// Ends the stream as ``finish(emit:)`` does, for a reader of ``StreamEventView``s.
     public mutating func finishViews(_ body: (StreamEventView) throws -> Void) throws {
-        try finish(textDelta: { try body(.textDelta(id: $0, delta: $1.bytes)) }, emit: { try Self.lend($0, body) })
+        try finish(textDelta: { try body(.textDelta(id: $0, delta: $1)) }, emit: { try Self.lend($0, body) })
     }
 
     /// Ends the stream as ``finish(emit:)`` does, into `sink`.

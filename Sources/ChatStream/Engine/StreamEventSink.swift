@@ -16,7 +16,7 @@
 /// ```swift
 /// struct Counter: StreamEventSink {
 ///     var textBytes = 0, events = 0
-///     mutating func textDelta(id: String, delta: CheckedUTF8) { textBytes += delta.bytes.count }
+///     mutating func textDelta(id: String, delta: CheckedUTF8) { textBytes += delta.count }
 ///     mutating func event(_ event: StreamEvent) { events += 1 }
 /// }
 /// ```
@@ -32,9 +32,23 @@ public protocol StreamEventSink {
 
 /// UTF-8 text lent for the duration of a call, well-formed by construction: from the JSON
 /// parser's checked strings (the package's dialects), or checked by ``init(validating:)``.
+///
+/// Read it inside the call that lends it: ``withUTF8Span(_:)`` (the standard library's checked,
+/// non-escaping UTF-8), ``withSpan(_:)`` (its bytes as a `RawSpan`), `append(to:)` to
+/// keep it, or ``string``. The spans cannot outlive the closure. (The value itself cannot be
+/// non-escapable on this toolchain without an experimental feature, so do not store it: its
+/// bytes belong to the decoder and change on the next call.)
+///
+/// ```swift
+/// mutating func textDelta(id: String, delta: CheckedUTF8) {
+///     delta.append(to: &reply)                         // copy what you keep
+///     delta.withSpan { socket.write($0) }              // or move the bytes on, lent
+/// }
+/// ```
 public struct CheckedUTF8 {
-    /// The text's bytes, valid only during the call that lends them.
-    public let bytes: UnsafeRawBufferPointer
+    /// The text's bytes, valid only during the call that lends them (the package's own readers
+    /// move them without a closure).
+    @usableFromInline package let bytes: UnsafeRawBufferPointer
 
     /// Bytes the JSON layer has already checked (a tape string's or a `String`'s).
     @inlinable @inline(__always)
@@ -46,6 +60,39 @@ public struct CheckedUTF8 {
     public init?(validating bytes: UnsafeRawBufferPointer) {
         guard String(validating: bytes, as: UTF8.self) != nil else { return nil }
         self.bytes = bytes
+    }
+
+    /// The text's length in UTF-8 bytes.
+    @inlinable
+    public var count: Int { bytes.count }
+
+    /// Whether the text is empty.
+    @inlinable
+    public var isEmpty: Bool { bytes.isEmpty }
+
+    /// Lends the text's bytes to `body`.
+    @inlinable
+    public func withSpan<R, E: Error>(_ body: (RawSpan) throws(E) -> R) throws(E) -> R {
+        try body(bytes.bytes)
+    }
+
+    /// Lends the text to `body` as the standard library's checked UTF-8 (no validation is
+    /// repeated: the bytes are well-formed by construction).
+    @inlinable
+    public func withUTF8Span<R, E: Error>(_ body: (UTF8Span) throws(E) -> R) throws(E) -> R {
+        try body(UTF8Span(unchecked: bytes.assumingMemoryBound(to: UInt8.self).span, isKnownASCII: false))
+    }
+
+    /// Appends the text to `text`.
+    @inlinable
+    public func append(to text: inout String) {
+        text.append(String(tapeUTF8: bytes))
+    }
+
+    /// Appends the text's bytes to `buffer`.
+    @inlinable
+    public func append(to buffer: inout [UInt8]) {
+        buffer.append(contentsOf: bytes)
     }
 
     /// The text as a `String`.

@@ -12,7 +12,7 @@
 /// var text: [UInt8] = []
 /// try decoder.decodeViews(chunk) { event in
 ///     switch event {
-///     case .textDelta(_, let delta): text.append(contentsOf: delta)
+///     case .textDelta(_, let delta): delta.append(to: &text)
 ///     case .event(let event): handle(event)
 ///     }
 /// }
@@ -20,14 +20,14 @@
 public enum StreamEventView {
     /// A piece of a text part: the part's ID, and the text as UTF-8 (see
     /// ``StreamEvent/textDelta(id:delta:)``).
-    case textDelta(id: String, delta: UnsafeRawBufferPointer)
+    case textDelta(id: String, delta: CheckedUTF8)
     /// Any other event, owned (never a text delta).
     case event(StreamEvent)
 
     /// The event as an owned ``StreamEvent``, its text copied into `String`s.
     public var owned: StreamEvent {
         switch self {
-        case .textDelta(let id, let delta): .textDelta(id: id, delta: String(tapeUTF8: delta))
+        case .textDelta(let id, let delta): .textDelta(id: id, delta: delta.string)
         case .event(let event): event
         }
     }

@@ -115,7 +115,7 @@ extension StreamFormat {
             if name.hasPrefix("response.") { return .openAIResponses }
             for anthropic in ["message_start", "content_block_start", "ping", "message_delta", "content_block_delta"]
                 as [StaticString]
-            where name.equals(anthropic) {
+            where name.sameBytes(as: anthropic) {
                 return .anthropic
             }
             return nil
@@ -138,7 +138,7 @@ extension StreamFormat {
 
     /// What the value of a `data:` line, without its spaces, says about the format.
     private static func classify(compactData data: UnsafeRawBufferPointer) -> StreamFormat {
-        if data.equals("[DONE]") { return .uiMessageStream }
+        if data.sameBytes(as: "[DONE]") { return .uiMessageStream }
         if data.contains(#""object":"chat.completion.chunk""#) || data.contains(#""choices":"#) {
             return .openAIChat
         }
@@ -167,14 +167,6 @@ extension UnsafeRawBufferPointer {
         return value.first == 0x20 ? UnsafeRawBufferPointer(rebasing: value.dropFirst()) : value
     }
 
-    fileprivate func hasPrefix(_ text: StaticString) -> Bool {
-        count >= text.utf8CodeUnitCount && UnsafeRawBufferPointer(rebasing: prefix(text.utf8CodeUnitCount)).equals(text)
-    }
-
-    fileprivate func equals(_ text: StaticString) -> Bool {
-        sameBytes(as: UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
-    }
-
     fileprivate func contains(_ text: StaticString) -> Bool {
         let needle = UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)
         guard let first = needle.first, count >= needle.count else { return false }
@@ -182,7 +174,7 @@ extension UnsafeRawBufferPointer {
         while start + needle.count <= count {
             // The next place the needle's first byte occurs, then the rest compared there.
             guard let hit = self[start...(count - needle.count)].firstIndex(of: first) else { return false }
-            if UnsafeRawBufferPointer(rebasing: self[hit..<(hit + needle.count)]).equals(text) { return true }
+            if UnsafeRawBufferPointer(rebasing: self[hit..<(hit + needle.count)]).sameBytes(as: text) { return true }
             start = hit + 1
         }
         return false
