@@ -77,18 +77,21 @@ var package = Package(
         // Chat and list latency of the local server as its SQLite store grows (see BENCHMARKS.md).
         .executableTarget(name: "chatstream-store-bench", dependencies: ["ChatStreamServer"]),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(
+            name: "HTTPTestSupport", dependencies: ["ChatStreamServer", "TestSupport"], path: "Tests/HTTPTestSupport"),
         .testTarget(name: "ChatStreamJSONTests", dependencies: ["ChatStreamJSON", "TestSupport"]),
         .testTarget(name: "ChatStreamFramingTests", dependencies: ["ChatStreamFraming", "TestSupport"]),
         .testTarget(
             name: "ChatStreamTests",
             dependencies: ["ChatStream", "ChatStreamJSON", "ChatStreamFraming", "TestSupport"],
             exclude: ["FuzzRegressions"]),
-        .testTarget(name: "ChatStreamServerTests", dependencies: ["ChatStreamServer", "TestSupport"]),
+        .testTarget(
+            name: "ChatStreamServerTests", dependencies: ["ChatStreamServer", "TestSupport", "HTTPTestSupport"]),
         .testTarget(
             name: "ChatStreamBenchTests", dependencies: ["ChatStreamBenchSupport"], exclude: ["Fixtures"]),
         .testTarget(
             name: "ChatStreamClientTests",
-            dependencies: ["ChatStreamClient", "ChatStreamServer", "TestSupport"]
+            dependencies: ["ChatStreamClient", "ChatStreamServer", "TestSupport", "HTTPTestSupport"]
         ),
         // The README's and the DocC catalogs' Swift blocks, compiled (Tests/DocExamplesTests/README.md).
         .testTarget(

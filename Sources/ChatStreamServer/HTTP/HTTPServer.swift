@@ -32,9 +32,9 @@ import Synchronization
 /// The handler runs on the connection's own thread, once per request, with the whole body read.
 /// If it throws before responding the client gets `500`; if it throws mid-stream the connection is
 /// dropped so the client sees a truncated response rather than a clean end.
-final class HTTPServer: Sendable {
+package final class HTTPServer: Sendable {
     /// The handler's type: called on the connection's thread for each request.
-    typealias Handler = @Sendable (HTTPServerRequest, HTTPServerResponseWriter) throws -> Void
+    package typealias Handler = @Sendable (HTTPServerRequest, HTTPServerResponseWriter) throws -> Void
 
     private enum Phase {
         case idle
@@ -66,7 +66,7 @@ final class HTTPServer: Sendable {
 
     /// A server for `host:port` (port 0: the system picks a free one, read it from ``port`` after
     /// ``start()``). Nothing happens until ``start()``.
-    init(
+    package init(
         host: String = "127.0.0.1", port: UInt16 = 0, configuration: HTTPServerConfiguration = .init(),
         handler: @escaping Handler
     ) {
@@ -77,7 +77,7 @@ final class HTTPServer: Sendable {
     }
 
     /// The port the server listens on (the actual one when created with port 0); 0 before ``start()``.
-    var port: UInt16 { state.withLock { $0.port } }
+    package var port: UInt16 { state.withLock { $0.port } }
 
     /// The number of connections open right now.
     var openConnections: Int { state.withLock { $0.connections.count } }
@@ -86,7 +86,7 @@ final class HTTPServer: Sendable {
     ///
     /// - Throws: ``HTTPServerError/alreadyStarted`` when called twice, ``HTTPServerError/addressResolution``
     ///   or ``HTTPServerError/socket`` when the address cannot be bound.
-    func start() throws {
+    package func start() throws {
         try state.withLock { state throws(HTTPServerError) in
             guard state.phase == .idle else { throw HTTPServerError.alreadyStarted }
             let listener = try Socket.listen(host: host, port: requestedPort)
@@ -109,7 +109,7 @@ final class HTTPServer: Sendable {
     /// Stops accepting, shuts every open connection down (handlers' next writes fail) and waits up to
     /// ``HTTPServerConfiguration/shutdownGracePeriod`` for their threads to finish. Idempotent.
     /// Do not call it from a handler (it would wait for that handler's own thread).
-    func stop() {
+    package func stop() {
         let wakeFD: Int32? = state.withLock { state in
             guard state.phase == .running else {
                 state.phase = .stopped

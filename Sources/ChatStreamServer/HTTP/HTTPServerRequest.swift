@@ -8,7 +8,7 @@ import ChatStream
 ///     try response.respond(status: 200, headers: [("Content-Type", "text/plain")], body: Array("\(limit)".utf8))
 /// }
 /// ```
-struct HTTPServerRequest: Sendable {
+package struct HTTPServerRequest: Sendable {
     /// The method token as sent (`GET`, `POST`, ...); methods are case-sensitive.
     var method: String
     /// The request target as sent (path and query, still percent-encoded).

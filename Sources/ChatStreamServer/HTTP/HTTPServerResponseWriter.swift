@@ -22,7 +22,7 @@ import ChatStream
 ///     try response.finishStream()
 /// }
 /// ```
-final class HTTPServerResponseWriter {
+package final class HTTPServerResponseWriter {
     private enum State {
         case idle
         case streaming(chunked: Bool)

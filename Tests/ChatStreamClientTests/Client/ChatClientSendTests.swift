@@ -138,7 +138,7 @@ struct ChatClientSendTests {
         for try await update in client.updates(sending: "hi") {
             if case .textDelta = update.event { break }
         }
-        #expect(await TestHelpers.eventually(timeout: .seconds(60)) { terminated.value })
+        #expect(await eventually(timeout: .seconds(60)) { terminated.value })
     }
 
     @Test func identityHeadersAndIdentify() async throws {

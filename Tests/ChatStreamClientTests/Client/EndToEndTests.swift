@@ -26,7 +26,7 @@ struct EndToEndTests {
         try server.start()
         defer { server.stop() }
         let url = URL(string: "http://127.0.0.1:\(server.port)/api/sdk")!
-        // Off the cooperative pool, as TestHelpers.withServer does (its comment says why).
+        // Off the cooperative pool, as HTTPTestServer.with does (its comment says why).
         return try await withTaskExecutorPreference(NetworkTestExecutor.shared) {
             try await body(server) { device in
                 ChatbaseClient(
@@ -167,7 +167,7 @@ struct EndToEndTests {
             // Timed from the break, so a loaded machine's slow first delta does not count.
             let stopped = ContinuousClock.now
             // The response body was cancelled, not read to its end (that would take two minutes).
-            #expect(await TestHelpers.eventually(timeout: .seconds(60)) { observing.outcomes.value == ["cancelled"] })
+            #expect(await eventually(timeout: .seconds(60)) { observing.outcomes.value == ["cancelled"] })
             #expect(ContinuousClock.now - stopped < .seconds(70))
             // The server is free for the next request at once.
             let next = try await client.send("next")

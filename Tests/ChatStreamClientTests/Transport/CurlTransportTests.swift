@@ -5,6 +5,7 @@
     import ChatStreamClient
     import Dispatch
     import Foundation
+    import HTTPTestSupport
     import TestSupport
     import Testing
 
@@ -22,7 +23,7 @@
             let release = DispatchSemaphore(value: 0)
             let wroteAll = Shared(false)
             let pieces = (0..<200).map { "data: \($0)\n\n" }
-            try await TestHelpers.withServer(handler: { _, response in
+            try await HTTPTestServer.with(handler: { _, response in
                 try response.startStream(status: 200, headers: [("Content-Type", "text/event-stream")])
                 try response.write("first\n")
                 _ = release.wait(timeout: .now() + 60)
@@ -32,12 +33,12 @@
                 try response.finishStream()
             }) { server in
                 let response = try await CurlTransport().send(
-                    HTTPRequest(url: TestHelpers.url(server, "/batches"), idleTimeout: .seconds(30)))
+                    HTTPRequest(url: HTTPTestServer.url(server, "/batches"), idleTimeout: .seconds(30)))
                 var iterator = response.body.makeAsyncIterator()
                 #expect(try await iterator.next() == Array("first\n".utf8))
                 release.signal()
                 // The consumer is busy while the server writes 200 pieces, each its own chunk.
-                #expect(await TestHelpers.eventually { wroteAll.value })
+                #expect(await eventually { wroteAll.value })
                 try await Task.sleep(for: .milliseconds(200))
                 release.signal()
                 var rest: [UInt8] = []

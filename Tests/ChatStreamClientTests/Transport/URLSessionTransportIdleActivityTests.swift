@@ -4,6 +4,7 @@
 import ChatStreamClient
 import Dispatch
 import Foundation
+import HTTPTestSupport
 import TestSupport
 import Testing
 
@@ -41,14 +42,14 @@ struct URLSessionTransportIdleActivityTests {
     }
 
     static func request(_ server: HTTPServer, _ activity: HTTPRequest.IdleActivity) -> HTTPRequest {
-        var request = HTTPRequest(url: TestHelpers.url(server, "/"), idleTimeout: .milliseconds(600))
+        var request = HTTPRequest(url: HTTPTestServer.url(server, "/"), idleTimeout: .milliseconds(600))
         request.idleActivity = activity
         return request
     }
 
     @Test(arguments: TransportUnderTest.allCases)
     func commentsAloneEndAnEventCountingStreamWithATimeout(_ kind: TransportUnderTest) async throws {
-        try await TestHelpers.withServer(handler: Self.writing(": keep-alive\n\n", for: .seconds(20))) { server in
+        try await HTTPTestServer.with(handler: Self.writing(": keep-alive\n\n", for: .seconds(20))) { server in
             let start = ContinuousClock.now
             let response = try await kind.make().send(Self.request(server, .serverSentEvents))
             let (bytes, error) = await Self.read(response)
@@ -62,7 +63,7 @@ struct URLSessionTransportIdleActivityTests {
 
     @Test(arguments: TransportUnderTest.allCases)
     func theNamedKeepAliveCommentKeepsTheStreamAlive(_ kind: TransportUnderTest) async throws {
-        try await TestHelpers.withServer(handler: Self.writing(": ping\n\n", for: .milliseconds(1800))) { server in
+        try await HTTPTestServer.with(handler: Self.writing(": ping\n\n", for: .milliseconds(1800))) { server in
             let response = try await kind.make().send(
                 Self.request(server, .serverSentEvents(keepAliveComment: "ping")))
             let (bytes, error) = await Self.read(response)
@@ -73,7 +74,7 @@ struct URLSessionTransportIdleActivityTests {
 
     @Test(arguments: TransportUnderTest.allCases)
     func otherCommentsDoNotCountAsTheKeepAlive(_ kind: TransportUnderTest) async throws {
-        try await TestHelpers.withServer(handler: Self.writing(": pong\n\n", for: .seconds(20))) { server in
+        try await HTTPTestServer.with(handler: Self.writing(": pong\n\n", for: .seconds(20))) { server in
             let response = try await kind.make().send(
                 Self.request(server, .serverSentEvents(keepAliveComment: "ping")))
             #expect((await Self.read(response).error as? TransportError)?.kind == .timedOut)
@@ -82,7 +83,7 @@ struct URLSessionTransportIdleActivityTests {
 
     @Test(arguments: TransportUnderTest.allCases)
     func eventsKeepTheStreamAlive(_ kind: TransportUnderTest) async throws {
-        try await TestHelpers.withServer(handler: Self.writing("data: {}\n\n", for: .milliseconds(1800))) { server in
+        try await HTTPTestServer.with(handler: Self.writing("data: {}\n\n", for: .milliseconds(1800))) { server in
             let response = try await kind.make().send(Self.request(server, .serverSentEvents))
             let (bytes, error) = await Self.read(response)
             #expect(error == nil, "got \(String(describing: error))")
@@ -92,7 +93,7 @@ struct URLSessionTransportIdleActivityTests {
 
     @Test(arguments: TransportUnderTest.allCases)
     func anyBytesKeepADefaultRequestAlive(_ kind: TransportUnderTest) async throws {
-        try await TestHelpers.withServer(handler: Self.writing(": keep-alive\n\n", for: .milliseconds(1800))) {
+        try await HTTPTestServer.with(handler: Self.writing(": keep-alive\n\n", for: .milliseconds(1800))) {
             server in
             let response = try await kind.make().send(Self.request(server, .anyBytes))
             #expect(await Self.read(response).error == nil)
@@ -101,9 +102,9 @@ struct URLSessionTransportIdleActivityTests {
 
     @Test(arguments: TransportUnderTest.allCases)
     func aChatReplyOfCommentsAloneFailsWithATimeout(_ kind: TransportUnderTest) async throws {
-        try await TestHelpers.withServer(handler: Self.writing(": keep-alive\n\n", for: .seconds(20))) { server in
+        try await HTTPTestServer.with(handler: Self.writing(": keep-alive\n\n", for: .seconds(20))) { server in
             let client = ChatbaseClient(
-                agentId: "agent", baseURL: TestHelpers.url(server, ""), transport: kind.make(),
+                agentId: "agent", baseURL: HTTPTestServer.url(server, ""), transport: kind.make(),
                 identityStore: InMemoryIdentityStore(),
                 retryPolicy: .none, idleTimeout: .milliseconds(600))
             let start = ContinuousClock.now
@@ -156,7 +157,7 @@ struct URLSessionTransportIdleActivityTests {
     @Test(arguments: TransportUnderTest.allCases)
     func commentsAtFullSpeedToASlowConsumerStillTimeOut(_ kind: TransportUnderTest) async throws {
         // Reading pauses all the time here; pauses over a buffer of comments are not the consumer's delay.
-        try await TestHelpers.withServer(handler: Self.flooding(": keep-alive\n", for: .seconds(30))) { server in
+        try await HTTPTestServer.with(handler: Self.flooding(": keep-alive\n", for: .seconds(30))) { server in
             let transport = kind.make(URLSessionTransport.Limits(maxBufferedBytes: 32 << 10))
             let start = ContinuousClock.now
             let response = try await transport.send(Self.request(server, .serverSentEvents))
@@ -169,7 +170,7 @@ struct URLSessionTransportIdleActivityTests {
 
     @Test(arguments: TransportUnderTest.allCases)
     func eventsAtFullSpeedToASlowConsumerDoNotTimeOut(_ kind: TransportUnderTest) async throws {
-        try await TestHelpers.withServer(handler: Self.flooding("data: {}\n\n", for: .milliseconds(1500))) { server in
+        try await HTTPTestServer.with(handler: Self.flooding("data: {}\n\n", for: .milliseconds(1500))) { server in
             let transport = kind.make(URLSessionTransport.Limits(maxBufferedBytes: 32 << 10))
             let response = try await transport.send(Self.request(server, .serverSentEvents))
             let (_, tail, error) = await Self.readSlowly(response)

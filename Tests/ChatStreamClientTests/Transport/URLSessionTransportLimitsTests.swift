@@ -4,6 +4,7 @@
 import ChatStreamClient
 import Dispatch
 import Foundation
+import HTTPTestSupport
 import TestSupport
 import Testing
 
@@ -20,9 +21,9 @@ struct URLSessionTransportLimitsTests {
         let piece = 64 << 10
         let pattern = (0..<piece + 251).map(Self.patternByte)
         let written = Shared(0)
-        var configuration = TestHelpers.configuration
+        var configuration = HTTPTestServer.configuration
         configuration.sendTimeout = .seconds(60)
-        try await TestHelpers.withServer(
+        try await HTTPTestServer.with(
             configuration: configuration,
             handler: { _, response in
                 try response.startStream(status: 200, headers: [("Content-Type", "application/octet-stream")])
@@ -38,7 +39,7 @@ struct URLSessionTransportLimitsTests {
             let transport = kind.make(URLSessionTransport.Limits(maxBufferedBytes: 256 << 10))
             #expect(kind.limits(of: transport)?.maxBufferedBytes == 256 << 10)
             let response = try await transport.send(
-                HTTPRequest(url: TestHelpers.url(server, "/big"), idleTimeout: .seconds(1)))
+                HTTPRequest(url: HTTPTestServer.url(server, "/big"), idleTimeout: .seconds(1)))
             var iterator = response.body.makeAsyncIterator()
             var count = 0
             var mismatch: Int? = nil
@@ -77,11 +78,11 @@ struct URLSessionTransportLimitsTests {
     @Test(arguments: TransportUnderTest.allCases)
     func aCompressedBodyUnderTheLimitIsDecoded(_ kind: TransportUnderTest) async throws {
         let gzip = GzipFixture.repeated(UInt8(ascii: "z"), repeats: 1000)
-        try await TestHelpers.withServer(handler: { _, response in
+        try await HTTPTestServer.with(handler: { _, response in
             try response.respond(status: 200, headers: [("Content-Encoding", "gzip")], body: gzip)
         }) { server in
             let response = try await kind.make().send(
-                HTTPRequest(url: TestHelpers.url(server, "/small"), idleTimeout: .seconds(20)))
+                HTTPRequest(url: HTTPTestServer.url(server, "/small"), idleTimeout: .seconds(20)))
             let body = try await response.body.collect(upTo: 1 << 20)
             #expect(gzip.count < 2000)
             #expect(body == [UInt8](repeating: UInt8(ascii: "z"), count: 1 + 258 * 1000))
@@ -96,12 +97,12 @@ struct URLSessionTransportLimitsTests {
             encoding == "gzip"
             ? GzipFixture.repeated(UInt8(ascii: ":"), repeats: 400_000, trailer: false)
             : GzipFixture.zlibRepeated(UInt8(ascii: ":"), repeats: 400_000)
-        try await TestHelpers.withServer(handler: { _, response in
+        try await HTTPTestServer.with(handler: { _, response in
             try? response.respond(status: 200, headers: [("Content-Encoding", encoding)], body: bomb)
         }) { server in
             let limits = URLSessionTransport.Limits(maxDecodedBodyBytes: 1 << 20)
             let response = try await kind.make(limits).send(
-                HTTPRequest(url: TestHelpers.url(server, "/bomb"), idleTimeout: .seconds(20)))
+                HTTPRequest(url: HTTPTestServer.url(server, "/bomb"), idleTimeout: .seconds(20)))
             var received = 0
             var failure: (any Error)?
             do {
@@ -122,12 +123,12 @@ struct URLSessionTransportLimitsTests {
     @Test(arguments: TransportUnderTest.allCases)
     func headerFieldsOverTheLimitFailWithHeaderTooLarge(_ kind: TransportUnderTest) async throws {
         let filler = String(repeating: "h", count: 1000)
-        _ = try await TestHelpers.withServer(handler: { _, response in
+        _ = try await HTTPTestServer.with(handler: { _, response in
             try? response.respond(status: 200, headers: (0..<100).map { ("X-Filler-\($0)", filler) }, body: [1])
         }) { server in
             await #expect {
                 _ = try await kind.make().send(
-                    HTTPRequest(url: TestHelpers.url(server, "/"), idleTimeout: .seconds(20)))
+                    HTTPRequest(url: HTTPTestServer.url(server, "/"), idleTimeout: .seconds(20)))
             } throws: { error in
                 let error = error as? TransportError
                 return error?.kind == .headerTooLarge && error?.message.contains("65536") == true
@@ -138,12 +139,12 @@ struct URLSessionTransportLimitsTests {
     @Test(arguments: TransportUnderTest.allCases)
     func oneHeaderLineOverTheHTTPLibrarysLimitFailsWithHeaderTooLarge(_ kind: TransportUnderTest) async throws {
         let huge = String(repeating: "h", count: 300_000)
-        _ = try await TestHelpers.withServer(handler: { _, response in
+        _ = try await HTTPTestServer.with(handler: { _, response in
             try? response.respond(status: 200, headers: [("X-Huge", huge)], body: [1])
         }) { server in
             await #expect {
                 _ = try await kind.make().send(
-                    HTTPRequest(url: TestHelpers.url(server, "/"), idleTimeout: .seconds(20)))
+                    HTTPRequest(url: HTTPTestServer.url(server, "/"), idleTimeout: .seconds(20)))
             } throws: { error in
                 (error as? TransportError)?.kind == .headerTooLarge
             }
@@ -153,11 +154,11 @@ struct URLSessionTransportLimitsTests {
     @Test(arguments: TransportUnderTest.allCases)
     func headerFieldsUnderTheLimitArrive(_ kind: TransportUnderTest) async throws {
         let filler = String(repeating: "h", count: 1000)
-        try await TestHelpers.withServer(handler: { _, response in
+        try await HTTPTestServer.with(handler: { _, response in
             try response.respond(status: 200, headers: (0..<40).map { ("X-Filler-\($0)", filler) }, body: [1])
         }) { server in
             let response = try await kind.make().send(
-                HTTPRequest(url: TestHelpers.url(server, "/"), idleTimeout: .seconds(20)))
+                HTTPRequest(url: HTTPTestServer.url(server, "/"), idleTimeout: .seconds(20)))
             #expect(response.headers["x-filler-39"] == filler)
         }
     }
@@ -182,7 +183,7 @@ struct URLSessionTransportLimitsTests {
             }
             try response.respond(status: 200, body: Array(seen.joined(separator: " ").utf8))
         }
-        try await TestHelpers.withServer(handler: { request, response in
+        try await HTTPTestServer.with(handler: { request, response in
             hits.update { $0 += 1 }
             if request.path == "/back" {
                 try response.respond(status: 302, headers: [("Location", "http://127.0.0.1:\(aPort.value)/landed")])
@@ -190,15 +191,15 @@ struct URLSessionTransportLimitsTests {
                 try echo(request, response)
             }
         }) { b in
-            try await TestHelpers.withServer(handler: { request, response in
+            try await HTTPTestServer.with(handler: { request, response in
                 switch request.path {
                 case "/go":
                     try response.respond(
-                        status: 302, headers: [("Location", TestHelpers.url(b, "/landed").absoluteString)])
+                        status: 302, headers: [("Location", HTTPTestServer.url(b, "/landed").absoluteString)])
                 case "/same": try response.respond(status: 307, headers: [("Location", "/landed")])
                 case "/round-trip":
                     try response.respond(
-                        status: 302, headers: [("Location", TestHelpers.url(b, "/back").absoluteString)])
+                        status: 302, headers: [("Location", HTTPTestServer.url(b, "/back").absoluteString)])
                 default: try echo(request, response)
                 }
             }) { a in
@@ -213,7 +214,7 @@ struct URLSessionTransportLimitsTests {
         try await Self.withRedirectingServers { a, bHits in
             await #expect {
                 _ = try await kind.make().send(
-                    HTTPRequest(url: TestHelpers.url(a, "/go"), headers: Self.identity, idleTimeout: .seconds(20)))
+                    HTTPRequest(url: HTTPTestServer.url(a, "/go"), headers: Self.identity, idleTimeout: .seconds(20)))
             } throws: { error in
                 let error = error as? TransportError
                 return error?.kind == .redirectRefused && error?.message.contains("/landed") == true
@@ -226,7 +227,7 @@ struct URLSessionTransportLimitsTests {
     func aRedirectWithinTheOriginKeepsEveryHeader(_ kind: TransportUnderTest) async throws {
         try await Self.withRedirectingServers { a, _ in
             let response = try await kind.make().send(
-                HTTPRequest(url: TestHelpers.url(a, "/same"), headers: Self.identity, idleTimeout: .seconds(20)))
+                HTTPRequest(url: HTTPTestServer.url(a, "/same"), headers: Self.identity, idleTimeout: .seconds(20)))
             let text = String(decoding: try await response.body.collect(upTo: 10_000), as: UTF8.self)
             #expect(
                 text == "x-device-id=device-1 x-user-token=token-1 authorization=Bearer secret x-custom=kept")
@@ -238,7 +239,7 @@ struct URLSessionTransportLimitsTests {
         try await Self.withRedirectingServers { a, bHits in
             let transport = kind.make(URLSessionTransport.Limits(redirects: .anyOrigin))
             let response = try await transport.send(
-                HTTPRequest(url: TestHelpers.url(a, "/go"), headers: Self.identity, idleTimeout: .seconds(20)))
+                HTTPRequest(url: HTTPTestServer.url(a, "/go"), headers: Self.identity, idleTimeout: .seconds(20)))
             let text = String(decoding: try await response.body.collect(upTo: 10_000), as: UTF8.self)
             #expect(text == "x-device-id=- x-user-token=- authorization=- x-custom=kept")
             #expect(bHits.value == 1)
@@ -250,7 +251,8 @@ struct URLSessionTransportLimitsTests {
         try await Self.withRedirectingServers { a, bHits in
             let transport = kind.make(URLSessionTransport.Limits(redirects: .anyOrigin))
             let response = try await transport.send(
-                HTTPRequest(url: TestHelpers.url(a, "/round-trip"), headers: Self.identity, idleTimeout: .seconds(20)))
+                HTTPRequest(
+                    url: HTTPTestServer.url(a, "/round-trip"), headers: Self.identity, idleTimeout: .seconds(20)))
             let text = String(decoding: try await response.body.collect(upTo: 10_000), as: UTF8.self)
             #expect(text == "x-device-id=- x-user-token=- authorization=- x-custom=kept")
             #expect(bHits.value == 1)
@@ -262,7 +264,8 @@ struct URLSessionTransportLimitsTests {
         try await Self.withRedirectingServers { a, _ in
             let transport = kind.make(URLSessionTransport.Limits(redirects: .none))
             await #expect {
-                _ = try await transport.send(HTTPRequest(url: TestHelpers.url(a, "/same"), idleTimeout: .seconds(20)))
+                _ = try await transport.send(
+                    HTTPRequest(url: HTTPTestServer.url(a, "/same"), idleTimeout: .seconds(20)))
             } throws: { ($0 as? TransportError)?.kind == .redirectRefused }
         }
     }

@@ -3,6 +3,7 @@
 import ChatStreamClient
 import Dispatch
 import Foundation
+import HTTPTestSupport
 import TestSupport
 import Testing
 
@@ -22,7 +23,7 @@ struct URLSessionTransportTests {
 
     @Test(arguments: TransportUnderTest.allCases)
     func deliversStatusHeadersAndBody(_ kind: TransportUnderTest) async throws {
-        try await TestHelpers.withServer(handler: { request, response in
+        try await HTTPTestServer.with(handler: { request, response in
             let body =
                 "\(request.method) \(request.headers["x-custom"] ?? "-") \(String(decoding: request.body, as: UTF8.self))"
             try response.respond(
@@ -30,7 +31,7 @@ struct URLSessionTransportTests {
         }) { server in
             let transport = kind.make()
             let request = HTTPRequest(
-                method: "POST", url: TestHelpers.url(server, "/echo"), headers: ["X-Custom": "abc"],
+                method: "POST", url: HTTPTestServer.url(server, "/echo"), headers: ["X-Custom": "abc"],
                 body: Array(String(repeating: "z", count: 3000).utf8), idleTimeout: .seconds(20))
             let response = try await transport.send(request)
             #expect(response.status == 201)
@@ -43,10 +44,10 @@ struct URLSessionTransportTests {
 
     @Test(arguments: TransportUnderTest.allCases)
     func collectStopsAtItsLimit(_ kind: TransportUnderTest) async throws {
-        try await TestHelpers.withServer(handler: { _, response in
+        try await HTTPTestServer.with(handler: { _, response in
             try response.respond(status: 200, body: [UInt8](repeating: 1, count: 100))
         }) { server in
-            let response = try await kind.make().send(HTTPRequest(url: TestHelpers.url(server, "/")))
+            let response = try await kind.make().send(HTTPRequest(url: HTTPTestServer.url(server, "/")))
             await #expect { _ = try await response.body.collect(upTo: 99) } throws: {
                 ($0 as? TransportError)?.kind == .bodyTooLarge
             }
@@ -57,7 +58,7 @@ struct URLSessionTransportTests {
     func streamedChunksArriveAsTheServerWritesThem(_ kind: TransportUnderTest) async throws {
         let release = DispatchSemaphore(value: 0)
         let wroteLast = Shared(false)
-        try await TestHelpers.withServer(handler: { _, response in
+        try await HTTPTestServer.with(handler: { _, response in
             try response.startStream(status: 200, headers: [("Content-Type", "text/event-stream")])
             try response.write("data: 1\n\n")
             // Wait for the test to confirm it saw chunk 1 (bounded so a failing test cannot hang).
@@ -67,7 +68,7 @@ struct URLSessionTransportTests {
             try response.finishStream()
         }) { server in
             let response = try await kind.make().send(
-                HTTPRequest(url: TestHelpers.url(server, "/stream"), idleTimeout: .seconds(30)))
+                HTTPRequest(url: HTTPTestServer.url(server, "/stream"), idleTimeout: .seconds(30)))
             var iterator = response.body.makeAsyncIterator()
             let first = try await iterator.next()
             #expect(first == Array("data: 1\n\n".utf8))
@@ -83,7 +84,7 @@ struct URLSessionTransportTests {
     func cancellingTheConsumerMakesTheServerWriteFail(_ kind: TransportUnderTest) async throws {
         let writeError = Shared<String?>(nil)
         let chunksWritten = Shared(0)
-        try await TestHelpers.withServer(handler: { _, response in
+        try await HTTPTestServer.with(handler: { _, response in
             do {
                 try response.startStream(status: 200)
                 for _ in 0..<2000 {  // 2000 x 10 ms: far longer than the test waits
@@ -98,17 +99,17 @@ struct URLSessionTransportTests {
             }
         }) { server in
             let transport = kind.make()
-            let url = TestHelpers.url(server, "/endless")
+            let url = HTTPTestServer.url(server, "/endless")
             let consumer = Task(executorPreference: NetworkTestExecutor.shared) {
                 let response = try await transport.send(HTTPRequest(url: url, idleTimeout: .seconds(30)))
                 var received = 0
                 for try await chunk in response.body { received += chunk.count }
                 return received
             }
-            #expect(await TestHelpers.eventually { chunksWritten.value >= 3 })
+            #expect(await eventually { chunksWritten.value >= 3 })
             consumer.cancel()
             await #expect(throws: (any Error).self) { try await consumer.value }
-            #expect(await TestHelpers.eventually { writeError.value != nil }, "the handler never saw its write fail")
+            #expect(await eventually { writeError.value != nil }, "the handler never saw its write fail")
             #expect(chunksWritten.value < 2000)
         }
     }
@@ -116,7 +117,7 @@ struct URLSessionTransportTests {
     @Test(arguments: TransportUnderTest.allCases)
     func droppingTheBodyCancelsTheRequest(_ kind: TransportUnderTest) async throws {
         let writeFailed = Shared(false)
-        try await TestHelpers.withServer(handler: { _, response in
+        try await HTTPTestServer.with(handler: { _, response in
             try response.startStream(status: 200)
             do {
                 for _ in 0..<2000 {
@@ -129,18 +130,18 @@ struct URLSessionTransportTests {
         }) { server in
             let transport = kind.make()
             do {
-                let response = try await transport.send(HTTPRequest(url: TestHelpers.url(server, "/")))
+                let response = try await transport.send(HTTPRequest(url: HTTPTestServer.url(server, "/")))
                 var iterator = response.body.makeAsyncIterator()
                 _ = try await iterator.next()
             }  // response and iterator dropped here
-            #expect(await TestHelpers.eventually { writeFailed.value })
+            #expect(await eventually { writeFailed.value })
         }
     }
 
     @Test(arguments: TransportUnderTest.allCases)
     func idleTimeoutFiresWhenTheServerStalls(_ kind: TransportUnderTest) async throws {
         let release = DispatchSemaphore(value: 0)
-        try await TestHelpers.withServer(handler: { _, response in
+        try await HTTPTestServer.with(handler: { _, response in
             try response.startStream(status: 200)
             try response.write("first")
             _ = release.wait(timeout: .now() + 15)  // stall
@@ -148,7 +149,7 @@ struct URLSessionTransportTests {
         }) { server in
             defer { release.signal() }
             let response = try await kind.make().send(
-                HTTPRequest(url: TestHelpers.url(server, "/stall"), idleTimeout: .milliseconds(500)))
+                HTTPRequest(url: HTTPTestServer.url(server, "/stall"), idleTimeout: .milliseconds(500)))
             let start = ContinuousClock.now
             var received: [UInt8] = []
             var failure: (any Error)?
@@ -166,14 +167,14 @@ struct URLSessionTransportTests {
     @Test(arguments: TransportUnderTest.allCases)
     func idleTimeoutWaitsForTheResponseHeadToo(_ kind: TransportUnderTest) async throws {
         let release = DispatchSemaphore(value: 0)
-        try await TestHelpers.withServer(handler: { _, response in
+        try await HTTPTestServer.with(handler: { _, response in
             _ = release.wait(timeout: .now() + 15)
             try? response.respond(status: 200)
         }) { server in
             defer { release.signal() }
             await #expect {
                 _ = try await kind.make().send(
-                    HTTPRequest(url: TestHelpers.url(server, "/slow"), idleTimeout: .milliseconds(400)))
+                    HTTPRequest(url: HTTPTestServer.url(server, "/slow"), idleTimeout: .milliseconds(400)))
             } throws: {
                 ($0 as? TransportError)?.kind == .timedOut
             }
@@ -182,7 +183,7 @@ struct URLSessionTransportTests {
 
     @Test(arguments: TransportUnderTest.allCases)
     func slowSteadyStreamIsNotCutByTheIdleTimeout(_ kind: TransportUnderTest) async throws {
-        try await TestHelpers.withServer(handler: { _, response in
+        try await HTTPTestServer.with(handler: { _, response in
             try response.startStream(status: 200)
             for index in 0..<15 {
                 try response.write("\(index % 10)")
@@ -192,7 +193,7 @@ struct URLSessionTransportTests {
         }) { server in
             let start = ContinuousClock.now
             let response = try await kind.make().send(
-                HTTPRequest(url: TestHelpers.url(server, "/slow"), idleTimeout: .seconds(1)))
+                HTTPRequest(url: HTTPTestServer.url(server, "/slow"), idleTimeout: .seconds(1)))
             let text = String(decoding: try await response.body.collect(upTo: 1000), as: UTF8.self)
             #expect(text == "012345678901234")
             #expect(ContinuousClock.now - start > .seconds(1), "the stream must outlast the idle timeout")
@@ -202,7 +203,7 @@ struct URLSessionTransportTests {
     @Test(arguments: TransportUnderTest.allCases)
     func connectionDroppedMidStreamFailsAfterTheChunksReceived(_ kind: TransportUnderTest) async throws {
         let release = DispatchSemaphore(value: 0)
-        try await TestHelpers.withServer(handler: { _, response in
+        try await HTTPTestServer.with(handler: { _, response in
             try response.startStream(status: 200)
             try response.write("one")
             try response.write("two")
@@ -211,7 +212,7 @@ struct URLSessionTransportTests {
             #expect(throws: HTTPServerError.connectionClosed) { try response.write("three") }
         }) { server in
             let response = try await kind.make().send(
-                HTTPRequest(url: TestHelpers.url(server, "/cut"), idleTimeout: .seconds(20)))
+                HTTPRequest(url: HTTPTestServer.url(server, "/cut"), idleTimeout: .seconds(20)))
             var received: [UInt8] = []
             var failure: (any Error)?
             do {
@@ -230,12 +231,12 @@ struct URLSessionTransportTests {
 
     @Test(arguments: TransportUnderTest.allCases)
     func handlerThrowingMidStreamTruncatesTheResponse(_ kind: TransportUnderTest) async throws {
-        try await TestHelpers.withServer(handler: { _, response in
+        try await HTTPTestServer.with(handler: { _, response in
             try response.startStream(status: 200)
             try response.write("partial")
             throw HTTPServerError.invalidState
         }) { server in
-            let response = try await kind.make().send(HTTPRequest(url: TestHelpers.url(server, "/")))
+            let response = try await kind.make().send(HTTPRequest(url: HTTPTestServer.url(server, "/")))
             await #expect {
                 _ = try await response.body.collect(upTo: 100)
             } throws: {
@@ -265,18 +266,18 @@ struct URLSessionTransportTests {
     func cancellingSendBeforeTheHeadThrowsCancelled(_ kind: TransportUnderTest) async throws {
         let release = DispatchSemaphore(value: 0)
         let started = Shared(false)
-        try await TestHelpers.withServer(handler: { _, response in
+        try await HTTPTestServer.with(handler: { _, response in
             started.value = true
             _ = release.wait(timeout: .now() + 15)
             try? response.respond(status: 200)
         }) { server in
             defer { release.signal() }
             let transport = kind.make()
-            let url = TestHelpers.url(server, "/")
+            let url = HTTPTestServer.url(server, "/")
             let task = Task(executorPreference: NetworkTestExecutor.shared) {
                 try await transport.send(HTTPRequest(url: url, idleTimeout: .seconds(30)))
             }
-            #expect(await TestHelpers.eventually { started.value })
+            #expect(await eventually { started.value })
             let start = ContinuousClock.now
             task.cancel()
             await #expect {

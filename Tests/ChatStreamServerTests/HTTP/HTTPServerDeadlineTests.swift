@@ -2,6 +2,7 @@
 // send timeout with a bounded send buffer, and the per-address connection cap.
 
 import Foundation
+import HTTPTestSupport
 import TestSupport
 import Testing
 

@@ -2,6 +2,7 @@
 
 import Dispatch
 import Foundation
+import HTTPTestSupport
 import TestSupport
 import Testing
 
