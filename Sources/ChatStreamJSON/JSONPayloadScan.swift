@@ -5,7 +5,8 @@
 // them for whitespace, which JSON does not (inside a string they would be raw control
 // characters, an error as well). Compact JSON, the usual payload, has no control character at
 // all, and the pass proves that in the same four operations per word; only a payload with some
-// (pretty-printed JSON) is searched for the two bytes.
+// (pretty-printed JSON) is searched for the two bytes. The same pass tells a read by position
+// (ChatStream's PositionalRead) whether a unit has any control byte at all.
 
 #if canImport(Glibc)
     internal import Glibc
@@ -13,7 +14,7 @@
     internal import Darwin
 #endif
 
-enum JSONPayloadScan {
+package enum JSONPayloadScan {
     /// The result: whether all bytes are ASCII, and where the first form feed or vertical tab is.
     struct Result {
         var isASCII: Bool
@@ -22,8 +23,27 @@ enum JSONPayloadScan {
 
     @inline(__always)
     static func scan(_ bytes: UnsafeRawBufferPointer) -> Result {
-        let count = bytes.count
         guard let base = bytes.baseAddress else { return Result(isASCII: true, formFeedOrVerticalTab: nil) }
+        let (high, control) = lanes(base, bytes.count)
+        let isASCII = high & 0x8080_8080_8080_8080 == 0
+        guard control & 0x8080_8080_8080_8080 != 0 else { return Result(isASCII: isASCII, formFeedOrVerticalTab: nil) }
+        return Result(isASCII: isASCII, formFeedOrVerticalTab: firstFormFeedOrVerticalTab(base, bytes.count))
+    }
+
+    /// Whether `bytes` hold no byte below 0x20 (no whitespace but the space, no control
+    /// character) and are well-formed UTF-8: the check a read by position makes of a whole unit
+    /// before it reads any string of it (PositionalRead).
+    package static func isUTF8WithoutControlBytes(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
+        let (high, control) = lanes(base, bytes.count)
+        guard control & 0x8080_8080_8080_8080 == 0 else { return false }
+        return high & 0x8080_8080_8080_8080 == 0 || UTF8Validation.firstInvalidIndex(bytes) == nil
+    }
+
+    /// The high bits of the lanes, ORed: of the bytes themselves (a byte of 0x80 or more), and
+    /// of the bytes minus 0x20 where the byte was below 0x80 (a byte below 0x20).
+    @inline(__always)
+    private static func lanes(_ base: UnsafeRawPointer, _ count: Int) -> (high: UInt64, control: UInt64) {
         var high: UInt64 = 0
         var control: UInt64 = 0
         // Per byte lane: the word's own high bit marks a byte of 0x80 or more; subtracting 0x20
@@ -58,9 +78,7 @@ enum JSONPayloadScan {
             for k in 0..<count { word = word << 8 | UInt64(base.load(fromByteOffset: k, as: UInt8.self)) }
             take(word)
         }
-        let isASCII = high & 0x8080_8080_8080_8080 == 0
-        guard control & 0x8080_8080_8080_8080 != 0 else { return Result(isASCII: isASCII, formFeedOrVerticalTab: nil) }
-        return Result(isASCII: isASCII, formFeedOrVerticalTab: firstFormFeedOrVerticalTab(base, count))
+        return (high, control)
     }
 
     @inline(never)

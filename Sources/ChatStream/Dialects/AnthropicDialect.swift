@@ -56,6 +56,7 @@ public struct AnthropicDialect: StreamDialect {
     let inputParser: JSONParser
     /// The JSON limits, for the positional read of tool-input deltas.
     let limits: JSONConfiguration
+    let readsByPosition: Bool
 
     /// The ordinal of the current message (-1 before the first).
     var messageIndex = -1
@@ -86,11 +87,12 @@ public struct AnthropicDialect: StreamDialect {
         parser = UnitParser(configuration: configuration.json)
         inputParser = JSONParser(configuration: configuration.json)
         limits = configuration.json
+        readsByPosition = configuration.readsByPosition
     }
 
     /// Decodes one SSE event: text deltas to `textDelta` (their text lent), every other event to `emit`.
     public mutating func decode(_ unit: FramedUnit, textDelta: TextDeltaSink, emit: EventSink) throws {
-        if Self.mayBeBlockDelta(unit.data),
+        if readsByPosition, Self.mayBeBlockDelta(unit.data),
             try decodeBlockDeltaByPosition(unit.data, textDelta: textDelta, emit: emit)
         {
             return

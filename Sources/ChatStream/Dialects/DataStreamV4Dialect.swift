@@ -42,6 +42,8 @@ public struct DataStreamV4Dialect: StreamDialect {
 
     private let parser: UnitParser
     private let inputParser: JSONParser
+    /// Whether the usual text part is read by position (`StreamDecoderConfiguration.readsByPosition`).
+    private let readsByPosition: Bool
     private var parts = SequentialParts()
     private var started = false
     private var sawFinish = false
@@ -55,6 +57,7 @@ public struct DataStreamV4Dialect: StreamDialect {
     public init(configuration: StreamDecoderConfiguration) {
         parser = UnitParser(configuration: configuration.json)
         inputParser = JSONParser(configuration: configuration.json)
+        readsByPosition = configuration.readsByPosition
     }
 
     /// Decodes one `CODE:JSON` part: text deltas to `textDelta` (their text lent), every other event to `emit`.
@@ -70,7 +73,9 @@ public struct DataStreamV4Dialect: StreamDialect {
         // The part's name (`0:`) is made only for an error: a `String` per part would cost more
         // than the rest of a short part's decoding.
         func eventType() -> String { String(UnicodeScalar(code)) + ":" }
-        if code == UInt8(ascii: "0"), let text = Self.plainTextPart(unit.data, parser.json.configuration) {
+        if readsByPosition, code == UInt8(ascii: "0"),
+            let text = Self.plainTextPart(unit.data, parser.json.configuration)
+        {
             // The usual text part, `0:"Hi"`, read by position (no escape in it).
             if !text.isEmpty { try parts.text(text, textDelta: textDelta, emit: emit) }
             return

@@ -43,24 +43,37 @@ public struct GeminiDialect: StreamDialect {
 
     private let parser: UnitParser
     private let inputParser: JSONParser
-    private var parts = SequentialParts()
-    private var started = false
+    /// The JSON limits, for the elements read by position (GeminiDialect+ElementsByPosition).
+    let limits: JSONConfiguration
+    let readsByPosition: Bool
+    var parts = SequentialParts()
+    var started = false
     /// The last finish reason given (raw) and what it means, held for the end of the array so
     /// the one `finish` comes after all content however often the elements repeat it.
     private var finishRaw: String?
     private var finishReason: StreamFinishReason?
     private var sawError = false
     private var toolCallCount = 0
-    private var lastUsage: JSONTree?
+    private var lastUsage: JSONTree? {
+        didSet { lastUsageBytes = lastUsage?.jsonBytes ?? [] }
+    }
+    /// `lastUsage` as compact JSON text: an element whose `usageMetadata` is these bytes repeats
+    /// it (what the elements read by position compare).
+    private(set) var lastUsageBytes: [UInt8] = []
 
     /// A decoder using the configuration's JSON limits.
     public init(configuration: StreamDecoderConfiguration) {
         parser = UnitParser(configuration: configuration.json)
         inputParser = JSONParser(configuration: configuration.json)
+        limits = configuration.json
+        readsByPosition = configuration.readsByPosition
     }
 
     /// Decodes one element of the response array: text deltas to `textDelta` (their text lent), every other event to `emit`.
     public mutating func decode(_ unit: FramedUnit, textDelta: TextDeltaSink, emit: EventSink) throws {
+        if readsByPosition, started, try decodeTextElementByPosition(unit.data, textDelta: textDelta, emit: emit) {
+            return
+        }
         let offset = unit.streamOffset
         try parser.lent.parse(unit, eventType: "GenerateContentResponse") { root in
             guard root.kind == .object else {

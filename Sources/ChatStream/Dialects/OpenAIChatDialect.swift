@@ -51,15 +51,18 @@ public struct OpenAIChatDialect: StreamDialect {
     static let eventType = "chat.completion.chunk"
 
     private let parser: UnitParser
-    private var messageStarted = false
+    /// The JSON limits, for the chunks read by position (OpenAIChatDialect+ChunksByPosition).
+    let limits: JSONConfiguration
+    let readsByPosition: Bool
+    var messageStarted = false
     private var terminated = false
     private var errorSeen = false
     private var currentChoice = 0
-    private var choices: [Choice] = []
+    var choices: [Choice] = []
     private var bytesSeen = 0
 
     /// What is open in one choice.
-    private struct Choice {
+    struct Choice {
         var seen = false
         var textOpen = false
         var reasoningOpen = false
@@ -76,6 +79,8 @@ public struct OpenAIChatDialect: StreamDialect {
     /// A decoder with the configuration's JSON limits.
     public init(configuration: StreamDecoderConfiguration = StreamDecoderConfiguration()) {
         parser = UnitParser(configuration: configuration.json)
+        limits = configuration.json
+        readsByPosition = configuration.readsByPosition
     }
 
     /// Decodes one SSE event: a chunk, an error body or `[DONE]`: text deltas to `textDelta` (their text lent), every other event to `emit`.
@@ -92,6 +97,11 @@ public struct OpenAIChatDialect: StreamDialect {
         }
         if terminated {
             unknownUnitCount += 1
+            return
+        }
+        if readsByPosition, messageStarted,
+            try decodeContentChunkByPosition(unit.data, textDelta: textDelta, emit: emit)
+        {
             return
         }
         let usage = try parser.lent.parse(unit, eventType: Self.eventType) { root in
@@ -253,6 +263,13 @@ public struct OpenAIChatDialect: StreamDialect {
         _ text: JSONElement, choice k: Int,
         textDelta: TextDeltaSink, emit: EventSink
     ) throws {
+        let id = try openText(k, textDelta: textDelta, emit: emit)
+        try text.withUTF8 { try textDelta(id, CheckedUTF8(unchecked: $0)) }
+    }
+
+    /// Choice `k`'s text part ID, after selecting the choice, ending its reasoning and starting
+    /// the part as needed: what comes before each piece of its text.
+    mutating func openText(_ k: Int, textDelta: TextDeltaSink, emit: EventSink) throws -> String {
         try select(k, textDelta: textDelta, emit: emit)
         try endReasoning(k, textDelta: textDelta, emit: emit)
         let id = textID(k)
@@ -260,7 +277,7 @@ public struct OpenAIChatDialect: StreamDialect {
             choices[k].textOpen = true
             try emit(.textStart(id: id))
         }
-        try text.withUTF8 { try textDelta(id, CheckedUTF8(unchecked: $0)) }
+        return id
     }
 
     /// A piece of choice `k`'s reasoning, started when needed.

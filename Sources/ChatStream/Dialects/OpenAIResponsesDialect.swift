@@ -46,6 +46,9 @@ public struct OpenAIResponsesDialect: StreamDialect {
     public internal(set) var unknownUnitCount = 0
 
     let parser: UnitParser
+    /// The JSON limits, for the text deltas read by position (OpenAIResponsesDialect+DeltasByPosition).
+    let limits: JSONConfiguration
+    let readsByPosition: Bool
     var responseStarted = false
     var terminated = false
     var errorSeen = false
@@ -110,12 +113,19 @@ public struct OpenAIResponsesDialect: StreamDialect {
     /// A decoder with the configuration's JSON limits.
     public init(configuration: StreamDecoderConfiguration = StreamDecoderConfiguration()) {
         parser = UnitParser(configuration: configuration.json)
+        limits = configuration.json
+        readsByPosition = configuration.readsByPosition
     }
 
     /// Decodes one SSE event: text deltas to `textDelta` (their text lent), every other event to `emit`.
     public mutating func decode(_ unit: FramedUnit, textDelta: TextDeltaSink, emit: EventSink) throws {
         bytesSeen = max(bytesSeen, unit.streamOffset + unit.data.count)
         if unit.dataEquals("[DONE]") { return }
+        if readsByPosition, let last = lastDeltaPart, !terminated,
+            try decodeTextDeltaByPosition(unit.data, to: last, textDelta: textDelta)
+        {
+            return
+        }
         let followUp = try parser.lent.parse(
             unit, eventType: unit.type.isEmpty || unit.typeEquals("message") ? nil : unit.typeString
         ) { root in

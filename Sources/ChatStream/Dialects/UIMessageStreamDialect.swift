@@ -17,6 +17,7 @@ public struct UIMessageStreamDialect: StreamDialect {
     private let parser: UnitParser
     /// The JSON limits, for the positional read of tool-input deltas.
     let limits: JSONConfiguration
+    let readsByPosition: Bool
     var partIDs = RepeatedStringCache()
     /// The tool call ID of the last tool-input delta read by position.
     var toolCallIDs = RepeatedStringCache()
@@ -33,6 +34,7 @@ public struct UIMessageStreamDialect: StreamDialect {
     public init(configuration: StreamDecoderConfiguration = StreamDecoderConfiguration()) {
         parser = UnitParser(configuration: configuration.json)
         limits = configuration.json
+        readsByPosition = configuration.readsByPosition
     }
 
     /// Decodes one SSE event: a chunk or `[DONE]`: text deltas to `textDelta` (their text lent), every other event to `emit`.
@@ -48,8 +50,10 @@ public struct UIMessageStreamDialect: StreamDialect {
             try emit(.done)
             return
         }
-        if Self.mayBeTextDelta(unit.data), try decodeTextDeltaByPosition(unit.data, textDelta: textDelta) { return }
-        if Self.mayBeToolInputDelta(unit.data), try decodeToolInputDeltaByPosition(unit.data, emit: emit) { return }
+        if readsByPosition {
+            if Self.mayBeTextDelta(unit.data), try decodeTextDeltaByPosition(unit.data, textDelta: textDelta) { return }
+            if Self.mayBeToolInputDelta(unit.data), try decodeToolInputDeltaByPosition(unit.data, emit: emit) { return }
+        }
         let offset = unit.streamOffset
         try parser.lent.parse(unit, eventType: nil) { root in
             // The usual chunk, `{"type":"text-delta","id":…,"delta":"…"}`, read by position;

@@ -7,7 +7,8 @@
 // fraction or leading zero, and nothing after the closing brace. Anything else (whitespace,
 // another member order, a `\u` escape, a unit over a JSON limit, bad UTF-8) makes the read
 // return nil, and the dialect parses the unit the general way, which decodes the same bytes to
-// the same values and reports any error exactly as before.
+// the same values and reports any error exactly as before. A read of a shape with other members
+// around the wanted ones skips those members' values, checked: PositionalRead+Members.swift.
 
 import ChatStreamJSON
 
@@ -15,6 +16,8 @@ import ChatStreamJSON
 package struct PositionalRead {
     let base: UnsafePointer<UInt8>
     let end: Int
+    /// The depth limit, for the containers a member read skips (PositionalRead+Members).
+    let maxDepth: Int
     var position = 0
 
     /// A read of `data`, or nil when `data` is empty or longer than `configuration` lets a
@@ -26,6 +29,7 @@ package struct PositionalRead {
         else { return nil }
         self.base = base.assumingMemoryBound(to: UInt8.self)
         end = data.count
+        maxDepth = configuration.maxDepth
         position = 0
     }
 

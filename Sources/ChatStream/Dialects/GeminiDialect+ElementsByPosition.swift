@@ -1,0 +1,122 @@
+// Text elements read by position: a streamed reply sends one array element per piece of text,
+// `{"candidates":[{"content":{"parts":[{"text":"Hi"}],"role":"model"},"index":0}],
+// "usageMetadata":{"promptTokenCount":9},"modelVersion":"gemini-2.0-flash","responseId":"…"}`,
+// and parsing each with the JSON parser costs more than the rest of the work on it. The usual
+// element is read member by member (PositionalRead+Members): the one text part of candidate 0,
+// when it has no escapes, is lent straight from the unit; every member the general path does not
+// read is skipped (checked), and a `usageMetadata` object must be the bytes of the usage last
+// emitted (so it is the same value and the general path would emit nothing for it). Any other
+// shape, or a text with escapes, goes the general way, which yields the same events (or the same
+// error).
+//
+// What the general path reads of an element once the message has started: `error`, `candidates`
+// (its first element only), `usageMetadata` and, without a finish reason, `promptFeedback`; a
+// candidate's `content` and `finishReason`; a content's `parts`; a part's `text` and `thought`
+// (and `functionCall`, `inlineData` when `text` is not a string).
+
+import ChatStreamJSON
+
+extension GeminiDialect {
+    /// Reads `data` as an element whose candidate 0 has one text part (a non-empty text without
+    /// escapes, no `thought`) and no finish reason, with no error, no prompt feedback and the
+    /// last usage again (or none), and does what the general path does with it; false, with
+    /// nothing done, otherwise. Only once the message has started.
+    mutating func decodeTextElementByPosition(
+        _ data: UnsafeRawBufferPointer, textDelta: TextDeltaSink, emit: EventSink
+    ) throws -> Bool {
+        guard var read = PositionalRead(checking: data, depth: 6, configuration: limits), read.literal("{") else {
+            return false
+        }
+        var text: UnsafeRawBufferPointer? = nil
+        repeat {
+            guard let key = read.memberKey() else { return false }
+            if PositionalRead.key(key, is: "candidates") {
+                guard text == nil, let first = Self.readCandidates(&read) else { return false }
+                text = first
+            } else if PositionalRead.key(key, is: "usageMetadata") {
+                let start = read.position
+                guard read.skipValue(depth: 1) else { return false }
+                if data[start] == UInt8(ascii: "{") {
+                    let usage = UnsafeRawBufferPointer(rebasing: data[start..<read.position])
+                    guard lastUsageBytes.withUnsafeBytes({ usage.sameBytes(as: $0) }) else { return false }
+                }
+            } else if PositionalRead.key(key, is: "error") || PositionalRead.key(key, is: "promptFeedback") {
+                return false
+            } else {
+                guard read.skipValue(depth: 1) else { return false }
+            }
+            guard let more = read.moreMembers() else { return false }
+            if !more { break }
+        } while true
+        guard read.isAtEnd, let text else { return false }
+        try parts.text(text, textDelta: textDelta, emit: emit)
+        return true
+    }
+
+    /// `[…]` after `"candidates":`: candidate 0's one text (the others skipped); nil when
+    /// candidate 0 is not a candidate of that kind.
+    private static func readCandidates(_ read: inout PositionalRead) -> UnsafeRawBufferPointer? {
+        guard read.literal("[{") else { return nil }
+        var text: UnsafeRawBufferPointer? = nil
+        repeat {
+            guard let key = read.memberKey() else { return nil }
+            if PositionalRead.key(key, is: "content") {
+                guard text == nil, read.literal("{"), let content = readContent(&read) else { return nil }
+                text = content
+            } else if PositionalRead.key(key, is: "finishReason") {
+                return nil
+            } else {
+                guard read.skipValue(depth: 3) else { return nil }
+            }
+            guard let more = read.moreMembers() else { return nil }
+            if !more { break }
+        } while true
+        // The other candidates, not read.
+        while read.literal(",") {
+            guard read.skipValue(depth: 2) else { return nil }
+        }
+        guard read.literal("]") else { return nil }
+        return text
+    }
+
+    /// A content's members after its `{`: the text of its one part.
+    private static func readContent(_ read: inout PositionalRead) -> UnsafeRawBufferPointer? {
+        var text: UnsafeRawBufferPointer? = nil
+        repeat {
+            guard let key = read.memberKey() else { return nil }
+            if PositionalRead.key(key, is: "parts") {
+                guard text == nil, read.literal("[{"), let part = readTextPart(&read), read.literal("]") else {
+                    return nil
+                }
+                text = part
+            } else {
+                guard read.skipValue(depth: 4) else { return nil }
+            }
+            guard let more = read.moreMembers() else { return nil }
+            if !more { break }
+        } while true
+        return text
+    }
+
+    /// A part's members after its `{`: its `text`, when that is a non-empty string without
+    /// escapes and the part has no `thought`.
+    private static func readTextPart(_ read: inout PositionalRead) -> UnsafeRawBufferPointer? {
+        var text: UnsafeRawBufferPointer? = nil
+        repeat {
+            guard let key = read.memberKey() else { return nil }
+            if PositionalRead.key(key, is: "text") {
+                guard text == nil, read.literal("\""), let part = read.checkedPlainString(), !part.isEmpty else {
+                    return nil
+                }
+                text = part
+            } else if PositionalRead.key(key, is: "thought") {
+                return nil
+            } else {
+                guard read.skipValue(depth: 6) else { return nil }
+            }
+            guard let more = read.moreMembers() else { return nil }
+            if !more { break }
+        } while true
+        return text
+    }
+}

@@ -1,0 +1,55 @@
+// Text deltas read by position: a streamed reply sends one event per token,
+// `{"type":"response.output_text.delta","sequence_number":5,"item_id":"msg_…","output_index":0,
+// "content_index":0,"delta":"Hi","logprobs":[],"obfuscation":"…"}`, and parsing each with the
+// JSON parser costs more than the rest of the work on it. A delta to the part the last delta went
+// to is read member by member (PositionalRead+Members): its text, when it has no escapes, is lent
+// straight from the unit; every member the general path does not read is skipped (checked); any
+// other shape, another part, or a text with escapes goes the general way, which yields the same
+// events (or the same error).
+//
+// What the general path reads of an `output_text.delta` whose `output_index` is an integer:
+// `type`, `delta`, `output_index` and `content_index` (`item_id` only without an integer
+// `output_index`).
+
+import ChatStreamJSON
+
+extension OpenAIResponsesDialect {
+    /// Reads `data` as an `output_text.delta` with a text without escapes for the part `last` (the
+    /// part the last delta went to), and lends the text as the general path does; false, with
+    /// nothing done, otherwise.
+    mutating func decodeTextDeltaByPosition(
+        _ data: UnsafeRawBufferPointer, to last: (outputIndex: Int, part: Int, id: String), textDelta: TextDeltaSink
+    ) throws -> Bool {
+        guard var read = PositionalRead(checking: data, depth: 1, configuration: limits), read.literal("{") else {
+            return false
+        }
+        var isTextDelta = false
+        var text: UnsafeRawBufferPointer? = nil
+        var outputIndex: Int? = nil
+        var contentIndex: Int? = nil
+        repeat {
+            guard let key = read.memberKey() else { return false }
+            if PositionalRead.key(key, is: "type") {
+                guard !isTextDelta, read.literal(#""response.output_text.delta""#) else { return false }
+                isTextDelta = true
+            } else if PositionalRead.key(key, is: "delta") {
+                guard text == nil, read.literal("\""), let delta = read.checkedPlainString() else { return false }
+                text = delta
+            } else if PositionalRead.key(key, is: "output_index") {
+                guard outputIndex == nil, let index = read.smallInteger() else { return false }
+                outputIndex = index
+            } else if PositionalRead.key(key, is: "content_index") {
+                guard contentIndex == nil, let index = read.smallInteger() else { return false }
+                contentIndex = index
+            } else {
+                guard read.skipValue(depth: 1) else { return false }
+            }
+            guard let more = read.moreMembers() else { return false }
+            if !more { break }
+        } while true
+        guard read.isAtEnd, isTextDelta, let text, outputIndex == last.outputIndex, (contentIndex ?? 0) == last.part
+        else { return false }
+        if !text.isEmpty { try textDelta(last.id, CheckedUTF8(unchecked: text)) }
+        return true
+    }
+}
