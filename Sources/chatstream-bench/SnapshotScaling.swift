@@ -74,7 +74,7 @@ enum SnapshotScaling {
             var best: [Double] = []
             for bytes in [half, whole] {
                 var perEvent = Double.infinity
-                for _ in 0..<(consumer == .latestSnapshot ? 1 : runs) {
+                for _ in 0..<runs {
                     let (nanoseconds, updates, text) = try await run(bytes, consumer)
                     guard text == (bytes.count == half.count ? 500_000 : 1_000_000) else {
                         throw BenchFailure("snapshot scaling: \(consumer) kept \(text) bytes of text")

@@ -85,7 +85,7 @@ import Testing
         var assembler = MessageAssembler()
         assembler.apply(.textDelta(id: "t", delta: "Hel"))
         let early = assembler.message
-        let earlyTaken = assembler.takeSnapshot()
+        let earlyTaken = assembler.message
         assembler.apply(.textDelta(id: "t", delta: "lo"))
         let middle = assembler.message
         assembler.apply(.textDelta(id: "t", delta: " world"))
@@ -206,7 +206,7 @@ import Testing
             default: break
             }
             let read = assembler.message
-            let taken = taking.takeSnapshot()
+            let taken = taking.message
             #expect(read.parts == modelParts, "seed \(seed), step \(step)")
             #expect(taken.parts == modelParts, "seed \(seed), step \(step)")
             if step % 7 == 0 {

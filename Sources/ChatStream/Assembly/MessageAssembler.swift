@@ -2,13 +2,14 @@
 //
 // Pure and synchronous. Parts keep stream order; a delta joins the last part when that part is
 // of the same kind and ID, otherwise it starts a new part. The text-like part that may still
-// grow (the open part) is held outside `message.parts`, in the builder's own `String`, so a text
-// delta (the hot path: most events of a reply) is one ID check and one in-place `String.append`,
-// with no enum taken out of and put back into the parts array. The held part joins the parts
-// when it closes (an event of another kind or ID), when the stream finishes, and in every
-// snapshot read from the assembler; a snapshot shares the text's storage, so an append after it
-// copies the text once (a snapshot never changes afterwards), and an append after the snapshot
-// is dropped is in place again. A tool call's input streams through an incremental
+// grow (the open part) is held in the message as a `GrowingText`, outside its closed parts, so a
+// text delta (the hot path: most events of a reply) is one ID check and one in-place append, with
+// no enum taken out of and put back into the parts array. A snapshot is the message value itself:
+// a retain of the parts array and of the open part's newest chunk. An append while a snapshot
+// holds that chunk adds the delta as a chunk of its own after it (small chunks are merged once
+// they hold `GrowingText.chunkBytes`), so a consumer that keeps the latest snapshot pays for each
+// delta, not for the text so far; an append with no snapshot held is in place in one `String`. The open part becomes a `String` part when it closes
+// (an event of another kind or ID). A tool call's input streams through an incremental
 // `PartialJSONParser`, so the partial value after every delta costs work proportional to the
 // delta, not to the input so far. The call whose input streamed last (the open call) keeps its
 // ID, part index and parser in the builder, so its next delta (the hot path of a tool call) is
@@ -37,20 +38,12 @@ public struct MessageAssembler: Sendable {
 
     /// The message of the choice that the last event belonged to, as it stands.
     ///
-    /// A snapshot: a value that later events never change. Reading it costs a copy of the parts
-    /// array (not of their text) while a text-like part is open.
-    public var message: AssembledMessage { builders[current].snapshot }
+    /// A snapshot: a value that later events never change. Taking it costs a retain (no text
+    /// is copied), and holding it while later events are applied costs them their deltas only.
+    public var message: AssembledMessage { builders[current].message }
 
     /// Every choice's message, in choice order.
-    public var messages: [AssembledMessage] { builders.map(\.snapshot) }
-
-    /// The message of the current choice, as ``message``, with the open text-like part moved
-    /// into the parts first, so the snapshot shares the parts array instead of copying it. For
-    /// readers in this package that take a snapshot after every event.
-    package mutating func takeSnapshot() -> AssembledMessage {
-        builders[current].materialize()
-        return builders[current].message
-    }
+    public var messages: [AssembledMessage] { builders.map(\.message) }
 
     /// The choice the last event belonged to.
     public var currentChoice: Int { current }
@@ -94,7 +87,9 @@ public struct MessageAssembler: Sendable {
     /// malformed input) is recorded on messages that carry none yet; nothing assembled is lost.
     public mutating func finish(error: StreamError? = nil) -> [AssembledMessage] {
         for index in builders.indices {
-            builders[index].materialize()
+            // The open part stays open (a late delta still joins it) but as one chunk, so reading
+            // the final messages is O(1).
+            builders[index].message.openText.collapse()
             builders[index].message.isFinished = true
             if let error, builders[index].message.error == nil {
                 builders[index].message.error = error.info
@@ -107,8 +102,7 @@ public struct MessageAssembler: Sendable {
 extension MessageAssembler {
     /// One choice's message under construction.
     struct Builder: Sendable {
-        /// The message so far, without the open text-like part while that is held
-        /// (``openTextIsHeld``); ``snapshot`` is the whole message.
+        /// The message so far.
         var message: AssembledMessage
         /// Tool call ID -> index of its part.
         var toolCallParts: [String: Int] = [:]
@@ -121,20 +115,12 @@ extension MessageAssembler {
         private var hasOpenTool = false
         /// The ID of the call whose input delta came last.
         private var openToolID = ""
-        /// The index in `message.parts` of the open call's part.
+        /// The index in `message.closedParts` of the open call's part.
         private var openToolPart = 0
         /// The open call's input parser (it is not in ``toolInputs`` while open).
         private var openToolParser: PartialJSONParser?
 
         init(choice: Int) { message = AssembledMessage(choice: choice) }
-
-        /// The message with the held text-like part (if any) at the end of its parts.
-        var snapshot: AssembledMessage {
-            guard openTextIsHeld else { return message }
-            var whole = message
-            whole.parts.append(openPart)
-            return whole
-        }
 
         mutating func apply(_ event: StreamEvent, limits: JSONConfiguration) {
             switch event {
@@ -151,9 +137,9 @@ extension MessageAssembler {
                 closeText()
             case .toolCallStart(let id, let name, let providerExecuted):
                 closeText()
-                if let index = toolCallParts[id], case .toolCall(var call) = message.parts[index] {
+                if let index = toolCallParts[id], case .toolCall(var call) = message.closedParts[index] {
                     if !name.isEmpty { call.toolName = name }
-                    message.parts[index] = .toolCall(call)
+                    message.closedParts[index] = .toolCall(call)
                 } else {
                     addToolCall(
                         ToolCallPart(
@@ -187,28 +173,28 @@ extension MessageAssembler {
                 closeText()
                 let part = ToolResultPart(toolCallId: id, toolName: name ?? toolName(of: id), output: output)
                 if let index = toolResultParts[id] {
-                    message.parts[index] = .toolResult(part)  // a later result replaces a preliminary one
+                    message.closedParts[index] = .toolResult(part)  // a later result replaces a preliminary one
                 } else {
-                    toolResultParts[id] = message.parts.count
-                    message.parts.append(.toolResult(part))
+                    toolResultParts[id] = message.closedParts.count
+                    message.closedParts.append(.toolResult(part))
                 }
             case .toolOutputError(let id, let errorText):
                 closeText()
-                message.parts.append(
+                message.closedParts.append(
                     .toolResult(
                         ToolResultPart(
                             toolCallId: id, toolName: toolName(of: id), output: ["error": .string(errorText)],
                             errorText: errorText)))
             case .source(let source):
                 closeText()
-                message.parts.append(.source(source))
+                message.closedParts.append(.source(source))
             case .file(let url, let mediaType):
                 closeText()
-                message.parts.append(.file(url: url, mediaType: mediaType))
+                message.closedParts.append(.file(url: url, mediaType: mediaType))
             case .data(let name, let id, let data, let transient):
                 guard !transient else { return }
                 closeText()
-                message.parts.append(.data(name: name, id: id, data: data))
+                message.closedParts.append(.data(name: name, id: id, data: data))
             case .metadata(let metadata):
                 if let id = metadata.messageId, message.id == nil { message.id = id }
                 if let id = metadata.userMessageId { message.userMessageId = id }
@@ -223,69 +209,30 @@ extension MessageAssembler {
             }
         }
 
-        /// The kinds of text-like part; `none` while no part is open.
-        enum TextKind: UInt8, Sendable { case none, text, reasoning, refusal }
-
-        /// The kind of the open text-like part: the last part, which the next delta of this
-        /// kind and ``openID`` extends; `none` when the last part may not grow.
-        private var openKind = TextKind.none
-        /// The ID of the open part.
+        /// The ID of the open text-like part (`message.openKind`), which the next delta of its
+        /// kind and this ID extends.
         private var openID = ""
-        /// The open part's text while it is held here (``openTextIsHeld``); empty otherwise.
-        private var openText = ""
-        /// Whether the open part is held in ``openText`` instead of being the last of
-        /// `message.parts`. It is not after ``materialize()``, until the next delta of the part.
-        private(set) var openTextIsHeld = false
-
-        /// The held part as a ``AssembledPart``.
-        private var openPart: AssembledPart {
-            switch openKind {
-            case .reasoning: .reasoning(openText)
-            case .refusal: .refusal(openText)
-            case .text, .none: .text(openText)
-            }
-        }
 
         /// Appends a text-like delta: to the open part when it has this kind and ID, else as a
         /// new part that stays open.
-        mutating func appendText(_ delta: String, id: String, kind: TextKind) {
-            if kind == openKind, id == openID {
-                if !openTextIsHeld { holdLastPart() }
-                openText.append(delta)
+        mutating func appendText(_ delta: String, id: String, kind: AssembledMessage.TextPartKind) {
+            if kind == message.openKind, id == openID {
+                message.openText.append(delta)
                 return
             }
             closeText()
-            openKind = kind
+            message.openKind = kind
             openID = id
-            openText = delta
-            openTextIsHeld = true
+            message.openText = GrowingText(delta)
         }
 
-        /// Moves the held part into `message.parts`; it stays open, so a later delta of its kind
-        /// and ID takes it back out (``holdLastPart()``) and extends it.
-        mutating func materialize() {
-            guard openTextIsHeld else { return }
-            message.parts.append(openPart)
-            openText = ""
-            openTextIsHeld = false
-        }
-
-        /// Moves the open part from the end of `message.parts` back into ``openText``. Removing
-        /// the part first leaves the text's storage with no other owner (unless a snapshot
-        /// holds it), so the appends that follow happen in place.
-        @inline(never)
-        private mutating func holdLastPart() {
-            switch message.parts.removeLast() {
-            case .text(let text), .reasoning(let text), .refusal(let text): openText = text
-            default: preconditionFailure("the open text-like part is not the last part")
-            }
-            openTextIsHeld = true
-        }
-
-        /// Ends the open part: later deltas start a new part.
+        /// Ends the open part: it joins the closed parts as a `String` part, and later deltas
+        /// start a new part.
         private mutating func closeText() {
-            materialize()
-            openKind = .none
+            guard message.openKind != .none else { return }
+            message.closedParts.append(message.openPart)
+            message.openKind = .none
+            message.openText = GrowingText()
             openID = ""
         }
 
@@ -299,16 +246,16 @@ extension MessageAssembler {
             // partial value, and the stream's own tool-input-available or tool-input-error
             // settles the input later.)
             var taken = AssembledPart.text("")
-            swap(&taken, &message.parts[openToolPart])
+            swap(&taken, &message.closedParts[openToolPart])
             guard case .toolCall(var call) = taken else {
-                message.parts[openToolPart] = taken  // not a call's part: left as it was
+                message.closedParts[openToolPart] = taken  // not a call's part: left as it was
                 return
             }
             taken = .text("")
             call.input = .null
             _ = try? openToolParser?.append(delta)
             call.input = openToolParser?.currentValue() ?? .null
-            message.parts[openToolPart] = .toolCall(call)
+            message.closedParts[openToolPart] = .toolCall(call)
         }
 
         /// Makes `id` the open call: the previous open call's parser goes back to
@@ -340,20 +287,22 @@ extension MessageAssembler {
 
         private mutating func addToolCall(_ call: ToolCallPart) {
             closeText()
-            toolCallParts[call.toolCallId] = message.parts.count
-            message.parts.append(.toolCall(call))
+            toolCallParts[call.toolCallId] = message.closedParts.count
+            message.closedParts.append(.toolCall(call))
         }
 
         private mutating func updateToolCall(_ id: String, _ change: (inout ToolCallPart) -> Void) {
-            guard let index = toolCallParts[id], case .toolCall(var call) = message.parts[index] else { return }
-            message.parts[index] = .text("")
+            guard let index = toolCallParts[id], case .toolCall(var call) = message.closedParts[index] else { return }
+            message.closedParts[index] = .text("")
             change(&call)
-            message.parts[index] = .toolCall(call)
+            message.closedParts[index] = .toolCall(call)
         }
 
         private func toolName(of id: String) -> String {
-            if let index = toolCallParts[id], case .toolCall(let call) = message.parts[index] { return call.toolName }
-            return ""
+            guard let index = toolCallParts[id], case .toolCall(let call) = message.closedParts[index] else {
+                return ""
+            }
+            return call.toolName
         }
 
         private func merge(_ old: JSONTree?, _ new: JSONTree) -> JSONTree {

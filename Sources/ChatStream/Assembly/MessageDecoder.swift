@@ -76,7 +76,7 @@ public struct MessageDecoder<Dialect: StreamDialect> {
     /// The current choice's message as it stands (a snapshot later bytes never change).
     public mutating func message() -> AssembledMessage {
         sink.flush()
-        return sink.assembler.takeSnapshot()
+        return sink.assembler.message
     }
 
     /// Ends the stream and returns every choice's final message.

@@ -4,10 +4,10 @@
 /// still handed out, with ``AssembledMessage/error`` saying what happened; the next call to
 /// `next()` then throws the ``StreamError``. Nothing that arrived is lost.
 ///
-/// Snapshots are values that share storage with the message being assembled. A snapshot still
-/// held when the next event is applied (a UI keeping the latest one, say) makes that event copy
-/// the text of the part it extends; for very long replies, read the text deltas from
-/// ``AsyncStreamEventSequence`` instead, or keep only what you display.
+/// Snapshots are values that share storage with the message being assembled. Keeping the latest
+/// one (as a UI does) costs each later event its own delta only, however long the reply; reading
+/// a held snapshot's ``AssembledMessage/parts`` or ``AssembledMessage/text`` while its part still
+/// grows joins that part's pieces, O(text) per read, so read the text when you display it.
 ///
 /// ```swift
 /// var last: AssembledMessage?

@@ -25,10 +25,12 @@ public struct MessageUpdate: Sendable, Hashable {
 /// happened; the next call to `next()` then throws: the ``StreamError``, or the base sequence's
 /// own error as it was thrown. Nothing that arrived is lost.
 ///
-/// A snapshot shares storage with the message being assembled: one still held when the next
-/// event is applied makes that event copy the text of the part it extends. A consumer that keeps
-/// its own state (as the client's `ConversationState` does) reads ``MessageUpdate/event`` and
-/// lets the snapshot go, and pays for each delta only.
+/// Each event costs its own delta, however long the reply, whether the consumer keeps its own
+/// state from ``MessageUpdate/event`` (as the client's `ConversationState` does) or keeps the
+/// latest ``MessageUpdate/message``: a snapshot shares what was written with the message being
+/// assembled, and the next delta is appended beside it, not into a copy of the text so far.
+/// Reading a held snapshot's ``AssembledMessage/parts`` or ``AssembledMessage/text`` joins the
+/// growing part's pieces, O(text) per read; the final messages read in O(1).
 ///
 /// ```swift
 /// var reply: AssembledMessage?
@@ -64,7 +66,7 @@ public struct AsyncMessageUpdateSequence<Events: AsyncSequence>: AsyncSequence w
                 do {
                     if let event = try await events.next() {
                         assembler.apply(event)
-                        return MessageUpdate(event: event, message: assembler.takeSnapshot())
+                        return MessageUpdate(event: event, message: assembler.message)
                     }
                     end = FinalMessageHandOver(assembler.finish(), then: nil)
                 } catch {
