@@ -8,7 +8,8 @@
 // getrusage(RUSAGE_SELF) delta, this process doing nothing else meanwhile), and, when `chatstream`
 // is built beside this executable, `chatstream chat` as a cold process (start to exit, CPU from
 // wait4; the curl process's start-to-exit time is its baseline). One of each runs first, not
-// counted. Ratios are median over median.
+// counted. Ratios are median over median. A one-word reply, by curl and by the client, runs in each
+// round too: what a request costs apart from the reply's bytes, for the marginal CPU ratio.
 
 import ChatStreamBenchSupport
 import ChatStreamClient
@@ -40,12 +41,23 @@ struct ClientVersusCurl {
     var client = Side()
     /// `chatstream chat` as a process, when it is built beside this executable.
     var chatProcess: Side? = nil
+    /// curl and the client on a one-word reply: the cost of a request apart from the reply's bytes
+    /// (curl's includes its start-up).
+    var curlOneWord = Side()
+    var clientOneWord = Side()
     var transport: String
 
     var timeRatio: Double? { ratioOfMedians(client.wall, over: curl.wall) }
     var cpuRatio: Double? { ratioOfMedians(client.cpu, over: curl.cpu) }
     var processTimeRatio: Double? { chatProcess.flatMap { ratioOfMedians($0.wall, over: curlProcess.wall) } }
     var processCPURatio: Double? { chatProcess.flatMap { ratioOfMedians($0.cpu, over: curlProcess.cpu) } }
+    /// The 600 KB reply's own CPU, each side net of its one-word request: client over curl.
+    var marginalCPURatio: Double? {
+        let curlBytes = median(curl.cpu) - median(curlOneWord.cpu)
+        let clientBytes = median(client.cpu) - median(clientOneWord.cpu)
+        guard curlBytes > 0, clientBytes > 0 else { return nil }
+        return clientBytes / curlBytes
+    }
 
     /// Words in the message; the server echoes each as one text delta of about 60 bytes of SSE.
     static let words = 10_000
@@ -65,14 +77,19 @@ struct ClientVersusCurl {
         let body = try JSONSerialization.data(withJSONObject: ["message": message, "stream": true])
         try body.write(to: URL(fileURLWithPath: bodyFile))
         let curlOut = scratch.appendingPathComponent("curl.out").path
-        let curlArguments = [
-            curlPath, "-sSN", "-o", "/dev/null", "-w", "%{time_total} %{size_download}", "-X", "POST",
-            "-H", "Content-Type: application/json", "-H", "Accept: text/event-stream",
-            "-H", "X-Device-Id: chatstream-report", "--data-binary", "@" + bodyFile,
-            "\(base)/agents/demo-agent/chat",
-        ]
-        func runCurl() throws -> (seconds: Double, bytes: Int, exit: ChildProcess.Exit) {
-            let exit = try ChildProcess.run(curlArguments, output: curlOut)
+        let oneWordFile = scratch.appendingPathComponent("one-word.json").path
+        try JSONSerialization.data(withJSONObject: ["message": "hello", "stream": true])
+            .write(to: URL(fileURLWithPath: oneWordFile))
+        func curlArguments(_ file: String) -> [String] {
+            [
+                curlPath, "-sSN", "-o", "/dev/null", "-w", "%{time_total} %{size_download}", "-X", "POST",
+                "-H", "Content-Type: application/json", "-H", "Accept: text/event-stream",
+                "-H", "X-Device-Id: chatstream-report", "--data-binary", "@" + file,
+                "\(base)/agents/demo-agent/chat",
+            ]
+        }
+        func runCurl(_ file: String) throws -> (seconds: Double, bytes: Int, exit: ChildProcess.Exit) {
+            let exit = try ChildProcess.run(curlArguments(file), output: curlOut)
             let fields = ((try? String(contentsOfFile: curlOut, encoding: .utf8)) ?? "").split(separator: " ")
             guard exit.status == 0, fields.count == 2, let seconds = Double(fields[0]), let bytes = Int(fields[1])
             else { throw ReportError("curl failed (status \(exit.status))") }
@@ -83,7 +100,7 @@ struct ClientVersusCurl {
             agentId: "demo-agent", baseURL: URL(string: base)!, transport: DefaultHTTPTransport.make(),
             identityStore: InMemoryIdentityStore(), retryPolicy: .none, store: nil)
         let transport = String(describing: type(of: client.transport))
-        func runClient() async throws -> (wall: Double, cpu: Double, textBytes: Int) {
+        func runClient(_ message: String) async throws -> (wall: Double, cpu: Double, textBytes: Int) {
             let counted = Atomic<Int>(0)
             let cpuBefore = processCPUSeconds()
             let start = Clock.nanoseconds()
@@ -112,8 +129,10 @@ struct ClientVersusCurl {
         }
 
         // Warm-up, not counted: the server's first reply, the client's connection and buffers.
-        let first = try runCurl()
-        let firstClient = try await runClient()
+        let first = try runCurl(bodyFile)
+        let firstClient = try await runClient(message)
+        _ = try runCurl(oneWordFile)
+        _ = try await runClient("hello")
         if let chatArguments { _ = try runChat(chatArguments) }
 
         var result = ClientVersusCurl(
@@ -123,14 +142,20 @@ struct ClientVersusCurl {
         progress(
             "client vs curl: \(first.bytes) bytes of SSE, \(firstClient.textBytes) bytes of text, \(rounds) rounds")
         for _ in 0..<rounds {
-            let curl = try runCurl()
+            let curl = try runCurl(bodyFile)
             result.curl.wall.append(curl.seconds)
             result.curl.cpu.append(curl.exit.cpuSeconds)
             result.curlProcess.wall.append(curl.exit.wallSeconds)
             result.curlProcess.cpu.append(curl.exit.cpuSeconds)
-            let client = try await runClient()
+            let client = try await runClient(message)
             result.client.wall.append(client.wall)
             result.client.cpu.append(client.cpu)
+            let curlOne = try runCurl(oneWordFile)
+            result.curlOneWord.wall.append(curlOne.seconds)
+            result.curlOneWord.cpu.append(curlOne.exit.cpuSeconds)
+            let clientOne = try await runClient("hello")
+            result.clientOneWord.wall.append(clientOne.wall)
+            result.clientOneWord.cpu.append(clientOne.cpu)
             if let chatArguments {
                 let chat = try runChat(chatArguments)
                 result.chatProcess?.wall.append(chat.wallSeconds)

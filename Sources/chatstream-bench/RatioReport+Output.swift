@@ -70,6 +70,11 @@ extension RatioReport {
                     + Self.verdict(chat.timeRatio, 1.3, atLeast: false) + "), CPU "
                     + (chat.cpuRatio.map { Report.format($0) } ?? "n/a") + " (<= 2 "
                     + Self.verdict(chat.cpuRatio, 2, atLeast: false) + ")")
+            line("curl, one-word reply", chat.curlOneWord)
+            line("client, one-word reply", chat.clientOneWord)
+            print(
+                "  the 600 KB reply's own CPU (each minus its one-word request), client / curl: "
+                    + (chat.marginalCPURatio.map { Report.format($0) } ?? "n/a"))
             if let process = chat.chatProcess {
                 line("curl process, start to exit", chat.curlProcess)
                 line("chatstream chat process, start to exit", process)
@@ -129,6 +134,9 @@ extension RatioReport {
             if let process = chat.chatProcess { chatObject["chatProcess"] = side(process) }
             if let ratio = chat.processTimeRatio { chatObject["processTimeRatio"] = ratio }
             if let ratio = chat.processCPURatio { chatObject["processCPURatio"] = ratio }
+            chatObject["curlOneWord"] = side(chat.curlOneWord)
+            chatObject["clientOneWord"] = side(chat.clientOneWord)
+            if let ratio = chat.marginalCPURatio { chatObject["marginalCPURatio"] = ratio }
             object["chat"] = chatObject
         } else {
             object["chatError"] = chatError ?? "unknown"
