@@ -30,17 +30,17 @@ extension GeminiDialect {
         var text: UnsafeRawBufferPointer? = nil
         repeat {
             guard let key = read.memberKey() else { return false }
-            if PositionalRead.key(key, is: "candidates") {
+            if key.sameBytes(as: "candidates") {
                 guard text == nil, let first = Self.readCandidates(&read) else { return false }
                 text = first
-            } else if PositionalRead.key(key, is: "usageMetadata") {
+            } else if key.sameBytes(as: "usageMetadata") {
                 let start = read.position
                 guard read.skipValue(depth: 1) else { return false }
                 if data[start] == UInt8(ascii: "{") {
                     let usage = UnsafeRawBufferPointer(rebasing: data[start..<read.position])
                     guard lastUsageBytes.withUnsafeBytes({ usage.sameBytes(as: $0) }) else { return false }
                 }
-            } else if PositionalRead.key(key, is: "error") || PositionalRead.key(key, is: "promptFeedback") {
+            } else if key.sameBytes(as: "error") || key.sameBytes(as: "promptFeedback") {
                 return false
             } else {
                 guard read.skipValue(depth: 1) else { return false }
@@ -60,10 +60,10 @@ extension GeminiDialect {
         var text: UnsafeRawBufferPointer? = nil
         repeat {
             guard let key = read.memberKey() else { return nil }
-            if PositionalRead.key(key, is: "content") {
+            if key.sameBytes(as: "content") {
                 guard text == nil, read.literal("{"), let content = readContent(&read) else { return nil }
                 text = content
-            } else if PositionalRead.key(key, is: "finishReason") {
+            } else if key.sameBytes(as: "finishReason") {
                 return nil
             } else {
                 guard read.skipValue(depth: 3) else { return nil }
@@ -84,7 +84,7 @@ extension GeminiDialect {
         var text: UnsafeRawBufferPointer? = nil
         repeat {
             guard let key = read.memberKey() else { return nil }
-            if PositionalRead.key(key, is: "parts") {
+            if key.sameBytes(as: "parts") {
                 guard text == nil, read.literal("[{"), let part = readTextPart(&read), read.literal("]") else {
                     return nil
                 }
@@ -104,12 +104,12 @@ extension GeminiDialect {
         var text: UnsafeRawBufferPointer? = nil
         repeat {
             guard let key = read.memberKey() else { return nil }
-            if PositionalRead.key(key, is: "text") {
+            if key.sameBytes(as: "text") {
                 guard text == nil, read.literal("\""), let part = read.checkedPlainString(), !part.isEmpty else {
                     return nil
                 }
                 text = part
-            } else if PositionalRead.key(key, is: "thought") {
+            } else if key.sameBytes(as: "thought") {
                 return nil
             } else {
                 guard read.skipValue(depth: 6) else { return nil }

@@ -28,13 +28,13 @@ extension OpenAIChatDialect {
         var choice: (index: Int, text: UnsafeRawBufferPointer)? = nil
         repeat {
             guard let key = read.memberKey() else { return false }
-            if PositionalRead.key(key, is: "choices") {
+            if key.sameBytes(as: "choices") {
                 guard choice == nil, let one = Self.readOnlyChoice(&read) else { return false }
                 choice = one
-            } else if PositionalRead.key(key, is: "usage") {
+            } else if key.sameBytes(as: "usage") {
                 // Not an object: not read (the general path reads an object only).
                 guard read.next != UInt8(ascii: "{"), read.skipValue(depth: 1) else { return false }
-            } else if PositionalRead.key(key, is: "error") {
+            } else if key.sameBytes(as: "error") {
                 return false
             } else {
                 guard read.skipValue(depth: 1) else { return false }
@@ -58,13 +58,13 @@ extension OpenAIChatDialect {
         var text: UnsafeRawBufferPointer? = nil
         repeat {
             guard let key = read.memberKey() else { return nil }
-            if PositionalRead.key(key, is: "index") {
+            if key.sameBytes(as: "index") {
                 guard index == nil, let value = read.smallInteger(), value <= maxChoiceIndex else { return nil }
                 index = value
-            } else if PositionalRead.key(key, is: "delta") {
+            } else if key.sameBytes(as: "delta") {
                 guard text == nil, read.literal("{"), let content = readContentDelta(&read) else { return nil }
                 text = content
-            } else if PositionalRead.key(key, is: "finish_reason") {
+            } else if key.sameBytes(as: "finish_reason") {
                 guard read.literal("null") else { return nil }
             } else {
                 guard read.skipValue(depth: 3) else { return nil }
@@ -82,13 +82,13 @@ extension OpenAIChatDialect {
         var text: UnsafeRawBufferPointer? = nil
         repeat {
             guard let key = read.memberKey() else { return nil }
-            if PositionalRead.key(key, is: "content") {
+            if key.sameBytes(as: "content") {
                 guard text == nil, read.literal("\""), let content = read.checkedPlainString(), !content.isEmpty
                 else { return nil }
                 text = content
-            } else if PositionalRead.key(key, is: "refusal") || PositionalRead.key(key, is: "tool_calls")
-                || PositionalRead.key(key, is: "reasoning_content") || PositionalRead.key(key, is: "reasoning")
-                || PositionalRead.key(key, is: "reasoning_details")
+            } else if key.sameBytes(as: "refusal") || key.sameBytes(as: "tool_calls")
+                || key.sameBytes(as: "reasoning_content") || key.sameBytes(as: "reasoning")
+                || key.sameBytes(as: "reasoning_details")
             {
                 guard read.literal("null") else { return nil }
             } else {

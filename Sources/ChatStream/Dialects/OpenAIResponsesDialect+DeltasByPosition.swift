@@ -29,16 +29,16 @@ extension OpenAIResponsesDialect {
         var contentIndex: Int? = nil
         repeat {
             guard let key = read.memberKey() else { return false }
-            if PositionalRead.key(key, is: "type") {
+            if key.sameBytes(as: "type") {
                 guard !isTextDelta, read.literal(#""response.output_text.delta""#) else { return false }
                 isTextDelta = true
-            } else if PositionalRead.key(key, is: "delta") {
+            } else if key.sameBytes(as: "delta") {
                 guard text == nil, read.literal("\""), let delta = read.checkedPlainString() else { return false }
                 text = delta
-            } else if PositionalRead.key(key, is: "output_index") {
+            } else if key.sameBytes(as: "output_index") {
                 guard outputIndex == nil, let index = read.smallInteger() else { return false }
                 outputIndex = index
-            } else if PositionalRead.key(key, is: "content_index") {
+            } else if key.sameBytes(as: "content_index") {
                 guard contentIndex == nil, let index = read.smallInteger() else { return false }
                 contentIndex = index
             } else {

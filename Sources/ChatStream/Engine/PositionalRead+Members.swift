@@ -34,12 +34,6 @@ extension PositionalRead {
         self.init(data, depth: depth, configuration: configuration)
     }
 
-    /// Whether `key` (bytes of a key read by ``memberKey()``) is `name`.
-    @inline(__always)
-    package static func key(_ key: UnsafeRawBufferPointer, is name: StaticString) -> Bool {
-        key.sameBytes(as: UnsafeRawBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-    }
-
     /// The next byte, without reading it; nil at the end.
     @inline(__always)
     package var next: UInt8? { position < end ? base[position] : nil }
