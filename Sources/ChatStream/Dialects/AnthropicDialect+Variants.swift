@@ -1,7 +1,7 @@
 // The shapes of Anthropic Messages streams this dialect accepts besides the documented ones, and
 // what each becomes (the README prints the table).
 
-extension AnthropicDialect {
+extension AnthropicDialect: RegisteredDialect {
     /// The variants this dialect reads: which field, which shapes, what each becomes.
     public static let variants: [DialectVariant] = [
         DialectVariant(

@@ -1,7 +1,7 @@
 // The shapes of the AI SDK v4 data stream this dialect accepts, and what each becomes (the README
 // prints the table).
 
-extension DataStreamV4Dialect {
+extension DataStreamV4Dialect: RegisteredDialect {
     /// The variants this dialect reads: which field, which shapes, what each becomes.
     public static let variants: [DialectVariant] = [
         DialectVariant(

@@ -6,7 +6,7 @@
 
 import ChatStreamJSON
 
-extension GeminiDialect {
+extension GeminiDialect: RegisteredDialect {
     /// The vendor variants this dialect reads: which field, which shapes, what each becomes.
     public static let variants: [DialectVariant] = [
         DialectVariant(

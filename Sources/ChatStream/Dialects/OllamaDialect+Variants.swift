@@ -1,7 +1,7 @@
 // The shapes of Ollama's NDJSON this dialect accepts, and what each becomes (the README prints
 // the table).
 
-extension OllamaDialect {
+extension OllamaDialect: RegisteredDialect {
     /// The variants this dialect reads: which field, which shapes, what each becomes.
     public static let variants: [DialectVariant] = [
         DialectVariant(

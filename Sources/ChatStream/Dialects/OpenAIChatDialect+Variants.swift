@@ -4,7 +4,7 @@
 
 import ChatStreamJSON
 
-extension OpenAIChatDialect {
+extension OpenAIChatDialect: RegisteredDialect {
     /// The vendor variants this dialect reads: which field, which shapes, what each becomes.
     public static let variants: [DialectVariant] = [
         DialectVariant(

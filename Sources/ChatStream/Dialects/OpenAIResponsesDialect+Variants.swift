@@ -1,7 +1,7 @@
 // The shapes of OpenAI Responses streams this dialect accepts from OpenAI and the vendors that
 // copy it, and what each becomes (the README prints the table).
 
-extension OpenAIResponsesDialect {
+extension OpenAIResponsesDialect: RegisteredDialect {
     /// The variants this dialect reads: which field, which shapes, what each becomes.
     public static let variants: [DialectVariant] = [
         DialectVariant(

@@ -1,7 +1,7 @@
 // The shapes of the UI message stream this dialect accepts besides the AI SDK's own, and what each
 // becomes (the README prints the table).
 
-extension UIMessageStreamDialect {
+extension UIMessageStreamDialect: RegisteredDialect {
     /// The variants this dialect reads: which field, which shapes, what each becomes.
     public static let variants: [DialectVariant] = [
         DialectVariant(

@@ -7,8 +7,8 @@
 // default implementation, reached through a built-in dialect's own witness table, is compiled
 // for that dialect, so a call costs one witness-table call and a cast per chunk, then exactly
 // the code `StreamDecoder<D>` or `MessageDecoder<D>` runs. Both run-time decoders use this one
-// technique. A new format is a case of `StreamFormat` and one line in `StreamFormat.dialect`
-// (with its conformance below).
+// technique. A new format is a case of `StreamFormat` with its arm in `StreamFormat.dialect`
+// beside it; the dialect declares its conformance with its variants (`X+Variants.swift`).
 
 import ChatStreamFraming
 import ChatStreamJSON
@@ -113,26 +113,3 @@ final class MessageDecoderBox<Dialect: StreamDialect>: DecoderBox {
     override var failure: StreamError? { decoder.failure }
     override func copy() -> DecoderBox { MessageDecoderBox(decoder) }
 }
-
-extension StreamFormat {
-    /// The dialect that decodes the format: the one place where formats meet their dialects.
-    package var dialect: any RegisteredDialect.Type {
-        switch self {
-        case .uiMessageStream: UIMessageStreamDialect.self
-        case .openAIChat: OpenAIChatDialect.self
-        case .openAIResponses: OpenAIResponsesDialect.self
-        case .anthropic: AnthropicDialect.self
-        case .aiSDKv4: DataStreamV4Dialect.self
-        case .ndjson: OllamaDialect.self
-        case .jsonArray: GeminiDialect.self
-        }
-    }
-}
-
-extension UIMessageStreamDialect: RegisteredDialect {}
-extension OpenAIChatDialect: RegisteredDialect {}
-extension OpenAIResponsesDialect: RegisteredDialect {}
-extension AnthropicDialect: RegisteredDialect {}
-extension DataStreamV4Dialect: RegisteredDialect {}
-extension OllamaDialect: RegisteredDialect {}
-extension GeminiDialect: RegisteredDialect {}

@@ -22,3 +22,18 @@ public enum StreamFormat: String, Sendable, Hashable, CaseIterable {
         AnyStreamDecoder(format: self, configuration: configuration)
     }
 }
+
+extension StreamFormat {
+    /// The dialect that decodes the format: the one place where formats meet their dialects.
+    package var dialect: any RegisteredDialect.Type {
+        switch self {
+        case .uiMessageStream: UIMessageStreamDialect.self
+        case .openAIChat: OpenAIChatDialect.self
+        case .openAIResponses: OpenAIResponsesDialect.self
+        case .anthropic: AnthropicDialect.self
+        case .aiSDKv4: DataStreamV4Dialect.self
+        case .ndjson: OllamaDialect.self
+        case .jsonArray: GeminiDialect.self
+        }
+    }
+}
