@@ -55,6 +55,11 @@ public struct OpenAIChatDialect: StreamDialect {
     let limits: JSONConfiguration
     let readsByPosition: Bool
     var messageStarted = false
+    /// Whether the last chunk read the general way streamed tool input: the next one is then read
+    /// the general way too, without trying the read by position first (a tool call streams
+    /// thousands of such chunks, each of which that read would only decline), until a chunk
+    /// without tool input.
+    private var toolInputStreaming = false
     private var terminated = false
     private var errorSeen = false
     private var currentChoice = 0
@@ -99,14 +104,21 @@ public struct OpenAIChatDialect: StreamDialect {
             unknownUnitCount += 1
             return
         }
-        if readsByPosition, messageStarted,
+        if readsByPosition, messageStarted, !toolInputStreaming,
             try decodeContentChunkByPosition(unit.data, textDelta: textDelta, emit: emit)
         {
             return
         }
+        var streamedToolInput = false
         let usage = try parser.lent.parse(unit, eventType: Self.eventType) { root in
-            try readChunk(root, offset: unit.streamOffset, textDelta: textDelta, emit: emit)
+            try readChunk(
+                root, offset: unit.streamOffset, textDelta: textDelta,
+                emit: { event in
+                    if case .toolInputDelta = event { streamedToolInput = true }
+                    try emit(event)
+                })
         }
+        toolInputStreaming = streamedToolInput
         if let usage {
             try emit(.metadata(StreamMetadata(usage: usage)))
         }
