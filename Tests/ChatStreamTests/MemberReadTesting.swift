@@ -152,29 +152,6 @@ enum MemberReadTesting {
         return out
     }
 
-    /// `text` escaped for a JSON string; with `unicode`, everything outside ASCII as `\u` escapes.
-    static func escaped(_ text: String, unicode: Bool = false) -> String {
-        var out = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 || (unicode && scalar.value > 0x7E) {
-                    for unit in String(scalar).utf16 {
-                        let hex = String(unit, radix: 16)
-                        out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                    }
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out
-    }
-
     /// Random pieces of text: one to four characters, quotes, backslashes, controls, multi-byte.
     static func randomPieces(count: Int, seed: UInt64) -> [String] {
         let alphabet: [String] = [

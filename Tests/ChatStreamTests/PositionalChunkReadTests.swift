@@ -209,7 +209,7 @@ enum ChatUnits {
         let pieces = T.randomPieces(count: 300, seed: 31)
         var units: [String] = []
         for (index, piece) in pieces.enumerated() {
-            let text = T.escaped(piece, unicode: index % 7 == 3)
+            let text = jsonEscaped(piece, unicode: index % 7 == 3)
             units.append(T.edited(ChatUnits.usual, [(#""content":"Hi""#, "\"content\":\"\(text)\"")]))
         }
         let bytes = ChatUnits.stream(units)

@@ -136,7 +136,7 @@ enum ResponsesUnits {
         let pieces = T.randomPieces(count: 300, seed: 32)
         var units: [String] = []
         for (index, piece) in pieces.enumerated() {
-            let text = T.escaped(piece, unicode: index % 7 == 3)
+            let text = jsonEscaped(piece, unicode: index % 7 == 3)
             var unit = T.edited(ResponsesUnits.usual, [(#""delta":"Hi""#, "\"delta\":\"\(text)\"")])
             // Now and then a second part of the item: its first delta goes the general way.
             if index >= 150 { unit = T.edited(unit, [(#""content_index":0"#, #""content_index":1"#)]) }
@@ -286,7 +286,7 @@ enum GeminiUnits {
         let pieces = T.randomPieces(count: 300, seed: 33)
         var units: [String] = []
         for (index, piece) in pieces.enumerated() {
-            let text = T.escaped(piece, unicode: index % 7 == 3)
+            let text = jsonEscaped(piece, unicode: index % 7 == 3)
             var unit = T.edited(GeminiUnits.usual, [(#""text":"Hi""#, "\"text\":\"\(text)\"")])
             // Usage that changes once: that element goes the general way, the next ones by position.
             if index >= 150 { unit = T.edited(unit, [(#""totalTokenCount":9"#, #""totalTokenCount":10"#)]) }

@@ -11,33 +11,6 @@ import Testing
 
 @testable import ChatStream
 
-/// `text` escaped for a JSON string, with a choice of the optional escapes.
-private func escaped(_ text: String, solidus: Bool = false, unicode: Bool = false) -> String {
-    var out = ""
-    for scalar in text.unicodeScalars {
-        switch scalar {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case "/" where solidus: out += "\\/"
-        case "\n": out += "\\n"
-        case "\t": out += "\\t"
-        case "\r": out += "\\r"
-        case "\u{08}": out += "\\b"
-        case "\u{0C}": out += "\\f"
-        default:
-            if scalar.value < 0x20 || (unicode && scalar.value > 0x7E) {
-                for unit in String(scalar).utf16 {
-                    let hex = String(unit, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                }
-            } else {
-                out.unicodeScalars.append(scalar)
-            }
-        }
-    }
-    return out
-}
-
 /// Runs `body` with `bytes` as a unit's data.
 private func withUnit<R>(_ bytes: [UInt8], _ body: (FramedUnit) throws -> R) rethrows -> R {
     try bytes.withUnsafeBytes { data in
@@ -79,7 +52,7 @@ private func randomPieces(count: Int, seed: UInt64) -> [String] {
 
     @Test(arguments: samplePieces)
     func uiUsualChunkGivesTheEventTheParserReads(piece: String) throws {
-        for variant in [escaped(piece), escaped(piece, solidus: true)] {
+        for variant in [jsonEscaped(piece), jsonEscaped(piece, solidus: true)] {
             let bytes = uiChunk(variant)
             var dialect = UIMessageStreamDialect()
             var events: [StreamEvent] = []
@@ -161,7 +134,7 @@ private func randomPieces(count: Int, seed: UInt64) -> [String] {
             var text = #"data: {"type":"start","messageId":"m"}"# + "\n\n"
             text += #"data: {"type":"tool-input-start","toolCallId":"call_1","toolName":"write"}"# + "\n\n"
             for (index, piece) in pieces.enumerated() {
-                let delta = escaped(piece, solidus: index % 3 == 1, unicode: index % 7 == 3)
+                let delta = jsonEscaped(piece, solidus: index % 3 == 1, unicode: index % 7 == 3)
                 let comma = spaced ? ", " : ","
                 text += #"data: {"type":"tool-input-delta"\#(comma)"toolCallId":"call_1","inputTextDelta":"\#(delta)"}"#
                 text += "\n\n"
@@ -192,7 +165,7 @@ private func randomPieces(count: Int, seed: UInt64) -> [String] {
         var byPosition = 0
         var withoutUnicodeEscape = 0
         for (index, piece) in pieces.enumerated() {
-            let delta = escaped(piece, solidus: index % 3 == 1)
+            let delta = jsonEscaped(piece, solidus: index % 3 == 1)
             if !delta.contains("\\u") { withoutUnicodeEscape += 1 }
             if try withUnit(uiChunk(delta), { try dialect.decodeToolInputDeltaByPosition($0.data) { _ in } }) {
                 byPosition += 1
@@ -242,8 +215,9 @@ private func randomPieces(count: Int, seed: UInt64) -> [String] {
         // then (those deltas go the general way); the spaced stream goes the general way throughout.
         // Each block's input is JSON text (a string of random characters), sent in pieces of one
         // to four characters, each piece escaped for the wire.
-        let firstText = #"{"path":"a.md","content":""# + escaped(randomPieces(count: 150, seed: 7).joined()) + #""}"#
-        let secondText = #"{"q":[1,2,""# + escaped(randomPieces(count: 150, seed: 8).joined()) + #""]}"#
+        let firstText =
+            #"{"path":"a.md","content":""# + jsonEscaped(randomPieces(count: 150, seed: 7).joined()) + #""}"#
+        let secondText = #"{"q":[1,2,""# + jsonEscaped(randomPieces(count: 150, seed: 8).joined()) + #""]}"#
         func cut(_ text: String, seed: UInt64) -> [String] {
             var generator = SplitMix64(seed: seed)
             var pieces: [String] = []
@@ -262,7 +236,9 @@ private func randomPieces(count: Int, seed: UInt64) -> [String] {
         while !firstPieces.isEmpty || !secondPieces.isEmpty {
             let block = (number / 25) % 2 == 0 ? 0 : 12
             let piece = block == 0 ? firstPieces.popFirst() : secondPieces.popFirst()
-            if let piece { deltas.append((block, escaped(piece, solidus: number % 5 == 0, unicode: number % 11 == 4))) }
+            if let piece {
+                deltas.append((block, jsonEscaped(piece, solidus: number % 5 == 0, unicode: number % 11 == 4)))
+            }
             number += 1
         }
         var general = StreamDecoder<AnthropicDialect>()
@@ -384,7 +360,7 @@ private func randomPieces(count: Int, seed: UInt64) -> [String] {
             for (index, piece) in pieces.enumerated() {
                 let id = index < 150 ? "t1" : "t2"
                 let comma = spaced ? ", " : ","
-                text += #"data: {"type":"text-delta"\#(comma)"id":"\#(id)","delta":"\#(escaped(piece))"}"# + "\n\n"
+                text += #"data: {"type":"text-delta"\#(comma)"id":"\#(id)","delta":"\#(jsonEscaped(piece))"}"# + "\n\n"
             }
             text += #"data: {"type":"finish","finishReason":"stop"}"# + "\n\ndata: [DONE]\n\n"
             return Array(text.utf8)
@@ -417,9 +393,9 @@ private func randomPieces(count: Int, seed: UInt64) -> [String] {
         var deltas: [(Int, String, String)] = []
         for (number, piece) in pieces.enumerated() {
             if number % 40 == 39 {
-                deltas.append((0, "input_json_delta\",\"partial_json", escaped(number == 39 ? "{}" : "")))
+                deltas.append((0, "input_json_delta\",\"partial_json", jsonEscaped(number == 39 ? "{}" : "")))
             }
-            deltas.append((1, "text_delta\",\"text", escaped(piece)))
+            deltas.append((1, "text_delta\",\"text", jsonEscaped(piece)))
         }
         func stream(spaced: Bool) -> [UInt8] {
             func event(_ name: String, _ json: String) -> String { "event: \(name)\ndata: \(json)\n\n" }
@@ -466,7 +442,7 @@ private func randomPieces(count: Int, seed: UInt64) -> [String] {
         let pieces = randomPieces(count: 300, seed: 4)
         func stream(spaced: Bool) -> [UInt8] {
             var bytes = Array(#"f:{"messageId":"m"}"#.utf8) + [0x0A]
-            for piece in pieces { bytes += Array("0:\(spaced ? " " : "")\"\(escaped(piece))\"\n".utf8) }
+            for piece in pieces { bytes += Array("0:\(spaced ? " " : "")\"\(jsonEscaped(piece))\"\n".utf8) }
             bytes +=
                 Array(#"e:{"finishReason":"stop"}"#.utf8) + [0x0A] + Array(#"d:{"finishReason":"stop"}"#.utf8) + [0x0A]
             return bytes
