@@ -62,6 +62,9 @@ struct HTTPServerDeadlineTests {
             try connection.send("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 4000\r\n\r\n")
             // 4000 bytes in about a second: four times the minimum. Each send catches up to that
             // rate since the start, so a sleep that a loaded machine stretches does not slow the body.
+            // The pauses block this thread (a network-test thread) instead of suspending the task:
+            // a suspended task waits for a free Dispatch thread to resume it, which the parallel
+            // suite's CPU-bound tests once delayed by about 30 s, long enough to fall below the rate.
             let start = ContinuousClock.now
             var sent = 0
             while sent < 4000 {
@@ -69,7 +72,7 @@ struct HTTPServerDeadlineTests {
                 let due = min(4000, max(sent + 400, Int(elapsed * 4)))
                 try connection.send(Array(repeating: 0x61, count: due - sent))
                 sent = due
-                try await Task.sleep(for: .milliseconds(100))
+                usleep(100_000)
             }
             #expect(try connection.readResponse().status == 200)
         }
