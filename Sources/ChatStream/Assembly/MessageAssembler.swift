@@ -8,8 +8,8 @@
 // a retain of the parts array and of the open part's newest chunk. An append while a snapshot
 // holds that chunk adds the delta as a chunk of its own after it (small chunks are merged once
 // they hold `GrowingText.chunkBytes`), so a consumer that keeps the latest snapshot pays for each
-// delta, not for the text so far; an append with no snapshot held is in place in one `String`. The open part becomes a `String` part when it closes
-// (an event of another kind or ID). A tool call's input streams through an incremental
+// delta, not for the text so far; an append with no snapshot held is in place in one `String`.
+// The open part becomes a `String` part when it closes (an event of another kind or ID). A tool call's input streams through an incremental
 // `PartialJSONParser`, so the partial value after every delta costs work proportional to the
 // delta, not to the input so far. The call whose input streamed last (the open call) keeps its
 // ID, part index and parser in the builder, so its next delta (the hot path of a tool call) is
