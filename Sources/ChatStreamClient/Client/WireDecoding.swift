@@ -111,7 +111,10 @@ enum WireDecoding {
             guard let data = root["data"], data.kind == .object else { throw failure("the answer has no data") }
             var message = AssembledMessage(isFinished: true)
             message.id = data["id"]?.string
-            data["parts"]?.forEachElement { message.parts.append(AssembledPart(json: $0.jsonValue)) }
+            // Gathered first and set once: `parts` is computed, so an append through it copies them.
+            var parts: [AssembledPart] = []
+            data["parts"]?.forEachElement { parts.append(AssembledPart(json: $0.jsonValue)) }
+            message.parts = parts
             if let metadata = data["metadata"], metadata.kind == .object {
                 message.metadata = metadata.jsonValue
                 message.conversationId = metadata["conversationId"]?.string
