@@ -207,3 +207,18 @@ func catalogRetries() {
         retryPolicy: .init(maxAttempts: 5, baseDelay: .milliseconds(250), maxDelay: .seconds(4), totalBudget: .seconds(15)))
     _ = patient
 }
+
+// MARK: ChatStream.docc/LiveConversationEvents.md
+
+func liveEventsDrafts(bytes: [UInt8]) throws {
+    var drafts = LiveMessageDrafts()
+    var decoder = ConversationEventDecoder(format: .salesforceMessaging)
+    for event in try decoder.feed(bytes) {
+        drafts.apply(event)
+        switch event.kind {
+        case .messageDelta(_, let delta): print("draft:", drafts.text(of: delta.messageId) ?? "")
+        case .messageCreated(let message): print(message.sender, message.text, message.content.options.map(\.title))
+        default: break
+        }
+    }
+}

@@ -3,7 +3,9 @@
 // the yajl layer straight from the framer's view (no copy of the data). A dialect turns one
 // parsed event into a ConversationEvent.Kind, says it does not know the type (counted, never
 // fatal), or throws a ConversationEventError naming the field; the decoder then skips that event
-// and keeps the error, so nothing already received is lost and the stream goes on.
+// and keeps the error, so nothing already received is lost and the stream goes on. What one
+// event needs from earlier ones (which messages streamed in pieces, the titles of offered
+// options) is a small bounded memory the decoder keeps (LiveStreamMemory).
 
 import ChatStreamFraming
 import ChatStreamJSON
@@ -49,6 +51,7 @@ public struct ConversationEventDecoder {
     public let configuration: Configuration
     private var framer: ServerSentEventDecoder
     private let parsers = LiveEventParsers()
+    private var memory = LiveStreamMemory()
 
     /// The latest malformed events' errors (at most ``Configuration/keptErrorLimit``), oldest first.
     public private(set) var malformedEvents: [ConversationEventError] = []
@@ -83,11 +86,16 @@ public struct ConversationEventDecoder {
         var unknown = 0
         var handed = 0
         var malformed: [ConversationEventError] = []
-        defer { record(unknown: unknown, handed: handed, malformed: malformed) }
+        var memory = memory
+        self.memory = LiveStreamMemory()  // so the local copy is unique and grows in place
+        defer {
+            self.memory = memory
+            record(unknown: unknown, handed: handed, malformed: malformed)
+        }
         try framer.feed(bytes) { view in
             let outcome: LiveEventOutcome
             do {
-                outcome = try Self.decode(view, format: format, parsers: parsers)
+                outcome = try Self.decode(view, format: format, parsers: parsers, memory: &memory)
             } catch let error as ConversationEventError {
                 if strict { throw error }
                 malformed.append(error)
@@ -129,11 +137,12 @@ public struct ConversationEventDecoder {
     }
 
     private static func decode(
-        _ view: ServerSentEventView, format: ConversationEventFormat, parsers: LiveEventParsers
+        _ view: ServerSentEventView, format: ConversationEventFormat, parsers: LiveEventParsers,
+        memory: inout LiveStreamMemory
     ) throws -> LiveEventOutcome {
         switch format {
         case .home: try HomeLiveEventDialect.decode(view, parsers: parsers)
-        case .salesforceMessaging: try SalesforceMessagingDialect.decode(view, parsers: parsers)
+        case .salesforceMessaging: try SalesforceMessagingDialect.decode(view, parsers: parsers, memory: &memory)
         }
     }
 }

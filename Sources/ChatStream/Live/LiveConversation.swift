@@ -43,11 +43,14 @@ public struct LiveMessage: Sendable, Hashable {
     public var createdAt: Double
     /// The message in the history shape.
     public var json: JSONTree
+    /// What a dialect read beyond the text: options, selections, attachments, the wire types and
+    /// the whole wire payload (Salesforce); empty for the home protocol, whose ``json`` is whole.
+    public var content: LiveMessageContent
 
     /// Makes a message.
     public init(
         id: String, conversationId: String, sender: ParticipantRole, senderName: String? = nil, text: String,
-        createdAt: Double, json: JSONTree
+        createdAt: Double, json: JSONTree, content: LiveMessageContent = LiveMessageContent()
     ) {
         self.id = id
         self.conversationId = conversationId
@@ -56,5 +59,6 @@ public struct LiveMessage: Sendable, Hashable {
         self.text = text
         self.createdAt = createdAt
         self.json = json
+        self.content = content
     }
 }

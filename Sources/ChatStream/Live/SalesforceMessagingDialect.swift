@@ -1,19 +1,23 @@
 // Salesforce Messaging for In-App and Web, the event router's SSE stream (PROTOCOLS.md section 7;
-// Salesforce's Messaging API pages "Server-Sent Events" and "Server-Sent Events Structure").
+// Salesforce's Messaging API pages "Server-Sent Events", "Server-Sent Events Structure",
+// "Progress Indicators" and "Token Streaming").
 //
 // Every event's `data:` is an object with `conversationId` and `conversationEntry`; the entry's
 // `entryPayload` is a second JSON document serialized into a string. That string is read where
 // the outer parse left it (yajl's unescaped bytes, or the input itself when it had no escapes)
 // and parsed by a second parser, so the nested document is not copied into a String first.
-// Types this model does not name (progress indicators, client actions, streamed tokens, and
-// whatever comes later) are skipped and counted by the decoder.
+// This file holds the envelope and the table of event types; the messages are read in
+// +Messages, the other entries in +Entries, and +Variants lists what is read. Types this model
+// does not name are skipped and counted by the decoder.
 
 import ChatStreamFraming
 import ChatStreamJSON
 
 /// Reads one event of `GET /eventrouter/v1/sse`.
 enum SalesforceMessagingDialect {
-    static func decode(_ view: ServerSentEventView, parsers: LiveEventParsers) throws -> LiveEventOutcome {
+    static func decode(
+        _ view: ServerSentEventView, parsers: LiveEventParsers, memory: inout LiveStreamMemory
+    ) throws -> LiveEventOutcome {
         guard let type = EntryEvent(view) else {
             let name = view.typeName.lowercased()
             return name == "ping" || name == "keepalive" || name == "keep-alive" ? .keepAlive : .unknown
@@ -25,106 +29,54 @@ enum SalesforceMessagingDialect {
             guard let entry = root["conversationEntry"], entry.kind == .object else {
                 throw view.missing("conversationEntry", "the event has no conversationEntry object")
             }
-            return .event(
-                try type.kind(conversationId: conversationId, entry: entry, view: view, parser: parsers.inner))
+            let reading = EntryReading(conversationId: conversationId, entry: entry, view: view)
+            switch type {
+            case .typingStarted, .typingStopped:
+                let role = role(entry["sender"]?["role"]?.string)
+                return .event(
+                    .typing(conversationId: conversationId, participant: role, active: type == .typingStarted))
+            case .closed:
+                return .event(.conversationClosed(conversationId: conversationId))
+            default:
+                return try withPayload(of: entry, view: view, parser: parsers.inner) { payload in
+                    try reading.outcome(of: type, payload: payload, memory: &memory)
+                }
+            }
         }
     }
 
-    /// The event types this model reads.
-    enum EntryEvent {
-        case message, participantChanged, routingResult, delivered, read, typingStarted, typingStopped, closed
-        case sessionStatusChanged
+    /// The event types this model reads, by their `event:` name.
+    enum EntryEvent: CaseIterable {
+        case message, choicesResponse, streamingToken, progressIndicator, participantChanged, routingResult
+        case routingWorkResult, queuePosition, delivered, read, typing, typingStarted, typingStopped, closed
+        case sessionStatusChanged, clientAction, clientMenu
+
+        /// The `event:` name.
+        var name: StaticString {
+            switch self {
+            case .message: "CONVERSATION_MESSAGE"
+            case .choicesResponse: "CHOICES_RESPONSE_MESSAGE"
+            case .streamingToken: "CONVERSATION_STREAMING_TOKEN"
+            case .progressIndicator: "CONVERSATION_PROGRESS_INDICATOR"
+            case .participantChanged: "CONVERSATION_PARTICIPANT_CHANGED"
+            case .routingResult: "CONVERSATION_ROUTING_RESULT"
+            case .routingWorkResult: "CONVERSATION_ROUTING_WORK_RESULT"
+            case .queuePosition: "CONVERSATION_QUEUE_POSITION"
+            case .delivered: "CONVERSATION_DELIVERY_ACKNOWLEDGEMENT"
+            case .read: "CONVERSATION_READ_ACKNOWLEDGEMENT"
+            case .typing: "CONVERSATION_TYPING_INDICATOR"
+            case .typingStarted: "CONVERSATION_TYPING_STARTED_INDICATOR"
+            case .typingStopped: "CONVERSATION_TYPING_STOPPED_INDICATOR"
+            case .closed: "CONVERSATION_CLOSE_CONVERSATION"
+            case .sessionStatusChanged: "CONVERSATION_SESSION_STATUS_CHANGED"
+            case .clientAction: "CONVERSATION_CLIENT_ACTION"
+            case .clientMenu: "CONVERSATION_CLIENT_MENU"
+            }
+        }
 
         init?(_ view: ServerSentEventView) {
-            if view.typeIs("CONVERSATION_MESSAGE") {
-                self = .message
-            } else if view.typeIs("CONVERSATION_PARTICIPANT_CHANGED") {
-                self = .participantChanged
-            } else if view.typeIs("CONVERSATION_ROUTING_RESULT") {
-                self = .routingResult
-            } else if view.typeIs("CONVERSATION_DELIVERY_ACKNOWLEDGEMENT") {
-                self = .delivered
-            } else if view.typeIs("CONVERSATION_READ_ACKNOWLEDGEMENT") {
-                self = .read
-            } else if view.typeIs("CONVERSATION_TYPING_STARTED_INDICATOR") {
-                self = .typingStarted
-            } else if view.typeIs("CONVERSATION_TYPING_STOPPED_INDICATOR") {
-                self = .typingStopped
-            } else if view.typeIs("CONVERSATION_CLOSE_CONVERSATION") {
-                self = .closed
-            } else if view.typeIs("CONVERSATION_SESSION_STATUS_CHANGED") {
-                self = .sessionStatusChanged
-            } else {
-                return nil
-            }
-        }
-
-        func kind(
-            conversationId id: String, entry: JSONElement, view: ServerSentEventView, parser: JSONParser
-        ) throws -> ConversationEvent.Kind {
-            switch self {
-            case .typingStarted, .typingStopped:
-                let role = SalesforceMessagingDialect.role(entry["sender"]?["role"]?.string)
-                return .typing(conversationId: id, participant: role, active: self == .typingStarted)
-            case .closed:
-                return .conversationClosed(conversationId: id)
-            default:
-                return try SalesforceMessagingDialect.withPayload(of: entry, view: view, parser: parser) { payload in
-                    try payloadKind(conversationId: id, entry: entry, payload: payload, view: view)
-                }
-            }
-        }
-
-        private func payloadKind(
-            conversationId id: String, entry: JSONElement, payload: JSONElement, view: ServerSentEventView
-        ) throws -> ConversationEvent.Kind {
-            switch self {
-            case .message:
-                return .messageCreated(try SalesforceMessagingDialect.message(id, entry, payload, view))
-            case .participantChanged:
-                var changes: [ParticipantChange] = []
-                payload["entries"]?.forEachElement { change in
-                    let participant = change["participant"]
-                    changes.append(
-                        ParticipantChange(
-                            joined: change["operation"]?.string?.lowercased() != "remove",
-                            role: SalesforceMessagingDialect.role(participant?["role"]?.string),
-                            displayName: change["displayName"]?.string))
-                }
-                return .participantChanged(conversationId: id, changes: changes)
-            case .routingResult:
-                guard let routingType = payload["routingType"]?.string else {
-                    throw view.missing(
-                        "conversationEntry.entryPayload.routingType", "the routing result has no routingType")
-                }
-                let failure = payload["failureType"]?.string.flatMap { $0 == "None" ? nil : $0 }
-                let wait = payload["estimatedWaitTime"]
-                return .routingResult(
-                    conversationId: id,
-                    result: RoutingResult(
-                        routingType: routingType, failure: failure,
-                        estimatedWaitSeconds: wait?["estimatedWaitTimeInSeconds"]?.double,
-                        queuePosition: wait?["positionInQueue"]?.int))
-            case .delivered, .read:
-                guard let messageId = payload["acknowledgedConversationEntryIdentifier"]?.string else {
-                    throw view.missing(
-                        "conversationEntry.entryPayload.acknowledgedConversationEntryIdentifier",
-                        "the acknowledgement names no entry")
-                }
-                let timestamp = payload["acknowledgementTimestamp"]?.double.map { $0 / 1000 }
-                let kind: Acknowledgement.Kind = self == .read ? .read : .delivered
-                return .acknowledged(
-                    conversationId: id,
-                    acknowledgement: Acknowledgement(kind: kind, messageId: messageId, timestamp: timestamp))
-            case .sessionStatusChanged:
-                guard let status = payload["sessionStatus"]?.string else {
-                    throw view.missing(
-                        "conversationEntry.entryPayload.sessionStatus", "the change has no sessionStatus")
-                }
-                return .sessionStatusChanged(conversationId: id, status: status)
-            case .typingStarted, .typingStopped, .closed:
-                preconditionFailure("read without the payload")
-            }
+            guard let found = Self.allCases.first(where: { view.typeIs($0.name) }) else { return nil }
+            self = found
         }
     }
 
@@ -146,33 +98,9 @@ enum SalesforceMessagingDialect {
         return parsed
     }
 
-    /// A message entry: its text is `abstractMessage.staticContent.text` inside the payload.
-    static func message(
-        _ conversationId: String, _ entry: JSONElement, _ payload: JSONElement, _ view: ServerSentEventView
-    ) throws -> LiveMessage {
-        guard let abstract = payload["abstractMessage"], abstract.kind == .object else {
-            throw view.missing("conversationEntry.entryPayload.abstractMessage", "the message has no abstractMessage")
-        }
-        guard let id = entry["identifier"]?.string ?? abstract["id"]?.string else {
-            throw view.missing("conversationEntry.identifier", "the message has no identifier")
-        }
-        let text = abstract["staticContent"]?["text"]?.string ?? ""
-        let milliseconds = entry["transcriptedTimestamp"]?.double ?? entry["clientTimestamp"]?.double ?? 0
-        let sender = role(entry["sender"]?["role"]?.string)
-        let name = entry["senderDisplayName"]?.string
-        let part: JSONTree = ["type": "text", "text": .string(text)]
-        var json = JSONObject([
-            ("id", JSONTree.string(id)), ("role", .string(sender.description)), ("parts", .array([part])),
-            ("createdAt", .number(JSONNumber(milliseconds / 1000))),
-        ])
-        if let name { json["senderName"] = .string(name) }
-        return LiveMessage(
-            id: id, conversationId: conversationId, sender: sender, senderName: name, text: text,
-            createdAt: milliseconds / 1000, json: .object(json))
-    }
-
     /// Salesforce's participant roles in the home model: `EndUser` the user, `Chatbot` the AI
-    /// agent, `Agent` a human agent (a rep); others kept as spelled.
+    /// agent, `Agent` a human agent (a rep); others (`System`, `Router`, `Supervisor`) kept as
+    /// spelled.
     static func role(_ raw: String?) -> ParticipantRole {
         guard let raw else { return .other("unknown") }
         switch raw.lowercased() {
@@ -181,5 +109,19 @@ enum SalesforceMessagingDialect {
         case "agent": return .humanAgent
         default: return .other(raw)
         }
+    }
+}
+
+/// One event's envelope while its payload is read: the conversation, the entry, and where the
+/// event is (for errors).
+struct EntryReading {
+    let conversationId: String
+    let entry: JSONElement
+    let view: ServerSentEventView
+
+    /// The error for a payload field that is absent or of the wrong type; `path` is below
+    /// `conversationEntry.entryPayload`.
+    func missing(_ path: String, _ what: String) -> ConversationEventError {
+        view.missing("conversationEntry.entryPayload." + path, what)
     }
 }
