@@ -41,18 +41,13 @@ extension EntryReading {
                 throw missing("sessionStatus", "the change has no sessionStatus")
             }
             return .event(.sessionStatusChanged(conversationId: id, status: status))
-        case .typing:
-            // A typing indicator says "typing now" (with `startedTimestamp`); it lapses unless
-            // repeated (Salesforce's sample client hides it after 5 s).
-            let role = SalesforceMessagingDialect.role(entry["sender"]?["role"]?.string)
-            return .event(.typing(conversationId: id, participant: role, active: true))
         case .clientAction, .clientMenu:
             var options: [MessageOption] = []
             (payload["options"] ?? payload["optionItems"])?.forEachElement { options.append(Self.option($0)) }
             let action = ClientAction(
                 kind: type == .clientMenu ? .menu : .action, options: options, payload: payload.jsonValue)
             return .event(.clientAction(conversationId: id, action: action))
-        case .typingStarted, .typingStopped, .closed:
+        case .typing, .typingStarted, .typingStopped, .closed:
             preconditionFailure("read without the payload")
         }
     }

@@ -31,10 +31,12 @@ enum SalesforceMessagingDialect {
             }
             let reading = EntryReading(conversationId: conversationId, entry: entry, view: view)
             switch type {
-            case .typingStarted, .typingStopped:
+            case .typing, .typingStarted, .typingStopped:
+                // The plain typing indicator says "typing now" (its payload has only when it
+                // started); it lapses unless repeated (Salesforce's sample client hides it after 5 s).
                 let role = role(entry["sender"]?["role"]?.string)
                 return .event(
-                    .typing(conversationId: conversationId, participant: role, active: type == .typingStarted))
+                    .typing(conversationId: conversationId, participant: role, active: type != .typingStopped))
             case .closed:
                 return .event(.conversationClosed(conversationId: conversationId))
             default:

@@ -18,6 +18,20 @@ import Testing
         #expect(run.stderr.contains("of unknown types skipped"))
     }
 
+    @Test(arguments: [1, 7, 64, 4096])
+    func replayDecodesEverySalesforceShapeAtAnyChunkSize(_ size: Int) async throws {
+        let directory = ProjectPaths.fixtures + "/live-events/"
+        let run = try await ChildProcess.run([
+            "replay", "--format", "salesforce-messaging", "--json", "--chunk-size", "\(size)",
+            directory + "salesforce-all-types.sse",
+        ])
+        #expect(run.status == 0)
+        let lines = try run.stdout.split(separator: "\n").map { try JSONTree(parsing: String($0)) }
+        let expected = try String(contentsOfFile: directory + "salesforce-all-types.expected.jsonl", encoding: .utf8)
+            .split(separator: "\n").map { try JSONTree(parsing: String($0)) }
+        #expect(lines == expected, "chunk size \(size)")
+    }
+
     @Test func replayPrintsEverySalesforceShapeWithItsTextOnOneLineEach() async throws {
         let file = ProjectPaths.fixtures + "/live-events/salesforce-all-types.sse"
         let run = try await ChildProcess.run(["replay", "--format", "salesforce-messaging", file])

@@ -281,6 +281,21 @@ import Testing
         }
     }
 
+    @Test func aTypingIndicatorNeedsNoPayload() throws {
+        let input = Array(
+            """
+            event: CONVERSATION_TYPING_INDICATOR
+            data: {"conversationId":"c","conversationEntry":{"identifier":"t","sender":{"role":"Agent"}}}
+
+
+            """.utf8)
+        for chunking in Chunkings.all(of: input) {
+            let (events, decoder) = try decodeLive(chunking.pieces, format: .salesforceMessaging)
+            #expect(events.map(\.kind) == [.typing(conversationId: "c", participant: .humanAgent, active: true)])
+            #expect(decoder.malformedEventCount == 0, "\(chunking)")
+        }
+    }
+
     @Test func theOptionMemoryIsBounded() {
         var memory = LiveStreamMemory()
         memory.remember((0..<(LiveStreamMemory.optionLimit + 10)).map { MessageOption(id: "o\($0)", title: "t\($0)") })
