@@ -106,7 +106,7 @@ var package = Package(
 if fuzzing {
     // Built only with `CHATSTREAM_FUZZ=1 swift build --sanitize=fuzzer ...` (see Fuzz/run.sh).
     package.targets.append(.target(name: "FuzzSupport", path: "Fuzz/Support"))
-    for name in ["FuzzSSE", "FuzzFraming", "FuzzJSON", "FuzzDialects", "FuzzHistory"] {
+    for name in ["FuzzSSE", "FuzzFraming", "FuzzJSON", "FuzzDialects", "FuzzHistory", "FuzzLiveEvents"] {
         package.targets.append(
             .executableTarget(
                 name: name,

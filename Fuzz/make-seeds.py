@@ -161,6 +161,18 @@ def seeds(target):
     elif target == "FuzzHistory":
         for page in history_pages():
             yield bytes([0, 0]) + page
+    elif target == "FuzzLiveEvents":
+        # Options bit 0: the format (0 home, 1 Salesforce); bit 1 small limits; bit 2 strict too.
+        for path in sorted(glob.glob(os.path.join(FIXTURES, "live-events", "*.sse"))):
+            payload = read(path)
+            index = 1 if os.path.basename(path).startswith("salesforce") else 0
+            yield bytes([0, index]) + payload
+            yield bytes([1, index | 4]) + payload
+            yield bytes([2, index | 2]) + payload
+            # One event at a time, so mutations stay inside a single event's shape.
+            for block in payload.replace(b"\r\n", b"\n").split(b"\n\n"):
+                if b"event:" in block:
+                    yield bytes([3, index | 4]) + block + b"\n\n"
     else:
         sys.exit("unknown target " + target)
 

@@ -3,8 +3,9 @@
 #
 #   Fuzz/run.sh TARGET SECONDS [extra libFuzzer flags...]
 #
-# TARGET is FuzzSSE, FuzzFraming, FuzzJSON, FuzzDialects or FuzzHistory. The work corpus grows in
-# Fuzz/corpus-work/TARGET (gitignored), seeded from Fixtures/ and ../shared/ by Fuzz/make-seeds.py;
+# TARGET is FuzzSSE, FuzzFraming, FuzzJSON, FuzzDialects, FuzzHistory or FuzzLiveEvents. The work
+# corpus grows in Fuzz/corpus-work/TARGET (gitignored), seeded from Fixtures/ and ../shared/ by
+# Fuzz/make-seeds.py;
 # crashes, leaks and timeouts land in Fuzz/artifacts/TARGET/. Set SKIP_BUILD=1 to reuse the build.
 # Prints executions per second and the final coverage (cov/ft) at the end; exits non-zero when
 # libFuzzer found a problem. FUZZ_BUILD_PATH overrides the build folder (default .build-fuzz);
@@ -23,6 +24,7 @@ case $target in
     FuzzJSON) dict=json; max_len=8192 ;;
     FuzzDialects) dict=dialects; max_len=16384 ;;
     FuzzHistory) dict=history; max_len=8192 ;;
+    FuzzLiveEvents) dict=live; max_len=16384 ;;
     *) echo "unknown target $target" >&2; exit 2 ;;
 esac
 

@@ -69,6 +69,7 @@ import Testing
             default: replayDialect(GeminiDialect.self, payload, pieces, lenient: lenient)
             }
         case "FuzzHistory": try replayJSON(payload, pieces)
+        case "FuzzLiveEvents": replayLive(payload, pieces, options: options)
         default: Issue.record("unknown target in \(name)")
         }
     }
@@ -117,6 +118,22 @@ import Testing
             } catch {
                 return "error \(error)"
             }
+        }
+        #expect(run([payload]) == run(pieces))
+    }
+
+    func replayLive(_ payload: [UInt8], _ pieces: [[UInt8]], options: UInt8) {
+        let format: ConversationEventFormat = options & 1 != 0 ? .salesforceMessaging : .home
+        func run(_ pieces: [[UInt8]]) -> String {
+            var decoder = ConversationEventDecoder(format: format)
+            var events: [ConversationEvent] = []
+            do {
+                for piece in pieces { events += try decoder.feed(piece) }
+                try decoder.finish()
+            } catch {
+                return "\(events) \(error)"
+            }
+            return "\(events) \(decoder.malformedEvents) \(decoder.unknownEventCount)"
         }
         #expect(run([payload]) == run(pieces))
     }
