@@ -2,7 +2,8 @@
 // section 6).
 //
 // The handler runs on its connection's thread, like every handler. It starts with `retry:`, sends
-// what the log holds after `Last-Event-ID` (or `reset` when it cannot), then sleeps on the store's
+// what the log holds after `Last-Event-ID` (or `reset` when it cannot), then `subscribed` with the
+// caller's position (the ID a reconnect resumes from, so nothing is missed), then sleeps on the store's
 // signal, waking for each commit and at least every heartbeat to send `: ping`. Events are pulled
 // from the log, never queued per subscriber, so a slow reader costs no memory: its writes block
 // until the write timeout, then it is disconnected and resumes later from its last ID.
@@ -27,24 +28,39 @@ extension ChatAPIHandlers {
                 ("Content-Type", "text/event-stream; charset=utf-8"), ("Cache-Control", "no-cache"),
                 ("X-Accel-Buffering", "no"),
             ])
-        var cursor: Int
         var sent = 0
         var opening = "retry: \(settings.retryMilliseconds)\n\n"
-        let (_, lastId) = store.liveEvents(after: 0, audiences: [])
+        var cursor: Int
         if let given, !given.isEmpty {
-            // A resume: an ID this log cannot vouch for (unparseable, from the future, or older than
-            // what it still holds) gets `reset` with the newest ID, then events continue from there.
-            cursor = Int(given) ?? -1
-            if case .reset = store.liveEvents(after: cursor, audiences: caller.audiences).0 {
-                opening += "id: \(lastId)\nevent: reset\ndata: {}\n\n"
-                cursor = lastId
+            // A resume: the events held after the given ID, or `reset` with the newest ID when this
+            // log cannot vouch for it (unparseable, from the future, or older than what it holds).
+            let (resumption, newest) = store.liveEvents(after: Int(given) ?? -1, audiences: caller.audiences)
+            switch resumption {
+            case .reset:
+                opening += "id: \(newest)\nevent: reset\ndata: {}\n\n"
+                cursor = newest
                 sent += 1
+                if let limit = settings.dropEvery, sent >= limit {
+                    try writer.write(opening)
+                    return writer.abortConnection()
+                }
+            case .events(let records):
+                for record in records {
+                    opening += "id: \(record.id)\nevent: \(record.type)\ndata: \(record.data.jsonText)\n\n"
+                    sent += 1
+                    if let limit = settings.dropEvery, sent >= limit {
+                        try writer.write(opening)
+                        return writer.abortConnection()
+                    }
+                }
+                cursor = newest
             }
         } else {
-            cursor = lastId
+            cursor = store.liveEvents(after: 0, audiences: []).lastId
         }
+        // Where "now" is: every event of the caller up to `cursor` was sent or came before the given ID.
+        opening += "id: \(cursor)\nevent: subscribed\ndata: {}\n\n"
         try writer.write(opening)
-        if let limit = settings.dropEvery, sent >= limit { return writer.abortConnection() }
         var quietSince = ContinuousClock.now
         while !store.liveEventSignal.isClosed {
             let (resumption, newest) = store.liveEvents(after: cursor, audiences: caller.audiences)
