@@ -14,7 +14,7 @@ enum ServeCommand {
             .value("fail-status", "CODE"), .value("events-drop-every", "N"), .switch("allow-fault-header"),
             .value("jwt-secret", "SECRET"), .value("max-connections", "N"),
             .value("max-connections-per-address", "N"),
-            .switch("no-extensions"),
+            .switch("no-extensions"), .switch("no-resume"),
         ],
         summary: "run the local Chatbase-compatible server until SIGINT/SIGTERM (fault flags for testing clients)",
         run: run)
@@ -65,6 +65,7 @@ enum ServeCommand {
         configuration.fault.status = try number("fail-status", 400...599)
         configuration.liveEvents.dropEvery = try number("events-drop-every", 1...Int(Int32.max))
         configuration.extensionsEnabled = !parsed.has("no-extensions")
+        configuration.resumableReplies = !parsed.has("no-resume")
         if let secret = parsed.value("jwt-secret") {
             guard !secret.isEmpty else { throw ArgumentParser.UsageError(message: "--jwt-secret needs a value") }
             configuration.jwtSecret = secret

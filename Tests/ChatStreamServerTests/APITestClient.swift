@@ -24,8 +24,10 @@ struct APIResponse {
     var streamChunks: (chunks: [JSONTree], done: Bool) {
         var chunks: [JSONTree] = []
         var done = false
-        for event in text.components(separatedBy: "\n\n") where event.hasPrefix("data: ") {
-            let data = String(event.dropFirst(6))
+        for event in text.components(separatedBy: "\n\n") {
+            // An event may start with its `id:` line (PROTOCOLS.md section 8).
+            guard let line = event.split(separator: "\n").first(where: { $0.hasPrefix("data: ") }) else { continue }
+            let data = String(line.dropFirst(6))
             if data == "[DONE]" {
                 done = true
             } else if let value = try? JSONTree(parsing: data) {

@@ -17,7 +17,7 @@ struct FaultAndPersistenceTests {
         #expect(cut.body.count == 200)
         #expect(!cut.complete)
         #expect(!cut.streamChunks.done)
-        #expect(cut.text.hasPrefix(#"data: {"type":"start""#))
+        #expect(cut.text.hasPrefix(#"id: 1\#ndata: {"type":"start""#))
     }
 
     @Test func injectedDropAppliesToTheNextRequestOnly() throws {

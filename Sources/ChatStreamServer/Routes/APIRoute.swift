@@ -2,9 +2,12 @@
 //
 // Paths are accepted with or without the `/api/sdk` prefix. A known path with another method is
 // 405 (with `Allow`); an unknown path, or an extension route while the extensions are off, is 404
-// `NOT_FOUND`; a known route naming another agent is 404 `AGENT_NOT_FOUND`.
+// `NOT_FOUND`; a known route naming another agent is 404 `AGENT_NOT_FOUND`. Identifiers that are
+// UUIDs are compared lower-cased (stored IDs are lower-case), so `createConversation(id:
+// UUID().uuidString)` names the same conversation on every later route.
 
 import ChatStream
+import Foundation
 
 /// One operation of the chat API.
 enum APIRoute: Equatable {
@@ -21,6 +24,18 @@ enum APIRoute: Equatable {
     case tags(String)
     case read(String)
     case events
+    /// `GET .../conversations/{id}/messages/{messageId}/stream` (section 8).
+    case replyStream(String, String)
+    /// `POST .../conversations/{id}/messages/{messageId}/stop` (section 8).
+    case stopReply(String, String)
+
+    /// Whether the route belongs to section 8 (resumable replies).
+    var isResumableReplies: Bool {
+        switch self {
+        case .replyStream, .stopReply: true
+        default: false
+        }
+    }
 
     /// Whether the route belongs to the section 5 extensions.
     var isExtension: Bool {
@@ -33,7 +48,7 @@ enum APIRoute: Equatable {
     /// The method the route answers to.
     var method: String {
         switch self {
-        case .listConversations, .conversation, .messages, .events: "GET"
+        case .listConversations, .conversation, .messages, .events, .replyStream: "GET"
         case .tags: "PUT"
         default: "POST"
         }
@@ -41,13 +56,13 @@ enum APIRoute: Equatable {
 
     /// The route for `request`, or the error to answer with.
     static func resolve(
-        _ request: HTTPServerRequest, agentId: String, extensions: Bool
+        _ request: HTTPServerRequest, agentId: String, extensions: Bool, resumableReplies: Bool = true
     ) throws(APIError) -> APIRoute {
         var segments = request.pathSegments[...]
         if segments.starts(with: ["api", "sdk"]) { segments = segments.dropFirst(2) }
         guard segments.count >= 3, segments.first == "agents" else { throw APIError.notFound }
         let agent = segments[segments.startIndex + 1]
-        let rest = Array(segments.dropFirst(2))
+        let rest = segments.dropFirst(2).map(Self.normalizedID)
         let route: APIRoute
         switch rest.count {
         case 1 where rest[0] == "chat": route = .chat
@@ -66,14 +81,28 @@ enum APIRoute: Equatable {
             case "read": route = .read(rest[1])
             default: throw APIError.notFound
             }
+        case 5 where rest[0] == "conversations" && rest[2] == "messages":
+            switch rest[4] {
+            case "stream": route = .replyStream(rest[1], rest[3])
+            case "stop": route = .stopReply(rest[1], rest[3])
+            default: throw APIError.notFound
+            }
         default: throw APIError.notFound
         }
         if route.isExtension && !extensions { throw APIError.notFound }
+        if route.isResumableReplies && !resumableReplies { throw APIError.notFound }
         let method = request.method == "HEAD" ? "GET" : request.method
         guard method == route.method else {
             throw APIError.methodNotAllowed(route == .listConversations && extensions ? "GET, POST" : route.method)
         }
         guard agent == agentId else { throw APIError.agentNotFound(agent) }
         return route
+    }
+
+    /// `id` lower-cased when it is a UUID (any case), else unchanged: every UUID the server stores
+    /// is lower-case, and a client may send one in upper case (`UUID().uuidString`).
+    static func normalizedID(_ id: String) -> String {
+        guard id.utf8.count == 36, UUID(uuidString: id) != nil else { return id }
+        return id.lowercased()
     }
 }

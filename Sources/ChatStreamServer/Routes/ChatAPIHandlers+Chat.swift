@@ -1,11 +1,13 @@
 // The chat side of the API: chat, retry, tool-result and verify (PROTOCOLS.md section 1), with
 // idempotent chats (`clientMessageId`, section 6).
 //
-// A chat stores the user message and the agent's reply in one transaction, committed before the
-// first byte of the answer (so history is complete even when the client drops the stream, and a
-// failed write answers 500 with nothing stored), then streams or returns the reply. A chat whose
-// `clientMessageId` is already stored is a resend: nothing new is stored and the reply made for
-// it is answered again, with `Idempotent-Replayed: true`.
+// A chat stores the user message and its reply in one transaction, committed before the first
+// byte of the answer (a failed write answers 500 with nothing stored). A non-streamed reply is
+// stored whole; a streamed one is stored as generating and then generated on a thread of its own
+// whether or not anyone reads it (PROTOCOLS.md section 8, ChatAPIHandlers+ReplyStreams.swift),
+// and the request becomes one reader of it. A chat whose `clientMessageId` is already stored is a
+// resend: nothing new is stored and the reply made for it is answered again (joined while it is
+// still generating), with `Idempotent-Replayed: true`.
 
 import ChatStream
 import Foundation
@@ -18,7 +20,7 @@ extension ChatAPIHandlers {
         if let status = fault.status { throw APIError.injected(status: status, retryAfter: fault.retryAfterSeconds) }
         let body = try jsonObject(request)
         let message = try optionalString(body, "message")
-        let conversationId = try optionalString(body, "conversationId")
+        let conversationId = try optionalString(body, "conversationId").map(APIRoute.normalizedID)
         let stream = try optionalBool(body, "stream") ?? true
         let clientMessageId = try optionalUUID(body, "clientMessageId")
         if let message, message.trimmingSpaces().isEmpty {
@@ -28,11 +30,11 @@ extension ChatAPIHandlers {
             throw APIError.invalidBody("message is required to start a conversation", field: "message")
         }
         let now = Self.now
-        let (plan, metadata, replayed) = try store.write { store -> (ReplyPlan, ReplyMetadata, Bool) in
+        let outcome = try write { store -> ChatOutcome in
             if let clientMessageId, message != nil,
                 let replay = try Self.replay(clientMessageId, conversationId: conversationId, caller: caller, store)
             {
-                return (replay.0, replay.1, true)
+                return .replay(replay.plan, replay.metadata, replay.reply)
             }
             let id: String
             if let conversationId {
@@ -55,19 +57,15 @@ extension ChatAPIHandlers {
             let plan =
                 try message.map { ReplyGenerator.reply(to: $0, messageId: replyId) }
                 ?? ReplyGenerator.continuation(after: store.messages(of: id))
-            let (_, metadata) = try Self.storeReply(
-                plan, id: replyId, in: id, replyTo: userSequence, store: store, now: now)
-            try checkQuotas(store, for: caller)
-            return (plan, metadata, false)
+            return try reply(plan, id: replyId, in: id, replyTo: userSequence, stream: stream, caller: caller, store)
         }
-        let headers = replayed ? [("Idempotent-Replayed", "true")] : []
-        try send(plan, metadata, stream: stream, fault: fault, headers: headers, writer)
+        try answer(outcome, stream: stream, fault: fault, writer)
     }
 
     /// The reply already made for the user message sent with `clientMessageId`, nil when there is none.
     static func replay(
         _ clientMessageId: String, conversationId: String?, caller: Caller, _ store: StoreTransaction
-    ) throws -> (ReplyPlan, ReplyMetadata)? {
+    ) throws -> (plan: ReplyPlan, metadata: ReplyMetadata, reply: MessageRecord)? {
         let found: (MessageRecord, String)?
         if let conversationId {
             _ = try store.conversation(conversationId, for: caller)
@@ -82,7 +80,7 @@ extension ChatAPIHandlers {
         let metadata = ReplyMetadata(
             conversationId: conversation, messageId: reply.id, userMessageId: userMessage.id,
             userId: try store.conversation(conversation)?.ownerUser)
-        return (plan, metadata)
+        return (plan, metadata, reply)
     }
 
     /// POST /agents/{agentId}/conversations/{id}/retry `{"messageId", "stream"}`: regenerates that reply
@@ -92,10 +90,19 @@ extension ChatAPIHandlers {
         let fault = try fault(for: request)
         if let status = fault.status { throw APIError.injected(status: status, retryAfter: fault.retryAfterSeconds) }
         let body = try jsonObject(request)
-        let messageId = try requiredString(body, "messageId")
+        let messageId = APIRoute.normalizedID(try requiredString(body, "messageId"))
         let stream = try optionalBool(body, "stream") ?? true
-        let now = Self.now
-        let (plan, metadata) = try store.write { store in
+        // A reply still generating at or after the one retried is stopped first (its streams end).
+        let target = try store.read { store in
+            _ = try store.conversation(conversationId, for: caller)
+            return try store.messages(of: conversationId)
+        }
+        if let retried = target.first(where: { $0.id == messageId && !$0.isFromUser }) {
+            for message in target where message.replyState == .generating && message.sequence >= retried.sequence {
+                if let run = replies.run(message.id) { stopReply(run) }
+            }
+        }
+        let outcome = try write { store -> ChatOutcome in
             let conversation = try store.conversation(conversationId, for: caller)
             guard conversation.status == "ongoing" else { throw APIError.notOngoing }
             let messages = try store.messages(of: conversationId)
@@ -111,13 +118,12 @@ extension ChatAPIHandlers {
                 answersUser
                 ? ReplyGenerator.reply(to: userMessage.text, messageId: replyId)
                 : ReplyGenerator.continuation(after: earlier)
-            let stored = try Self.storeReply(
+            return try reply(
                 plan, id: replyId, in: conversationId, replyTo: answersUser ? userMessage.sequence : nil,
-                store: store, now: now)
-            try checkQuotas(store, for: caller)
-            return stored
+                stream: stream,
+                caller: caller, store)
         }
-        try send(plan, metadata, stream: stream, fault: fault, writer)
+        try answer(outcome, stream: stream, fault: fault, writer)
     }
 
     /// POST /agents/{agentId}/conversations/{id}/tool-result `{"toolCallId", "output"}`.
@@ -167,54 +173,96 @@ extension ChatAPIHandlers {
 
     // MARK: - Replies
 
-    /// Appends the agent message for `plan` (answering the user message `replyTo`, if any) and
-    /// returns what streaming it needs.
-    static func storeReply(
-        _ plan: ReplyPlan, id replyId: String, in conversationId: String, replyTo: Int?, store: StoreTransaction,
-        now: Int
-    ) throws -> (ReplyPlan, ReplyMetadata) {
-        try store.appendMessage(
-            id: replyId, role: "assistant", parts: plan.parts.map(\.jsonValue), to: conversationId, now: now,
-            replyTo: replyTo, finishReason: plan.finishReason)
+    /// Appends the agent message for `plan` (answering the user message `replyTo`, if any): whole
+    /// for a non-streamed answer, or as a generating reply whose run is registered (streamed), and
+    /// checks the quotas counting the whole planned reply.
+    func reply(
+        _ plan: ReplyPlan, id replyId: String, in conversationId: String, replyTo: Int?, stream: Bool, caller: Caller,
+        _ store: StoreTransaction
+    ) throws -> ChatOutcome {
+        let now = Self.now
+        let parts = plan.parts.map(\.jsonValue)
+        let record: MessageRecord
+        if stream {
+            record = try store.beginReply(
+                id: replyId, in: conversationId, replyTo: replyTo, finishReason: plan.finishReason, now: now)
+        } else {
+            record = try store.appendMessage(
+                id: replyId, role: "assistant", parts: parts, to: conversationId, now: now, replyTo: replyTo,
+                finishReason: plan.finishReason)
+        }
         try store.touch(conversationId, now: now)
         let metadata = ReplyMetadata(
             conversationId: conversationId, messageId: replyId,
             userMessageId: try store.lastUserMessageId(of: conversationId),
             userId: try store.conversation(conversationId)?.ownerUser)
-        return (plan, metadata)
+        try checkQuotas(store, for: caller, pendingBytes: stream ? JSONTree.array(parts).jsonText.utf8.count : 0)
+        guard stream else { return .stored(plan, metadata) }
+        let run = ReplyRun(
+            metadata: metadata, sequence: record.sequence, ownerKey: caller.ownerKey,
+            numbered: configuration.resumableReplies)
+        try replies.register(run)
+        return .generate(plan, run)
     }
 
-    /// Streams the reply as a UI message stream, or answers `{"data":{"id","role","parts","metadata"}}`.
-    func send(
-        _ plan: ReplyPlan, _ metadata: ReplyMetadata, stream: Bool, fault: ChatAPIServer.Fault,
-        headers: [(String, String)] = [], _ writer: HTTPServerResponseWriter
-    ) throws {
-        if stream {
-            // The owner's live stream sees the agent typing while the reply streams.
-            typing(metadata.conversationId, active: true)
-            defer { typing(metadata.conversationId, active: false) }
-            let events = UIMessageStreamEncoder.events(UIMessageStreamEncoder.chunks(for: plan, metadata: metadata))
-            try ReplyStreamer(pacing: configuration.replyDelay, fault: fault).stream(
-                events, to: writer, extraHeaders: headers)
-        } else {
-            let message: JSONTree = [
-                "id": .string(metadata.messageId), "role": "assistant", "parts": .array(plan.parts.map(\.jsonValue)),
-                "metadata": metadata.finishMetadata(reason: plan.finishReason),
-            ]
-            try writer.respond(
-                status: 200, headers: [("Content-Type", "application/json; charset=utf-8")] + headers,
-                body: (["data": message] as JSONTree).jsonBytes)
+    /// Runs `body` in a store write; a reply it registered is forgotten when the write fails.
+    func write(_ body: (StoreTransaction) throws -> ChatOutcome) throws -> ChatOutcome {
+        var registered: ReplyRun?
+        do {
+            return try store.write { store in
+                let outcome = try body(store)
+                if case .generate(_, let run) = outcome { registered = run }
+                return outcome
+            }
+        } catch {
+            if let registered { replies.forget(registered) }
+            throw error
         }
     }
 
-    /// Records a `typing` live event for the agent, when someone is listening: typing is a passing
-    /// state, not worth a durable write (and two commits per chat) when no stream would carry it.
-    private func typing(_ conversationId: String, active: Bool) {
-        guard store.liveEventSignal.subscriberCount > 0 else { return }
-        store.recordLiveEvent(
-            type: "typing",
-            data: ["conversationId": .string(conversationId), "participant": "agent", "active": .bool(active)],
-            conversationId: conversationId)
+    /// Answers a chat or retry: starts generating and streams the new reply, or streams or joins
+    /// the reply a resend replays, or answers the whole reply as JSON.
+    func answer(_ outcome: ChatOutcome, stream: Bool, fault: ChatAPIServer.Fault, _ writer: HTTPServerResponseWriter)
+        throws
+    {
+        switch outcome {
+        case .generate(let plan, let run):
+            startGenerating(plan, run)
+            try streamReply(run, after: 0, fault: fault, writer)
+        case .stored(let plan, let metadata):
+            try respond(plan.parts.map(\.jsonValue), metadata, finishReason: plan.finishReason, writer: writer)
+        case .replay(let plan, let metadata, let reply):
+            let headers = [("Idempotent-Replayed", "true")]
+            let held = replies.run(reply.id)
+            if stream {
+                let run =
+                    held
+                    ?? ReplyRun.ended(plan, metadata, state: reply.replyState, numbered: configuration.resumableReplies)
+                try streamReply(run, after: 0, fault: fault, headers: headers, writer)
+                return
+            }
+            if let held { _ = held.waitForEnd(timeout: .seconds(60)) }
+            let stored = try store.read { try $0.message(reply.id, in: metadata.conversationId) } ?? reply
+            var finishReason = plan.finishReason
+            if stored.replyState == .interrupted { finishReason = "error" }
+            try respond(
+                stored.parts, metadata, finishReason: finishReason, aborted: stored.replyState == .stopped,
+                headers: headers, writer: writer)
+        }
+    }
+
+    /// Answers `{"data":{"id","role","parts","metadata"}}`.
+    func respond(
+        _ parts: [JSONTree], _ metadata: ReplyMetadata, finishReason: String, aborted: Bool = false,
+        headers: [(String, String)] = [], writer: HTTPServerResponseWriter
+    ) throws {
+        let message: JSONTree = [
+            "id": .string(metadata.messageId), "role": "assistant", "parts": .array(parts),
+            "metadata": metadata.finishMetadata(reason: finishReason, aborted: aborted),
+        ]
+        try writer.respond(
+            status: 200, headers: [("Content-Type", "application/json; charset=utf-8")] + headers,
+            body: (["data": message] as JSONTree).jsonBytes)
     }
 
     /// A conversation title from its first message: at most 60 characters.
@@ -222,6 +270,16 @@ extension ChatAPIHandlers {
         let flat = message.split(whereSeparator: \.isNewline).joined(separator: " ").trimmingSpaces()
         return flat.count <= 60 ? flat : flat.prefix(59).trimmingSpaces() + "…"
     }
+}
+
+/// What a chat or retry answers with.
+enum ChatOutcome {
+    /// A new streamed reply to generate.
+    case generate(ReplyPlan, ReplyRun)
+    /// A new reply stored whole (not streamed).
+    case stored(ReplyPlan, ReplyMetadata)
+    /// A resend: the reply already made (or being made) for its `clientMessageId`.
+    case replay(ReplyPlan, ReplyMetadata, MessageRecord)
 }
 
 extension ReplyPart {

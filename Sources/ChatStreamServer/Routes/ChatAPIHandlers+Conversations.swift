@@ -126,7 +126,7 @@ extension ChatAPIHandlers {
     func read(_ conversationId: String, _ request: HTTPServerRequest, _ writer: HTTPServerResponseWriter) throws {
         let caller = try Caller(request: request, verifier: verifier)
         let body = try jsonObject(request)
-        let messageId = try requiredString(body, "messageId")
+        let messageId = APIRoute.normalizedID(try requiredString(body, "messageId"))
         let value: JSONTree = try store.write { store in
             let record = try store.conversation(conversationId, for: caller)
             guard let message = try store.message(messageId, in: conversationId) else {

@@ -14,11 +14,14 @@ final class ChatAPIHandlers: Sendable {
     var cursorKey: [UInt8] { store.cursorKey }
     /// Checks user tokens (HS256 with the configured secret, or development mode).
     let verifier: JWTVerifier
+    /// The streamed replies whose events are held (PROTOCOLS.md section 8).
+    let replies: ReplyRegistry
     private let injectedFaults = Mutex<[ChatAPIServer.Fault]>([])
 
     init(configuration: ChatAPIServer.Configuration, store: ConversationStore) {
         self.configuration = configuration
         self.store = store
+        self.replies = ReplyRegistry(limits: configuration.replies)
         self.verifier = JWTVerifier(
             secret: configuration.jwtSecret.map { Array($0.utf8) }, clockSkew: configuration.jwtClockSkew)
     }
@@ -29,7 +32,8 @@ final class ChatAPIHandlers: Sendable {
     func handle(_ request: HTTPServerRequest, _ writer: HTTPServerResponseWriter) throws {
         do {
             let route = try APIRoute.resolve(
-                request, agentId: configuration.agentId, extensions: configuration.extensionsEnabled)
+                request, agentId: configuration.agentId, extensions: configuration.extensionsEnabled,
+                resumableReplies: configuration.resumableReplies)
             switch route {
             case .chat: try chat(request, writer)
             case .verify: try verify(request, writer)
@@ -43,6 +47,10 @@ final class ChatAPIHandlers: Sendable {
             case .tags(let id): try tags(id, request, writer)
             case .read(let id): try read(id, request, writer)
             case .events: try events(request, writer)
+            case .replyStream(let conversationId, let messageId):
+                try replyStream(conversationId, messageId, request, writer)
+            case .stopReply(let conversationId, let messageId):
+                try stopReply(conversationId, messageId, request, writer)
             }
         } catch let error as APIError {
             guard !writer.hasStartedResponse else { throw error }

@@ -36,6 +36,13 @@ extension ChatAPIServer {
         public var extensionsEnabled: Bool = true
         /// The pause between two events of a streamed reply. Default 15 ms; tests use `.zero`.
         public var replyDelay: Duration = .milliseconds(15)
+        /// Whether streamed replies are resumable (PROTOCOLS.md section 8): events carry `id:`, the
+        /// response `X-Message-Id`, and the `.../messages/{id}/stream` and `.../stop` routes are
+        /// served. When false those routes answer 404 `NOT_FOUND` (as on a server without section 8);
+        /// replies are still generated to the end when the client goes away. Default true.
+        public var resumableReplies: Bool = true
+        /// What resumable replies hold, for how long, and how often a generating one is saved.
+        public var replies: Replies = Replies()
         /// A fault applied to every chat and retry request (for example from `chatstream serve --drop-after`).
         /// Default: none.
         public var fault: Fault = Fault()

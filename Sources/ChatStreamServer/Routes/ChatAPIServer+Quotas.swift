@@ -43,8 +43,9 @@ extension APIError {
 extension ChatAPIHandlers {
     /// Throws the quota error when what `store`'s transaction wrote so far takes `caller`'s identity
     /// over ``ChatAPIServer/Quotas`` (the transaction then rolls back, storing nothing). Called by
-    /// the handlers that add content, after their writes.
-    func checkQuotas(_ store: StoreTransaction, for caller: Caller) throws {
+    /// the handlers that add content, after their writes; `pendingBytes` are bytes about to be
+    /// stored later (a streamed reply, stored when it ends).
+    func checkQuotas(_ store: StoreTransaction, for caller: Caller, pendingBytes: Int = 0) throws {
         let quotas = configuration.quotas
         let changes = store.changes
         let usage = try store.usage(of: caller.ownerKey)
@@ -54,6 +55,6 @@ extension ChatAPIHandlers {
         for (id, appended) in changes.appendedMessages where !appended.isEmpty {
             if try store.messageCount(of: id) > quotas.messagesPerConversation { throw APIError.messageQuota }
         }
-        if usage.bytes > quotas.storedBytesPerIdentity { throw APIError.storageQuota }
+        if usage.bytes + pendingBytes > quotas.storedBytesPerIdentity { throw APIError.storageQuota }
     }
 }

@@ -22,7 +22,8 @@ import ChatStream
 ///
 /// Routes, with or without the `/api/sdk` prefix: `POST /agents/{agentId}/chat`, `POST .../verify`,
 /// `GET .../conversations`, `GET .../conversations/{id}/messages`, `POST .../conversations/{id}/tool-result`,
-/// `POST .../conversations/{id}/retry`, and with the extensions `GET .../conversations/{id}`,
+/// `POST .../conversations/{id}/retry`, the resumable replies' `GET .../conversations/{id}/messages/{messageId}/stream`
+/// and `POST .../messages/{messageId}/stop`, and with the extensions `GET .../conversations/{id}`,
 /// `POST .../conversations/{id}/close`, `PUT .../conversations/{id}/tags`, `POST .../conversations/{id}/read`,
 /// and the live stream `GET .../events` (every change, from the API or from the admin calls below,
 /// is sent to its owner's subscribers after it commits).
@@ -67,6 +68,7 @@ public final class ChatAPIServer: Sendable {
                     + "accepts unsigned user tokens, so only loopback is allowed; set a secret "
                     + "(chatstream serve --jwt-secret SECRET) or listen on 127.0.0.1")
         }
+        try handlers.reopenReplies()
         handlers.store.liveEventSignal.reopen()
         try http.start()
     }
@@ -74,11 +76,20 @@ public final class ChatAPIServer: Sendable {
     /// The port listened on (the real one when configured with 0); 0 before ``start()``.
     public var port: UInt16 { http.port }
 
-    /// Stops listening and drops open connections. Idempotent.
+    /// Stops listening and drops open connections. Replies still generating are stored with the
+    /// text they have, marked interrupted (their streams are cut; a resume ends them with an error).
+    /// Idempotent.
     public func stop() {
+        handlers.interruptGeneratingReplies()
         handlers.store.liveEventSignal.close()
         http.stop()
     }
+
+    /// The bytes of reply events held for resumption (generating and ended replies).
+    public var heldReplyBytes: Int { handlers.replies.heldBytes }
+
+    /// The number of replies being generated now.
+    public var generatingReplyCount: Int { handlers.replies.generating.count }
 
     /// The number of open `GET .../events` streams.
     public var liveSubscriberCount: Int { handlers.store.liveEventSignal.subscriberCount }
@@ -87,6 +98,7 @@ public final class ChatAPIServer: Sendable {
     /// console would); the owner's live stream gets a `typing` event. False when there is no such conversation.
     @discardableResult
     public func setTyping(conversationId: String, participant: String = "human_agent", active: Bool) -> Bool {
+        let conversationId = APIRoute.normalizedID(conversationId)
         guard (try? handlers.store.read({ try $0.conversation(conversationId) != nil })) == true else { return false }
         handlers.store.recordLiveEvent(
             type: "typing",
@@ -123,6 +135,7 @@ public final class ChatAPIServer: Sendable {
     /// Adds an agent message (as a human agent would) and returns its ID; nil when there is no such conversation.
     @discardableResult
     public func addAgentMessage(conversationId: String, text: String) -> String? {
+        let conversationId = APIRoute.normalizedID(conversationId)
         let now = ChatAPIHandlers.now
         return try? handlers.store.write { store -> String? in
             guard try store.conversation(conversationId) != nil else { return nil }
@@ -135,6 +148,7 @@ public final class ChatAPIServer: Sendable {
     }
 
     private func setStatus(_ status: String, of id: String) -> Bool {
+        let id = APIRoute.normalizedID(id)
         let now = ChatAPIHandlers.now
         return
             (try? handlers.store.write { store -> Bool in

@@ -1,5 +1,6 @@
-// ReplyStreamer: writes a streamed reply, paced, and applies the transport faults
-// (write size, delay, dropped connection). Runs on the connection's thread, so it may sleep.
+// ReplyStreamer: writes a streamed reply's events to one reader's connection and applies the
+// request's transport faults (write size, a pause after each write, a dropped connection). Pacing
+// is the generator's (ChatAPIHandlers+ReplyStreams.swift); this runs on the connection's thread.
 
 import ChatStream
 
@@ -9,11 +10,15 @@ import ChatStream
     import Darwin
 #endif
 
-/// Writes SSE events to a response, applying pacing and faults.
+/// Writes SSE events to a response, applying faults.
 struct ReplyStreamer {
-    /// The pause between events when no fault delay is set.
-    var pacing: Duration
     var fault: ChatAPIServer.Fault
+    /// Body bytes written so far.
+    private var sent = 0
+
+    init(fault: ChatAPIServer.Fault) {
+        self.fault = fault
+    }
 
     /// The response headers of a UI message stream.
     static let headers: [(String, String)] = [
@@ -21,29 +26,22 @@ struct ReplyStreamer {
         ("x-vercel-ai-ui-message-stream", "v1"),
     ]
 
-    /// Starts the stream and writes `events`; stops early (dropping the connection) after
-    /// `fault.dropAfterBytes` body bytes. Throws when the client went away.
-    func stream(
-        _ events: [[UInt8]], to writer: HTTPServerResponseWriter, extraHeaders: [(String, String)] = []
-    ) throws {
-        try writer.startStream(status: 200, headers: Self.headers + extraHeaders)
-        var sent = 0
-        for (index, event) in events.enumerated() {
-            if index > 0, fault.delay == nil { Self.sleep(pacing) }
-            let size = fault.chunkSize ?? event.count
-            for start in stride(from: 0, to: event.count, by: size) {
-                let piece = Array(event[start..<min(start + size, event.count)])
-                if let limit = fault.dropAfterBytes, sent + piece.count >= limit {
-                    try writer.write(Array(piece.prefix(limit - sent)))
-                    writer.abortConnection()
-                    return
-                }
-                try writer.write(piece)
-                sent += piece.count
-                if let delay = fault.delay { Self.sleep(delay) }
+    /// Writes one event (in pieces of `fault.chunkSize`); false when `fault.dropAfterBytes` was
+    /// reached and the connection dropped (without the stream's end). Throws when the client went away.
+    mutating func write(_ event: [UInt8], to writer: HTTPServerResponseWriter) throws -> Bool {
+        let size = fault.chunkSize ?? event.count
+        for start in stride(from: 0, to: event.count, by: max(1, size)) {
+            let piece = Array(event[start..<min(start + size, event.count)])
+            if let limit = fault.dropAfterBytes, sent + piece.count >= limit {
+                try writer.write(Array(piece.prefix(limit - sent)))
+                writer.abortConnection()
+                return false
             }
+            try writer.write(piece)
+            sent += piece.count
+            if let delay = fault.delay { Self.sleep(delay) }
         }
-        try writer.finishStream()
+        return true
     }
 
     /// Blocks the current thread for `duration` (nothing for zero).

@@ -17,13 +17,19 @@ struct ReplyMetadata: Sendable {
     var userId: String?
     var credits = 1
 
-    /// The `finish` metadata (and the non-stream answer's `metadata`).
-    func finishMetadata(reason: String) -> JSONTree {
-        [
+    /// The `finish` metadata (and the non-stream answer's `metadata`); `aborted: true` for a
+    /// reply that was stopped (PROTOCOLS.md section 8).
+    func finishMetadata(reason: String, aborted: Bool = false) -> JSONTree {
+        var metadata: JSONTree = [
             "conversationId": .string(conversationId), "messageId": .string(messageId),
             "userMessageId": userMessageId.map { .string($0) } ?? .null, "userId": userId.map { .string($0) } ?? .null,
             "finishReason": .string(reason), "usage": ["credits": .number(JSONNumber(credits))],
         ]
+        if aborted, case .object(var object) = metadata {
+            object["aborted"] = true
+            metadata = .object(object)
+        }
+        return metadata
     }
 }
 

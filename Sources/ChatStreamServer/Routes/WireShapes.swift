@@ -5,7 +5,8 @@ import ChatStream
 /// Builds the JSON the API answers with from store records.
 enum WireShapes {
     /// A history message: `{"id","role","parts","createdAt","feedback":null,"metadata":{"score"}}`, and
-    /// `clientMessageId` when the client sent the message with one.
+    /// `clientMessageId` when the client sent the message with one; a reply that was stopped has
+    /// `metadata.aborted: true`, one cut by a server restart `metadata.interrupted: true`.
     static func message(_ message: MessageRecord) -> JSONTree {
         var object = JSONObject()
         object["id"] = .string(message.id)
@@ -13,7 +14,13 @@ enum WireShapes {
         object["parts"] = .array(message.parts)
         object["createdAt"] = .number(JSONNumber(message.createdAt))
         object["feedback"] = .null
-        object["metadata"] = ["score": message.isFromUser ? 0 : 1]
+        var metadata = JSONObject([("score", message.isFromUser ? 0 : 1)])
+        switch message.replyState {
+        case .stopped: metadata["aborted"] = true
+        case .interrupted: metadata["interrupted"] = true
+        case .generating, nil: break
+        }
+        object["metadata"] = .object(metadata)
         if let clientMessageId = message.clientMessageId { object["clientMessageId"] = .string(clientMessageId) }
         return .object(object)
     }

@@ -16,6 +16,8 @@ struct MessageRecord: Sendable {
     var sequence: Int
     /// The ID the client sent the message with (PROTOCOLS.md section 6), if any.
     var clientMessageId: String? = nil
+    /// For an agent reply that did not simply finish: still generating, stopped, or cut by a restart.
+    var replyState: ReplyState? = nil
 
     var isFromUser: Bool { role == "user" }
 
@@ -26,6 +28,17 @@ struct MessageRecord: Sendable {
     static func text(of parts: [JSONTree]) -> String {
         parts.compactMap { $0["type"]?.stringValue == "text" ? $0["text"]?.stringValue : nil }.joined(separator: " ")
     }
+}
+
+/// How a streamed reply ended, when it did not simply finish (PROTOCOLS.md section 8); stored in
+/// `messages.reply_state`, NULL for a finished reply and every other message.
+enum ReplyState: String, Sendable {
+    /// Being generated: hidden from history until it ends (its parts are the latest checkpoint).
+    case generating
+    /// Stopped by `POST .../stop`: the text it had, history `metadata.aborted: true`.
+    case stopped
+    /// Cut by a server stop or crash: the text it had, history `metadata.interrupted: true`.
+    case interrupted
 }
 
 /// One conversation's own fields (its messages, tags and read positions are rows of their own).

@@ -20,6 +20,10 @@
 //                (version 2) the UTF-8 size of a message's parts and their sum per conversation,
 //                kept as they change, for the per-identity quota; messages.preview (version 2) the
 //                first 1,001 characters of its text, for list previews without loading the parts
+// messages.reply_state, messages.reply_events
+//                (version 3) a streamed reply's state while it is not simply finished (`generating`,
+//                `stopped`, `interrupted`; NULL otherwise) and how many of its events its stored
+//                parts cover (PROTOCOLS.md section 8)
 
 enum StoreSchema {
     static let migrations: [String] = [
@@ -90,6 +94,11 @@ enum StoreSchema {
         UPDATE conversations SET stored_bytes =
             (SELECT coalesce(sum(size), 0) FROM messages WHERE conversation_id = conversations.id);
         CREATE TABLE secrets (name TEXT PRIMARY KEY, value BLOB NOT NULL);
+        """,
+        """
+        ALTER TABLE messages ADD COLUMN reply_state TEXT;
+        ALTER TABLE messages ADD COLUMN reply_events INTEGER NOT NULL DEFAULT 0;
+        CREATE INDEX messages_generating ON messages(reply_state) WHERE reply_state = 'generating';
         """,
     ]
 }

@@ -132,13 +132,13 @@ struct StoreTransaction {
 
     // MARK: - Messages
 
-    static let messageColumns = "m.id, m.role, m.parts, m.created_at, m.seq, m.client_message_id"
+    static let messageColumns = "m.id, m.role, m.parts, m.created_at, m.seq, m.client_message_id, m.reply_state"
 
     static func message(_ row: borrowing SQLiteRow) throws -> MessageRecord {
         let parts = try JSONTree(parsing: row.text(2)).arrayValue ?? []
         return MessageRecord(
             id: row.text(0), role: row.text(1), parts: parts, createdAt: row.int(3), sequence: row.int(4),
-            clientMessageId: row.optionalText(5))
+            clientMessageId: row.optionalText(5), replyState: row.optionalText(6).flatMap(ReplyState.init(rawValue:)))
     }
 
     /// Every message of a conversation, oldest first.
@@ -190,7 +190,7 @@ struct StoreTransaction {
             WHERE m.client_message_id = ?1 AND c.owner_key = ?2
             """,
             [clientMessageId, caller.ownerKey]
-        ) { row in (try Self.message(row), row.text(6)) }
+        ) { row in (try Self.message(row), row.text(7)) }
     }
 
     /// The latest reply stored for the user message with sequence number `sequence`, with its finish reason.
@@ -201,7 +201,7 @@ struct StoreTransaction {
             ORDER BY m.seq DESC LIMIT 1
             """,
             [sequence]
-        ) { row in (try Self.message(row), row.optionalText(6) ?? "stop") }
+        ) { row in (try Self.message(row), row.optionalText(7) ?? "stop") }
     }
 
     /// Appends a message to a conversation and returns it (its sequence number taken now).

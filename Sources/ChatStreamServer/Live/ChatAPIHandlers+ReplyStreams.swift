@@ -1,0 +1,203 @@
+// Streamed replies that survive the connection (PROTOCOLS.md section 8): the generator, the
+// readers, and the three ways a reply ends early.
+//
+// A streamed reply is generated on a thread of its own: it appends the reply's events to its
+// ReplyRun at the configured pace, saves the text so far every checkpoint interval, and when done
+// stores the reply, then appends `finish` and `[DONE]` (so a client that saw `finish` finds the
+// reply in history). Every stream of the reply (the chat request, a resend joining it, a resume)
+// is a reader on its own connection thread that writes the run's events after its position and
+// sleeps until more come; a reader that goes away stops nothing.
+// A reply ends early when stopped (`POST .../stop`: text so far stored, streams get `abort`,
+// `finish` with `aborted: true`, `[DONE]`), when the server stops (text so far stored as
+// interrupted, streams cut so clients resume and meet the error), or after a crash (on the next
+// start, each reply still marked generating is stored as interrupted with its last checkpoint).
+
+import ChatStream
+import Foundation
+
+extension ChatAPIHandlers {
+    /// Starts generating `plan` into `run` on a thread of its own.
+    func startGenerating(_ plan: ReplyPlan, _ run: ReplyRun) {
+        let thread = Thread { [self] in generate(plan, run) }
+        thread.name = "reply \(run.messageId)"
+        thread.stackSize = 256 * 1024
+        thread.start()
+    }
+
+    /// Generates `plan` into `run`: its events at the configured pace, checkpoints, then the
+    /// stored end. Returns early when someone else ended the reply (a stop, the server stopping).
+    func generate(_ plan: ReplyPlan, _ run: ReplyRun) {
+        let conversationId = run.metadata.conversationId
+        typing(conversationId, active: true)
+        defer { typing(conversationId, active: false) }
+        let chunks = UIMessageStreamEncoder.chunks(for: plan, metadata: run.metadata)
+        var partial = PartialReply()
+        var lastSave = ContinuousClock.now
+        let limits = configuration.replies
+        for (index, chunk) in chunks.dropLast().enumerated() {
+            if index > 0 { ReplyStreamer.sleep(configuration.replyDelay) }
+            partial.apply(chunk)
+            guard run.append(chunk.jsonText, parts: partial.parts) else { return }
+            if ContinuousClock.now - lastSave >= limits.checkpointInterval {
+                _ = try? store.write(recordingEvents: false) { store in
+                    try store.saveReplyProgress(partial.parts, events: index + 1, ofMessage: run.sequence)
+                }
+                lastSave = .now
+            }
+        }
+        guard let (_, events) = run.claimEnd(as: nil) else { return }
+        do {
+            try store.write { store in
+                _ = try store.endReply(
+                    plan.parts.map(\.jsonValue), state: nil, events: events + 2, ofMessage: run.sequence, now: Self.now)
+            }
+            run.end(appending: [chunks.last!.jsonText, "[DONE]"])
+        } catch {
+            // Not stored: the row stays generating and the next start marks it interrupted.
+            let failure: JSONTree = ["type": "error", "errorText": .string("the reply could not be stored: \(error)")]
+            run.end(appending: [failure.jsonText, "[DONE]"])
+        }
+    }
+
+    /// Stops a generating reply: stores the text so far as stopped, then ends every stream of it
+    /// with `abort`, `finish` (`finishReason` stop, `aborted: true`) and `[DONE]`. When the reply
+    /// is already ending (it finished, or another stop won) it waits for that end instead.
+    func stopReply(_ run: ReplyRun) {
+        guard let (parts, events) = run.claimEnd(as: .stopped) else {
+            _ = run.waitForEnd(timeout: .seconds(10))
+            return
+        }
+        _ = try? store.write { store in
+            try store.endReply(parts, state: .stopped, events: events + 3, ofMessage: run.sequence, now: Self.now)
+        }
+        let finish: JSONTree = [
+            "type": "finish", "finishReason": "stop",
+            "messageMetadata": run.metadata.finishMetadata(reason: "stop", aborted: true),
+        ]
+        run.end(appending: [#"{"type":"abort"}"#, finish.jsonText, "[DONE]"])
+    }
+
+    /// Ends every generating reply as interrupted, storing the text each had (the server is
+    /// stopping); their streams are cut, and new replies are refused until ``reopenReplies()``.
+    func interruptGeneratingReplies() {
+        replies.close()
+        for run in replies.generating {
+            guard let (parts, events) = run.claimEnd(as: .interrupted) else { continue }
+            _ = try? store.write { store in
+                try store.endReply(parts, state: .interrupted, events: events, ofMessage: run.sequence, now: Self.now)
+            }
+            run.end(appending: [])
+        }
+    }
+
+    /// Stores every reply a crash left generating as interrupted (with its last checkpoint) and
+    /// accepts new replies. Called when the server starts.
+    func reopenReplies() throws {
+        try store.write { store in
+            for reply in try store.generatingReplies() {
+                _ = try store.endReply(
+                    reply.parts, state: .interrupted, events: reply.events, ofMessage: reply.sequence, now: Self.now)
+            }
+        }
+        replies.reopen()
+    }
+
+    /// Streams `run`'s events after number `after` to `writer`, live until the reply ends, with
+    /// the request's faults. A reply cut by the server stopping cuts this stream too.
+    func streamReply(
+        _ run: ReplyRun, after: Int, fault: ChatAPIServer.Fault, headers: [(String, String)] = [],
+        _ writer: HTTPServerResponseWriter
+    ) throws {
+        var head = ReplyStreamer.headers + headers
+        if configuration.resumableReplies { head.append(("X-Message-Id", run.messageId)) }
+        try writer.startStream(status: 200, headers: head)
+        var streamer = ReplyStreamer(fault: fault)
+        let (ticket, wake) = run.addReader()
+        defer { run.removeReader(ticket) }
+        var position = after
+        while true {
+            let (events, count, phase) = run.events(after: position)
+            for event in events {
+                guard try streamer.write(event, to: writer) else { return }
+            }
+            position = count
+            switch phase {
+            case .ended(.interrupted): return writer.abortConnection()
+            case .ended: return try writer.finishStream()
+            case .generating, .ending: _ = wake.wait(timeout: .now() + .milliseconds(250))
+            }
+        }
+    }
+
+    /// Records a `typing` live event for the agent, when someone is listening: typing is a passing
+    /// state, not worth a durable write (and two commits per chat) when no stream would carry it.
+    func typing(_ conversationId: String, active: Bool) {
+        guard store.liveEventSignal.subscriberCount > 0 else { return }
+        store.recordLiveEvent(
+            type: "typing",
+            data: ["conversationId": .string(conversationId), "participant": "agent", "active": .bool(active)],
+            conversationId: conversationId)
+    }
+}
+
+extension ReplyRun {
+    /// An ended run holding the events of a stored reply no longer held (a resend replayed after
+    /// its events expired): the whole reply, or for a stopped one its text then `abort` and the
+    /// aborted `finish`, or for an interrupted one its text then an `error` chunk.
+    static func ended(_ plan: ReplyPlan, _ metadata: ReplyMetadata, state: ReplyState?, numbered: Bool) -> ReplyRun {
+        let run = ReplyRun(metadata: metadata, sequence: 0, ownerKey: "", numbered: numbered)
+        var chunks = UIMessageStreamEncoder.chunks(for: plan, metadata: metadata)
+        var closing = [chunks.removeLast().jsonText, "[DONE]"]
+        switch state {
+        case .stopped:
+            let finish: JSONTree = [
+                "type": "finish", "finishReason": "stop",
+                "messageMetadata": metadata.finishMetadata(reason: "stop", aborted: true),
+            ]
+            closing = [#"{"type":"abort"}"#, finish.jsonText, "[DONE]"]
+        case .interrupted:
+            closing = [ReplyRun.interruptedError.jsonText, "[DONE]"]
+        case .generating, nil:
+            break
+        }
+        for chunk in chunks { _ = run.append(chunk.jsonText, parts: []) }
+        _ = run.claimEnd(as: state)
+        run.end(appending: closing)
+        return run
+    }
+
+    /// The chunk that ends a reply cut by a server restart.
+    static let interruptedError: JSONTree = [
+        "type": "error",
+        "errorText": "the reply was interrupted by a server restart; retry it to generate it again",
+    ]
+}
+
+/// A reply's parts as far as its chunks went: text so far (a text part appears with its first
+/// delta) and completed tool calls.
+struct PartialReply {
+    private(set) var parts: [JSONTree] = []
+    /// The index in ``parts`` of the text part being written, and its text.
+    private var text: (index: Int, value: String)?
+
+    /// Takes one chunk of the UI message stream into account.
+    mutating func apply(_ chunk: JSONTree) {
+        switch chunk["type"]?.stringValue {
+        case "text-start", "text-end":
+            text = nil
+        case "text-delta":
+            var current = text ?? (parts.count, "")
+            if text == nil { parts.append(AssembledPart.text("").jsonValue) }
+            current.value += chunk["delta"]?.stringValue ?? ""
+            text = current
+            parts[current.index] = AssembledPart.text(current.value).jsonValue
+        case "tool-input-available":
+            let call = ToolCallPart(
+                toolCallId: chunk["toolCallId"]?.stringValue ?? "", toolName: chunk["toolName"]?.stringValue ?? "",
+                input: chunk["input"] ?? .null)
+            parts.append(AssembledPart.toolCall(call).jsonValue)
+        default:
+            break
+        }
+    }
+}
