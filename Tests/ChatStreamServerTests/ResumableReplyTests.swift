@@ -34,6 +34,10 @@ struct ResumableReplyTests {
         #expect(events.first?.type == "start")
         #expect(events.first?.json?["messageId"]?.stringValue == messageId)
         #expect(Array(events.suffix(2).map(\.type)) == ["finish", "[DONE]"])
+        // What holding it costs: the SSE bytes of its events (the figure the retention budget counts).
+        let held = fixture.server.heldReplyBytes
+        #expect(held > 0 && held < 8_192)
+        print("resumable replies: a \(events.count)-event demo reply holds \(held) bytes")
     }
 
     @Test func aResumeAtEveryEventBoundaryGivesExactlyTheRest() throws {

@@ -1,0 +1,64 @@
+// Resumable replies at their edges (PROTOCOLS.md section 8): the cap on replies generating at
+// once, a non-streamed resend of an in-flight message, and a retry of a reply still generating.
+
+import ChatStream
+import Foundation
+import Testing
+
+@testable import ChatStreamServer
+
+@Suite("Resumable replies at their limits")
+struct ReplyLimitTests {
+    @Test func beyondTheGeneratingCapAChatAnswers503AndStoresNothing() throws {
+        let fixture = try APIFixture { configuration in
+            configuration.replyDelay = .milliseconds(40)
+            configuration.replies.maxGenerating = 1
+        }
+        let first = fixture.background("POST", fixture.api("chat"), body: APIFixture.chatBody("the only one for now"))
+        #expect(eventually { fixture.server.generatingReplyCount == 1 })
+        let refused = try fixture.chat("one too many")
+        #expect(refused.status == 503)
+        #expect(refused.errorCode == "SERVER_BUSY")
+        #expect(refused.header("Retry-After") == "1")
+        #expect(fixture.server.conversationCount == 1)
+        #expect(try first.wait().complete)
+        #expect(try fixture.chat("room again").status == 200)
+    }
+
+    @Test func aNonStreamedResendOfAnInFlightMessageWaitsForTheWholeReply() throws {
+        let fixture = try APIFixture { $0.replyDelay = .milliseconds(20) }
+        let clientMessageId = UUID().uuidString.lowercased()
+        let message = "wait for me to be generated whole"
+        let streamed = fixture.background(
+            "POST", fixture.api("chat"), body: APIFixture.chatBody(message, clientMessageId: clientMessageId))
+        #expect(eventually { fixture.server.generatingReplyCount == 1 })
+        let plain = try fixture.request(
+            "POST", fixture.api("chat"),
+            body: #"{"message":"\#(message)","clientMessageId":"\#(clientMessageId)","stream":false}"#)
+        #expect(plain.status == 200)
+        #expect(plain.header("Idempotent-Replayed") == "true")
+        let original = ReplyEvent.parse(try streamed.wait().body)
+        #expect(plain.json["data"]?["parts"]?[0]?["text"]?.stringValue == ReplyEvent.text(original))
+        #expect(plain.json["data"]?["id"]?.stringValue == original.first?.json?["messageId"]?.stringValue)
+    }
+
+    @Test func aRetryOfAReplyStillGeneratingStopsItFirst() throws {
+        let fixture = try APIFixture { $0.replyDelay = .milliseconds(40) }
+        let reader = fixture.background(
+            "POST", fixture.api("chat"), body: APIFixture.chatBody("retry me mid-way please"))
+        #expect(eventually { fixture.server.generatingReplyCount == 1 })
+        let run = try #require(fixture.server.handlers.replies.generating.first)
+        #expect(eventually { run.events(after: 0).count >= 4 })
+        let retried = try fixture.request(
+            "POST", fixture.api("conversations/\(run.metadata.conversationId)/retry"),
+            body: #"{"messageId":"\#(run.messageId)","stream":false}"#)
+        #expect(retried.status == 200)
+        let old = ReplyEvent.parse(try reader.wait().body)
+        #expect(old.suffix(3).map(\.type) == ["abort", "finish", "[DONE]"])
+        let history = try fixture.page(fixture.api("conversations/\(run.metadata.conversationId)/messages")).items
+        #expect(history.count == 2)
+        #expect(history.last?["id"] == retried.json["data"]?["id"])
+        #expect(history.last?["id"]?.stringValue != run.messageId)
+        #expect(fixture.server.generatingReplyCount == 0)
+    }
+}
