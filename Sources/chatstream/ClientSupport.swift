@@ -87,7 +87,7 @@ enum ClientSupport {
     /// Prints `error` as the contract says and returns exit status 1.
     static func report(_ error: any Error) -> Int32 {
         Output.flush()
-        // APIError (`<STATUS> <CODE>: <message>`), ChatError, ClientError and the rest describe themselves.
+        // APIError (`<STATUS> <CODE>: <message>`), ChatError and the rest describe themselves.
         Output.standardError("error: \(error)\n")
         return 1
     }

@@ -108,6 +108,8 @@ func errorsCatch(client: ChatbaseClient, conversationId: String?) async throws {
         client.newConversation()
     } catch ChatError.toolLoopLimitExceeded(let limit) {
         print("still asking for tools after \(limit) rounds")
+    } catch let error as APIError where error.apiCode == APIErrorDetail.streamingErrorCode {
+        print("the model failed; so far:", error.replyStreamError?.partialMessage.text ?? "")
     } catch {
         print(error.localizedDescription)
     }

@@ -10,7 +10,7 @@ extension ChatbaseClient {
 
     static func validate(limit: Int?) throws {
         if let limit, !limitRange.contains(limit) {
-            throw ClientError(.invalidArgument, "limit must be between 1 and 100, got \(limit)")
+            throw APIError.invalidArgument("limit", "must be between 1 and 100, got \(limit)")
         }
     }
 
@@ -22,7 +22,7 @@ extension ChatbaseClient {
     /// ```
     /// `source` says where to read (default ``HistorySource/network``; see ``HistorySource``).
     ///
-    /// - Throws: ``ClientError/Kind/invalidArgument`` (before any request) when `limit` is outside 1...100.
+    /// - Throws: `400 VALIDATION_INVALID_BODY` (an ``APIError``) (before any request) when `limit` is outside 1...100.
     public func listConversations(cursor: String? = nil, limit: Int? = nil, source: HistorySource = .network)
         async throws -> PaginatedResponse<Conversation>
     {
@@ -34,8 +34,8 @@ extension ChatbaseClient {
     /// ```swift
     /// let page = try await client.listConversations(ConversationQuery().limit(20).status(.ongoing).tag("vip"))
     /// ```
-    /// - Throws: ``ClientError/Kind/invalidArgument`` (before any request) when the limit is outside
-    ///   1...100; ``ClientError/Kind/notSupportedByServer`` when the query filters or orders
+    /// - Throws: `400 VALIDATION_INVALID_BODY` (an ``APIError``) (before any request) when the limit is outside
+    ///   1...100; ``APIError/isNotSupportedByServer`` when the query filters or orders
     ///   (``ConversationQuery/usesExtensions``) and the server lacks the extensions (it answers
     ///   conversations without `tags` and `unreadCount`; an empty page cannot tell and is returned).
     ///
@@ -120,7 +120,7 @@ extension ChatbaseClient {
         // A server without the extensions ignores the filters and lists everything; it is known by
         // conversations that lack the extension fields, which such a server always sends.
         if query.usesExtensions, page.items.contains(where: { $0.tags == nil && $0.unreadCount == nil }) {
-            throw ClientError(.notSupportedByServer, "conversation filters and order (status, tag, unread, q, order)")
+            throw APIError.notSupportedByServer("conversation filters and order (status, tag, unread, q, order)")
         }
         record(
             conversations: page.items, list: Self.listKey(conversations: query), after: cursor, next: page.cursor,
@@ -187,7 +187,7 @@ extension ChatbaseClient {
 
     // MARK: Conversation-management extensions
 
-    /// One conversation. Throws ``ClientError/Kind/notSupportedByServer`` when the server lacks the
+    /// One conversation. Throws ``APIError/isNotSupportedByServer`` when the server lacks the
     /// extension, an ``APIError/isNotFound`` error when there is no such conversation.
     ///
     /// ```swift
@@ -208,7 +208,7 @@ extension ChatbaseClient {
     /// Creates a conversation with a client-made ID (a random lowercase UUID v4 unless `id` names
     /// one), before its first message (PROTOCOLS.md section 6). Idempotent: the same `id` again
     /// answers the same conversation, so it is retried like a GET. Throws
-    /// ``ClientError/Kind/notSupportedByServer`` when the server lacks the route (404, or 405 for a
+    /// ``APIError/isNotSupportedByServer`` when the server lacks the route (404, or 405 for a
     /// path it serves for listing only; then send with `conversationId: nil`), an ``APIError`` with status 409 when another caller owns `id`.
     ///
     /// ```swift
@@ -226,7 +226,7 @@ extension ChatbaseClient {
                 "POST", ["conversations"], body: .object(body), extensionRoute: true, idempotent: true)
         } catch let error as APIError where error.statusCode == 405 {
             // The path exists for listing only: a server without client-created conversations.
-            throw ClientError(.notSupportedByServer, "POST conversations (client-created conversations)")
+            throw APIError.notSupportedByServer("POST conversations (client-created conversations)", status: 405)
         }
         return recorded(try WireDecoding.conversationEnvelope(bytes))
     }
@@ -242,9 +242,11 @@ extension ChatbaseClient {
     /// Replaces the caller's tags on a conversation (at most 25, each 1...64 characters).
     @discardableResult
     public func setTags(_ tags: [String], conversationId: String) async throws -> Conversation {
-        guard tags.count <= 25 else { throw ClientError(.invalidArgument, "at most 25 tags, got \(tags.count)") }
+        guard tags.count <= 25 else {
+            throw APIError.invalidArgument("tags", "hold at most 25 tags, got \(tags.count)")
+        }
         if let bad = tags.first(where: { $0.isEmpty || $0.count > 64 }) {
-            throw ClientError(.invalidArgument, "a tag must be 1...64 characters: \"\(bad)\"")
+            throw APIError.invalidArgument("tags", "must each be 1...64 characters: \"\(bad)\"")
         }
         return recorded(
             try WireDecoding.conversationEnvelope(

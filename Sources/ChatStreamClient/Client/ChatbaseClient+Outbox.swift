@@ -46,7 +46,7 @@ extension ChatbaseClient {
     /// let flush = try await client.flushOutbox()
     /// for delivery in flush.delivered { print(delivery.response.message.text) }
     /// ```
-    /// - Throws: ``ClientError/Kind/storeFailed`` when the outbox cannot be read; the failures of
+    /// - Throws: ``ChatError/decodingFailed(_:)`` (`local history store: ...`) when the outbox cannot be read; the failures of
     ///   the sends themselves are in ``OutboxMessage/lastError``.
     @discardableResult
     public func flushOutbox() async throws -> OutboxFlush {

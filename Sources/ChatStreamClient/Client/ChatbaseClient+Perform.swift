@@ -24,7 +24,7 @@ extension ChatbaseClient {
     }
 
     /// Sends `request`; returns the response of a 2xx answer, throws ``APIError`` otherwise
-    /// (``ClientError/Kind/notSupportedByServer`` when `extensionRoute` and the server answers
+    /// (``APIError/isNotSupportedByServer`` when `extensionRoute` and the server answers
     /// `404 NOT_FOUND`: it lacks the route). An `idempotent` request is retried under
     /// ``retryPolicy``.
     func perform(_ request: HTTPRequest, extensionRoute: Bool, idempotent: Bool = false) async throws
@@ -73,7 +73,8 @@ extension ChatbaseClient {
             ?? (String(decoding: bytes.prefix(200), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
         if extensionRoute, response.status == 404, code == "NOT_FOUND" || parsed == nil {
             throw AttemptFailure(
-                error: ClientError(.notSupportedByServer, "\(request.method) \(request.url.path)"), isPassing: false,
+                error: APIError.notSupportedByServer("\(request.method) \(request.url.path)", status: 404),
+                isPassing: false,
                 retryAfter: nil)
         }
         let details = parsed?.details ?? [:]

@@ -26,7 +26,7 @@ extension ChatbaseClient {
 
     /// Sends `message`, streams the reply into `configure`'s callbacks, runs the registered tools
     /// (posting their results and continuing) and returns the finished response. Returns only
-    /// when the reply is complete; throws ``APIError``, ``ChatError`` or ``ClientError``.
+    /// when the reply is complete; throws ``APIError`` or ``ChatError``.
     ///
     /// `conversationId: nil` always starts a new conversation (it never falls back to
     /// ``currentConversationId``).
@@ -91,7 +91,10 @@ extension ChatbaseClient {
             try await plainRound(round, index: 0, accepted: accepted) { _ in }
         }
         guard let id = reply.conversationId ?? conversationId else { throw ChatError.noContent }
-        let response = finished(reply, conversationId: id, userMessageId: reply.userMessageId)
+        // The SDK reads a non-streamed reply's text as it reads history: text parts one per line.
+        let response = ChatResponse(
+            assembled: reply, conversationId: id, userMessageId: reply.userMessageId, text: Message.sdkText(reply.parts)
+        )
         recordReply(response, to: round)
         return response
     }
@@ -217,7 +220,6 @@ extension ChatbaseClient {
                 return response
             }
             guard let conversationId else { throw ChatError.noContent }
-            guard index < maxToolLoopSteps else { throw ChatError.toolLoopLimitExceeded(limit: maxToolLoopSteps) }
             for call in calls {
                 try Task.checkCancellation()
                 let output = try await runTool(call)
@@ -232,6 +234,9 @@ extension ChatbaseClient {
                         message: message, round: index))
             }
             merged = Self.merge(merged, message)
+            // As the SDK counts: `maxToolLoopSteps` chat requests at most, so the limit ends the
+            // loop before a request past it is sent.
+            guard index + 1 < maxToolLoopSteps else { throw ChatError.toolLoopLimitExceeded(limit: maxToolLoopSteps) }
             index += 1
             round = .chat(message: nil, conversationId: conversationId)
         }
@@ -333,7 +338,8 @@ extension ChatbaseClient {
                     continue
                 }
                 if case .conversationAssigned(let id) = event { noteConversation(id) }
-                await emit(ChatUpdate(event: event, message: update.message, round: index))
+                await emit(
+                    ChatUpdate(event: Self.naming(event, in: update.message), message: update.message, round: index))
             }
         } catch {
             if Task.isCancelled { throw CancellationError() }
@@ -355,12 +361,24 @@ extension ChatbaseClient {
         }
         let message = final ?? Self.emptyReply(error: nil)  // the sequence always ends with one
         if let info = message.error {
-            let streamError = StreamError(.remote, message: info.message, code: info.code)
-            throw APIError.networkError(ReplyStreamError(streamError: streamError, partialMessage: message))
+            // The model failed inside the reply: the API's documented error, the text so far kept.
+            throw APIError.httpError(
+                statusCode: 500,
+                detail: APIErrorDetail(
+                    code: info.code ?? APIErrorDetail.streamingErrorCode, message: info.message, partialReply: message))
         }
         if let id = message.conversationId { noteConversation(id) }
         if let userId = message.metadata?["userId"]?.stringValue { rememberUserId(userId) }
         return message
+    }
+
+    /// `event`, a tool result that does not name its tool (a server's `tool-output-available`
+    /// carries only the call's ID), with the name of the call it answers in `message`.
+    static func naming(_ event: StreamEvent, in message: AssembledMessage) -> StreamEvent {
+        guard case .toolResult(let id, .none, let output, let preliminary) = event,
+            let call = message.toolCalls.first(where: { $0.toolCallId == id })
+        else { return event }
+        return .toolResult(id: id, name: call.toolName, output: output, preliminary: preliminary)
     }
 
     /// A finished reply with nothing in it (and `error`, when there is one).

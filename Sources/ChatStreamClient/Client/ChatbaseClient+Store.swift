@@ -107,7 +107,7 @@ extension ChatbaseClient {
         let limit = query.limit ?? 20
         guard let store, let scope = storeScope else {
             return PaginatedResponse(data: [], hasMore: false, total: 0, cursor: nil, limit: limit) { _, _ in
-                throw ClientError(.invalidArgument, "no local page")
+                throw APIError.invalidArgument("cursor", "names no local page")
             }
         }
         let (items, hasMore, total) = try store.conversations(scope: scope, query: query, offset: offset, limit: limit)
@@ -124,7 +124,7 @@ extension ChatbaseClient {
         let size = limit ?? 20
         guard let store, let scope = storeScope else {
             return PaginatedResponse(data: [], hasMore: false, total: 0, cursor: nil, limit: limit) { _, _ in
-                throw ClientError(.invalidArgument, "no local page")
+                throw APIError.invalidArgument("cursor", "names no local page")
             }
         }
         let (items, hasMore, total) = try store.messages(

@@ -32,8 +32,9 @@ public final class ChatbaseClient: Sendable {
     public let baseURL: URL
     /// The transport requests go through.
     public let transport: any HTTPTransport
-    /// The most tool rounds one send or retry may run before failing with
-    /// ``ChatError/toolLoopLimitExceeded(limit:)``.
+    /// The most chat requests one send or retry makes, as the SDK counts: when the reply to the
+    /// last of them still asks for tools, those tools run and their results are posted, and the
+    /// call fails with ``ChatError/toolLoopLimitExceeded(limit:)`` without sending another.
     public let maxToolLoopSteps: Int
     /// How idempotent requests (GETs, chats with their `clientMessageId`, tool results) are
     /// retried after a passing failure; ``RetryPolicy/none`` turns retries off.
@@ -164,8 +165,8 @@ public final class ChatbaseClient: Sendable {
     }
 
     /// The device ID sent as `X-Device-Id`, read from the identity store once (made there on
-    /// first use). Empty when the store cannot be read; requests then fail with its
-    /// ``IdentityStoreError``.
+    /// first use). Empty when the store cannot be read; requests then fail with
+    /// ``ChatError/decodingFailed(_:)`` naming the store, the file and the reason.
     ///
     /// ```swift
     /// print(client.deviceId)
@@ -199,9 +200,10 @@ public final class ChatbaseClient: Sendable {
     /// ```swift
     /// try await client.identify(token: jwt)
     /// ```
-    /// - Throws: ``APIError`` when the server rejects the token (the client stays as it was); an
-    ///   ``IdentityStoreError`` when the token was accepted but could not be saved (the user is
-    ///   signed in until the process ends).
+    /// - Throws: ``APIError`` when the server rejects the token (the client stays as it was);
+    ///   ``ChatError/decodingFailed(_:)`` (`stored identity: ...`, naming the file and the reason)
+    ///   when the token was accepted but could not be saved (the user is signed in until the
+    ///   process ends).
     public func identify(token: String) async throws {
         let bytes = try await performForBytes(
             "POST", ["verify"], body: ["token": .string(token)], extensionRoute: false, checkIdentity: false)
@@ -211,7 +213,11 @@ public final class ChatbaseClient: Sendable {
             $0.userId = userId
             $0.identityError = nil
         }
-        try identityStore.setSignedInUser(SignedInUser(token: token, userId: userId))
+        do {
+            try identityStore.setSignedInUser(SignedInUser(token: token, userId: userId))
+        } catch {
+            throw ChatError.identity(Self.identityError(error))
+        }
     }
 
     /// Back to anonymous: stops sending the user token, removes it from the identity store (a
@@ -294,9 +300,13 @@ public final class ChatbaseClient: Sendable {
     ) throws -> HTTPRequest {
         let target = try url(components, query: query)
         var headers: HTTPHeaderFields = ["Accept": accept, "User-Agent": "ChatStream/\(Self.version)"]
-        headers["X-Device-Id"] = try storedDeviceId()
+        do {
+            headers["X-Device-Id"] = try storedDeviceId()
+        } catch {
+            throw ChatError.identity(Self.identityError(error))
+        }
         let (token, identityError) = state.withLock { ($0.userToken, $0.identityError) }
-        if checkIdentity, let identityError { throw identityError }
+        if checkIdentity, let identityError { throw ChatError.identity(identityError) }
         if let token { headers["X-User-Token"] = token }
         if body != nil { headers["Content-Type"] = "application/json" }
         return HTTPRequest(

@@ -1,5 +1,7 @@
 // What the client throws for what went wrong below it: transport failures are APIError.networkError,
-// undecodable bodies ChatError.decodingFailed, cancellation stays CancellationError.
+// undecodable bodies ChatError.decodingFailed, a stored identity or local store that cannot be
+// used ChatError.decodingFailed naming it, cancellation stays CancellationError. Only the SDK's two
+// types (and CancellationError) leave the client.
 
 import ChatStream
 import Foundation
@@ -12,7 +14,14 @@ enum ErrorMapping {
     /// Turns anything a request threw into the documented errors.
     static func wrapping(_ error: any Error) -> any Error {
         switch error {
-        case is APIError, is ChatError, is ClientError, is CancellationError: return error
+        case is APIError, is ChatError, is CancellationError: return error
+        case let error as ClientError:
+            switch error.kind {
+            case .notSupportedByServer: return APIError.notSupportedByServer(error.message)
+            case .storeFailed: return ChatError.store(error.message)
+            default: return APIError.invalidArgument("argument", error.message)
+            }
+        case let error as IdentityStoreError: return ChatError.identity(error)
         case let error as TransportError:
             if error.kind == .cancelled { return CancellationError() }
             if error.kind == .invalidResponse { return APIError.invalidResponse }

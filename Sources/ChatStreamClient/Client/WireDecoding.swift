@@ -55,7 +55,8 @@ enum WireDecoding {
     }
 
     /// A history message; nil when it has no parts (such messages are skipped). A missing or
-    /// non-numeric `createdAt` reads as the current time.
+    /// non-numeric `createdAt` reads as the current time. Its text joins the text parts with a
+    /// newline, as the SDK does.
     static func message(_ element: JSONElement) throws -> Message? {
         guard element.kind == .object else { throw failure("a message is not an object") }
         guard let id = element["id"]?.string else { throw failure("a message has no id") }

@@ -69,8 +69,8 @@ public enum ChatStreamPaths {
     public static func newDeviceId() -> String { UUID().uuidString.lowercased() }
 
     /// The store a client uses unless told otherwise: the Keychain on Apple platforms (taking over
-    /// the device ID and token of the Chatbase iOS SDK), a ``FileIdentityStore`` in
-    /// ``dataDirectory`` elsewhere.
+    /// the token of the Chatbase iOS SDK), a ``FileIdentityStore`` in ``dataDirectory`` elsewhere;
+    /// both keep the device ID under the SDK's `UserDefaults` key (``DeviceIdDefaults/chatbaseSDK``).
     public static var defaultIdentityStore: any IdentityStore {
         #if canImport(Security)
             KeychainIdentityStore()

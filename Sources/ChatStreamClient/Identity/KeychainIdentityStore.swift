@@ -1,8 +1,9 @@
 // KeychainIdentityStore: the identity as two generic-password items of the Keychain (Apple
-// platforms). With no device ID of its own it takes the Chatbase iOS SDK's (UserDefaults key
-// `com.chatbase.sdk.deviceId`) or an earlier ChatStream's file, and with no signed-in user of its
-// own it takes the SDK's saved token (service `com.chatbase.sdk`, account `userToken`), so an app
-// that switches SDKs keeps its conversations and its signed-in user.
+// platforms). The device ID is the Chatbase iOS SDK's (UserDefaults key `com.chatbase.sdk.deviceId`,
+// read first and kept up to date: DeviceIdDefaults) with a Keychain copy that survives a reinstall;
+// with neither, an earlier ChatStream's file. With no signed-in user of its own it takes the SDK's
+// saved token (service `com.chatbase.sdk`, account `userToken`), so an app that switches SDKs
+// keeps its conversations and its signed-in user.
 
 #if canImport(Security)
     import Foundation
@@ -25,6 +26,9 @@
         public let legacyDeviceIds: [LegacyDeviceId]
         /// Whether the Chatbase iOS SDK's saved token is taken over (and removed on sign-out).
         public let migratesChatbaseToken: Bool
+        /// The `UserDefaults` key read first and kept up to date (default the Chatbase SDK's,
+        /// ``DeviceIdDefaults/chatbaseSDK``); nil keeps the device ID in the Keychain only.
+        public let deviceIdDefaults: DeviceIdDefaults?
 
         static let deviceIdAccount = "device-id"
         static let userAccount = "signed-in-user"
@@ -33,35 +37,44 @@
 
         private static let creation = Mutex(())
 
-        /// A store in `service`, migrating from the Chatbase iOS SDK and an earlier ChatStream by default.
+        /// A store in `service`, migrating from the Chatbase iOS SDK and an earlier ChatStream by
+        /// default. The device ID is the one under `deviceIdDefaults` (the SDK's key by default),
+        /// with the Keychain item as a copy that survives a reinstall and puts the key back.
         public init(
             service: String = "chatstream.identity",
             migratingFrom legacyDeviceIds: [LegacyDeviceId] = [
                 .chatbaseSDK, .file(ChatStreamPaths.dataDirectory.appendingPathComponent("device-id")),
             ],
-            migratesChatbaseToken: Bool = true
+            migratesChatbaseToken: Bool = true, deviceIdDefaults: DeviceIdDefaults? = .chatbaseSDK
         ) {
             self.service = service
             self.legacyDeviceIds = legacyDeviceIds
             self.migratesChatbaseToken = migratesChatbaseToken
+            self.deviceIdDefaults = deviceIdDefaults
         }
 
         public func deviceId() throws -> String {
+            let service = service
             let location = Self.location(service, Self.deviceIdAccount)
-            if let bytes = try Self.read(service, Self.deviceIdAccount) {
-                return try IdentityRecords.deviceId(bytes, location: location)
-            }
-            return try Self.creation.withLock { _ throws(IdentityStoreError) -> String in
-                if let bytes = try Self.read(service, Self.deviceIdAccount) {
-                    return try IdentityRecords.deviceId(bytes, location: location)
+            let stored = { () throws(IdentityStoreError) -> String? in
+                try Self.read(service, Self.deviceIdAccount).map { bytes throws(IdentityStoreError) in
+                    try IdentityRecords.deviceId(bytes, location: location)
                 }
-                let id = LegacyDeviceId.firstValid(legacyDeviceIds) ?? ChatStreamPaths.newDeviceId()
-                if try Self.add(service, Self.deviceIdAccount, IdentityRecords.deviceIdBytes(id)) { return id }
-                guard let bytes = try Self.read(service, Self.deviceIdAccount) else {
-                    throw IdentityStoreError(.keychain, location, "the item vanished while it was being created")
-                }
-                return try IdentityRecords.deviceId(bytes, location: location)
             }
+            return try DeviceIdDefaults.deviceId(
+                keptIn: deviceIdDefaults, migratingFrom: legacyDeviceIds, stored: stored,
+                create: { id in
+                    try Self.creation.withLock { _ throws(IdentityStoreError) -> String in
+                        if let existing = try stored() { return existing }
+                        if try Self.add(service, Self.deviceIdAccount, IdentityRecords.deviceIdBytes(id)) { return id }
+                        guard let winner = try stored() else {
+                            throw IdentityStoreError(
+                                .keychain, location, "the item vanished while it was being created")
+                        }
+                        return winner
+                    }
+                },
+                replace: { id in try Self.update(service, Self.deviceIdAccount, IdentityRecords.deviceIdBytes(id)) })
         }
 
         public func signedInUser() throws -> SignedInUser? {

@@ -163,7 +163,7 @@ final class LiveEventSubscription {
         do {
             let response = try await client.perform(request, extensionRoute: true)
             body = response.body.makeAsyncIterator()
-        } catch let error as ClientError where error.kind == .notSupportedByServer {
+        } catch let error as APIError where error.isNotSupportedByServer {
             isFinished = true
             pending.append(LiveEvent(id: nil, kind: .notSupportedByServer))
         } catch let error as APIError {

@@ -19,13 +19,34 @@ public struct APIErrorDetail: Decodable, Sendable, Hashable {
     public let details: [String: String]?
     /// Seconds to wait before retrying, from the answer's `Retry-After` header. ChatStream's own.
     public let retryAfter: TimeInterval?
+    /// For an error the server sent inside a streamed reply (an `error` chunk after the reply
+    /// began): the reply as far as it came, its text so far included. ChatStream's own.
+    public let partialReply: AssembledMessage?
+    /// What the client found beside the server's answer (nil: the answer as the server gave
+    /// it). ChatStream's own.
+    public let finding: Finding?
+
+    /// What the client found beside the server's answer. ChatStream's own.
+    public enum Finding: Sendable, Hashable {
+        /// The client refused the request before sending it (an argument out of range): nothing
+        /// was sent, and the error is the one the API answers such a request with.
+        case refusedBeforeSending
+        /// The server lacks this route or filter (a conversation-management extension, live
+        /// events); the text names it.
+        case notSupportedByServer(String)
+    }
 
     /// An error body.
-    public init(code: String, message: String, details: [String: String]? = nil, retryAfter: TimeInterval? = nil) {
+    public init(
+        code: String, message: String, details: [String: String]? = nil, retryAfter: TimeInterval? = nil,
+        partialReply: AssembledMessage? = nil, finding: Finding? = nil
+    ) {
         self.code = code
         self.message = message
         self.details = details
         self.retryAfter = retryAfter
+        self.partialReply = partialReply
+        self.finding = finding
     }
 
     private enum CodingKeys: String, CodingKey {
@@ -38,7 +59,15 @@ public struct APIErrorDetail: Decodable, Sendable, Hashable {
         message = try container.decodeIfPresent(String.self, forKey: .message) ?? ""
         details = try container.decodeIfPresent([String: String].self, forKey: .details)
         retryAfter = nil
+        partialReply = nil
+        finding = nil
     }
+
+    /// The code a model error inside a streamed reply carries when the server names none, the one
+    /// the API answers with when the model fails before the reply begins.
+    public static let streamingErrorCode = "CHAT_STREAMING_ERROR"
+    /// The code of a route or filter the server lacks (``APIError/isNotSupportedByServer``).
+    public static let notSupportedCode = "NOT_SUPPORTED_BY_SERVER"
 }
 
 /// A network problem, or an error answer from the server.
@@ -53,8 +82,11 @@ public struct APIErrorDetail: Decodable, Sendable, Hashable {
 /// }
 /// ```
 ///
-/// A streamed reply that breaks after it began is a ``networkError(_:)`` holding a
-/// ``ReplyStreamError``, which keeps what arrived (``replyStreamError``).
+/// A streamed reply that breaks after it began keeps what arrived (``replyStreamError``): a
+/// connection that broke is a ``networkError(_:)`` holding a ``ReplyStreamError``; an error the
+/// model reported inside the stream is an ``httpError(statusCode:detail:)`` of status 500 with the
+/// server's code (`CHAT_STREAMING_ERROR` when it names none, as when the model fails before the
+/// reply begins) and the reply so far in ``APIErrorDetail/partialReply``.
 public enum APIError: Error, LocalizedError, CustomStringConvertible {
     /// The server's answer was not an HTTP response.
     case invalidResponse
@@ -83,27 +115,63 @@ public enum APIError: Error, LocalizedError, CustomStringConvertible {
         return nil
     }
 
-    /// The broken reply of a ``networkError(_:)``, with what arrived of it. ChatStream's own.
+    /// The broken reply, with what arrived of it: the ``ReplyStreamError`` of a ``networkError(_:)``,
+    /// or one made from the ``APIErrorDetail/partialReply`` of a model error inside the stream
+    /// (its stream error of kind `remote`, with the server's code and message). ChatStream's own.
     public var replyStreamError: ReplyStreamError? {
-        if case .networkError(let error) = self { return error as? ReplyStreamError }
-        return nil
+        switch self {
+        case .networkError(let error): return error as? ReplyStreamError
+        case .httpError(_, let detail):
+            guard let partial = detail.partialReply else { return nil }
+            return ReplyStreamError(
+                streamError: StreamError(.remote, message: detail.message, code: detail.code), partialMessage: partial)
+        case .invalidResponse: return nil
+        }
     }
 
     /// `429` / `RATE_LIMIT_TOO_MANY_REQUESTS`: wait ``retryAfter`` and try again.
     public var isRateLimited: Bool { statusCode == 429 || apiCode == "RATE_LIMIT_TOO_MANY_REQUESTS" }
     /// `403 CHAT_CONVERSATION_NOT_ONGOING`: the conversation is ended or taken over.
     public var isConversationNotOngoing: Bool { apiCode == "CHAT_CONVERSATION_NOT_ONGOING" }
-    /// A `404` of any code.
+    /// A `404` of any code (a route the server lacks included: see ``isNotSupportedByServer``).
     public var isNotFound: Bool { statusCode == 404 }
+    /// The server lacks the route or filter (a conversation-management extension, live events):
+    /// code `NOT_SUPPORTED_BY_SERVER`, the server's status (404 or 405; 501 when it answered as if
+    /// the filters were not there). ChatStream's own.
+    public var isNotSupportedByServer: Bool {
+        if case .httpError(_, let detail) = self, case .notSupportedByServer? = detail.finding { return true }
+        return false
+    }
+
+    /// An argument the client refused before sending: `400 VALIDATION_INVALID_BODY`, as the API
+    /// answers it, `field` in the details with `reason`.
+    static func invalidArgument(_ field: String, _ reason: String) -> APIError {
+        .httpError(
+            statusCode: 400,
+            detail: APIErrorDetail(
+                code: "VALIDATION_INVALID_BODY", message: "\(field) \(reason)", details: [field: reason],
+                finding: .refusedBeforeSending))
+    }
+
+    /// The server lacks `feature` (it answered `status`; 501 when it answered as if it had it).
+    static func notSupportedByServer(_ feature: String, status: Int = 501) -> APIError {
+        .httpError(
+            statusCode: status,
+            detail: APIErrorDetail(
+                code: APIErrorDetail.notSupportedCode, message: "this server does not support \(feature)",
+                finding: .notSupportedByServer(feature)))
+    }
     /// `402`: the workspace's or the agent's credits are used up.
     public var isCreditsExhausted: Bool {
         statusCode == 402 || apiCode == "CHAT_CREDITS_EXHAUSTED" || apiCode == "CHAT_AGENT_CREDITS_EXHAUSTED"
     }
-    /// Whether the same request may succeed later (no connection, 5xx, 429; not a broken reply).
+    /// Whether the same request may succeed later (no connection, 5xx, 429; not a reply that broke
+    /// or failed after it began).
     public var isTransient: Bool {
         switch self {
         case .invalidResponse: return false
-        case .httpError(let status, _): return status >= 500 || status == 429
+        case .httpError(let status, let detail):
+            return detail.partialReply == nil && detail.finding == nil && (status >= 500 || status == 429)
         case .networkError(let error): return !(error is ReplyStreamError)
         }
     }
@@ -114,6 +182,11 @@ public enum APIError: Error, LocalizedError, CustomStringConvertible {
         switch self {
         case .invalidResponse:
             return "The server's answer was not a valid HTTP response."
+        case .httpError(_, let detail) where isNotSupportedByServer:
+            if case .notSupportedByServer(let feature)? = detail.finding {
+                return "This server does not support \(feature)."
+            }
+            return detail.message
         case .httpError(let status, let detail):
             var text = detail.message.isEmpty ? "The server answered HTTP \(status)" : detail.message
             if let field = detail.details?.sorted(by: { $0.key < $1.key }).first {
@@ -132,6 +205,11 @@ public enum APIError: Error, LocalizedError, CustomStringConvertible {
     public var description: String {
         switch self {
         case .invalidResponse: return "invalid response: the server's answer was not HTTP"
+        case .httpError(_, let detail) where isNotSupportedByServer:
+            if case .notSupportedByServer(let feature)? = detail.finding {
+                return "not supported by this server: \(feature)"
+            }
+            return detail.message
         case .httpError(let status, let detail):
             return "\(status) \(detail.code): \(detail.message.isEmpty ? "HTTP \(status)" : detail.message)"
         case .networkError(let error as TransportError): return "network: \(error.message)"

@@ -56,8 +56,18 @@ public struct ChatResponse: Sendable, Hashable {
 
     /// The response to a reply the core assembled (all rounds' parts in `assembled`).
     public init(assembled: AssembledMessage, conversationId: String, userMessageId: String?, date: Date = Date()) {
-        self.message = Message(
-            id: assembled.id ?? "", sender: .agent, date: date, assembledParts: assembled.parts)
+        self.init(
+            assembled: assembled, conversationId: conversationId, userMessageId: userMessageId, date: date, text: nil)
+    }
+
+    /// The response to `assembled`, its message's text `text` (nil: every text part in order, with
+    /// nothing between them, as the SDK gathers a streamed reply's deltas).
+    init(
+        assembled: AssembledMessage, conversationId: String, userMessageId: String?, date: Date = Date(), text: String?
+    ) {
+        var message = Message(id: assembled.id ?? "", sender: .agent, date: date, assembledParts: assembled.parts)
+        message.text = text ?? assembled.parts.compactMap(\.text).joined()
+        self.message = message
         self.conversationId = conversationId
         self.userMessageId = userMessageId
         self.finishReason = FinishReason(assembled.finishReason)

@@ -1,14 +1,15 @@
 import Foundation
 
-/// A ChatStream request the client refused before sending it, or one the server does not
-/// implement (the conversation-management extensions). ChatStream's own.
+/// ChatStream's former error for a request refused before sending it, or one the server does not
+/// implement. The client no longer throws it: every call throws one of the Chatbase SDK's two
+/// error types, an argument refused before sending being the API's `400 VALIDATION_INVALID_BODY`
+/// (an ``APIError``), a route the server lacks an ``APIError`` with
+/// ``APIError/isNotSupportedByServer``, a failing local store a ``ChatError/decodingFailed(_:)``
+/// naming it. Kept so code that names it still compiles.
 ///
 /// ```swift
-/// do {
-///     try await client.closeConversation(id: id)
-/// } catch let error as ClientError where error.kind == .notSupportedByServer {
-///     print("this server cannot close conversations")
-/// }
+/// let former = ClientError(.notSupportedByServer, "POST conversations")
+/// print(former)   // not supported by this server: POST conversations
 /// ```
 public struct ClientError: Error, LocalizedError, Sendable, Hashable, CustomStringConvertible {
     /// The class of failure. New kinds may be added; compare with the static values.

@@ -29,7 +29,8 @@ public enum MessageFeedback: String, Sendable, Hashable, Codable {
 public struct Message: Identifiable, Hashable, Sendable {
     /// The server's ID.
     public var id: String
-    /// All the text joined together.
+    /// All the text: for a history message (and a non-streamed reply) the non-empty text parts one
+    /// per line, as the Chatbase SDK joins them; for a streamed reply every text delta in order.
     public var text: String
     /// Who wrote it.
     public var sender: MessageSender
@@ -63,20 +64,27 @@ public struct Message: Identifiable, Hashable, Sendable {
         self.assembledParts = parts.map(AssembledPart.init)
     }
 
-    /// A message from the core's parts: ``text`` joins their text, ``parts`` holds the ones it has
-    /// a case for (see ``MessagePart/init(_:)`` for what that drops).
+    /// A message from the core's parts: ``text`` joins their non-empty text parts one per line (as
+    /// the Chatbase SDK reads a history message), ``parts`` holds the ones it has a case for (see
+    /// ``MessagePart/init(_:)`` for what that drops).
     public init(
         id: String, sender: MessageSender, date: Date, feedback: MessageFeedback? = nil, score: Double? = nil,
         assembledParts: [AssembledPart]
     ) {
         self.id = id
-        self.text = assembledParts.compactMap(\.text).joined()
+        self.text = Self.sdkText(assembledParts)
         self.sender = sender
         self.date = date
         self.feedback = feedback
         self.score = score
         self.parts = assembledParts.compactMap(MessagePart.init)
         self.assembledParts = assembledParts
+    }
+
+    /// The text of `parts` as the Chatbase SDK gives it for a history message or a non-streamed
+    /// reply: the non-empty text parts, one per line (`"\n"` between them).
+    static func sdkText(_ parts: [AssembledPart]) -> String {
+        parts.compactMap { $0.text.flatMap { $0.isEmpty ? nil : $0 } }.joined(separator: "\n")
     }
 
     /// The message in its wire shape (`role` is `user` or `assistant`; parts from

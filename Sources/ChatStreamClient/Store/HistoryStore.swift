@@ -37,7 +37,7 @@ public final class HistoryStore: Sendable {
     ///   - path: the SQLite file; its directory is created (private to the user) when missing.
     ///   - serverName: the name to file the server's history under instead of the base URL (for
     ///     a server whose address changes between runs, such as an embedded one).
-    /// - Throws: ``ClientError/Kind/storeFailed`` when the file cannot be opened or is not a
+    /// - Throws: ``ChatError/decodingFailed(_:)`` (`local history store: ...`) when the file cannot be opened or is not a
     ///   store this version can read.
     public init(path: String, serverName: String? = nil) throws {
         self.path = path
@@ -55,7 +55,7 @@ public final class HistoryStore: Sendable {
             try database.migrate(Self.migrations)
             self.database = Mutex(database)
         } catch {
-            throw ClientError(.storeFailed, "cannot open the history store \(path): \(error)")
+            throw ChatError.store("cannot open \(path): \(error)")
         }
     }
 
@@ -85,14 +85,14 @@ public final class HistoryStore: Sendable {
         }
     }
 
-    /// Runs `body` with the connection, mapping SQLite's failures to ``ClientError/Kind/storeFailed``.
+    /// Runs `body` with the connection, mapping SQLite's failures to ``ChatError/decodingFailed(_:)`` (`local history store: ...`).
     func access<R: Sendable>(_ what: String, _ body: (SQLiteDatabase) throws -> R) throws -> R {
         do {
             return try database.withLock { database in try body(database) }
-        } catch let error as ClientError {
+        } catch let error as ChatError {
             throw error
         } catch {
-            throw ClientError(.storeFailed, "history store (\(what)): \(error)")
+            throw ChatError.store("\(path) (\(what)): \(error)")
         }
     }
 

@@ -272,8 +272,8 @@ struct ConversationManagementTests {
                 ("unread", { for try await _ in client.conversations(matching: ConversationQuery().unreadOnly()) {} }),
             ]
             for (name, call) in calls {
-                let error = await #expect(throws: ClientError.self, "\(name)") { try await call() }
-                #expect(error?.kind == .notSupportedByServer, "\(name)")
+                let error = await #expect(throws: APIError.self, "\(name)") { try await call() }
+                #expect(error?.isNotSupportedByServer == true, "\(name)")
                 #expect(error?.description.hasPrefix("not supported by this server: ") == true, "\(name)")
             }
             // Section 1 is untouched: lists, the sequences, history, continuing.

@@ -164,8 +164,8 @@ struct DocumentedClientTests {
         }
         let limit = ChatError.toolLoopLimitExceeded(limit: 4) as any Error
         #expect(limit.localizedDescription.contains("4 tool rounds"))
-        let refused = ClientError(.invalidArgument, "limit must be between 1 and 100, got 0") as any Error
-        #expect(refused.localizedDescription == "limit must be between 1 and 100, got 0")
+        let refused = APIError.invalidArgument("limit", "must be between 1 and 100, got 0") as any Error
+        #expect(refused.localizedDescription.hasPrefix("limit must be between 1 and 100, got 0"))
         let network = APIError.networkError(TransportError(.connectionFailed, "connection refused")) as any Error
         #expect(network.localizedDescription.contains("connection refused"))
     }

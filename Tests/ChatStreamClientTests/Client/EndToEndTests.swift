@@ -238,10 +238,11 @@ struct EndToEndTests {
         try await Self.withServer(extensions: false) { _, makeClient in
             let client = makeClient(nil)
             let id = try await client.send("hi").conversationId
-            let error = await #expect(throws: ClientError.self) { try await client.closeConversation(id: id) }
-            #expect(error?.kind == .notSupportedByServer)
-            let lookup = await #expect(throws: ClientError.self) { try await client.conversation(id: id) }
-            #expect(lookup?.kind == .notSupportedByServer)
+            let error = await #expect(throws: APIError.self) { try await client.closeConversation(id: id) }
+            #expect(error?.isNotSupportedByServer == true)
+            #expect(error?.description.hasPrefix("not supported by this server: ") == true)
+            let lookup = await #expect(throws: APIError.self) { try await client.conversation(id: id) }
+            #expect(lookup?.isNotSupportedByServer == true)
         }
     }
 }

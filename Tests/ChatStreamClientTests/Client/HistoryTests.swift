@@ -53,12 +53,16 @@ struct HistoryTests {
     func invalidLimitsFailBeforeAnyRequest(limit: Int) async throws {
         let transport = Self.server()
         let client = Wire.client(transport)
-        let a = await #expect(throws: ClientError.self) { try await client.listConversations(limit: limit) }
-        let b = await #expect(throws: ClientError.self) {
+        let a = await #expect(throws: APIError.self) { try await client.listConversations(limit: limit) }
+        let b = await #expect(throws: APIError.self) {
             try await client.listMessages(conversationId: "c1", limit: limit)
         }
-        #expect(a?.kind == .invalidArgument)
-        #expect(b?.kind == .invalidArgument)
+        for error in [a, b] {
+            #expect(error?.statusCode == 400)
+            #expect(error?.apiCode == "VALIDATION_INVALID_BODY")
+            #expect(error?.detail?.details == ["limit": "must be between 1 and 100, got \(limit)"])
+            #expect(error?.detail?.finding == .refusedBeforeSending)
+        }
         #expect(transport.requests.isEmpty)
     }
 
@@ -121,7 +125,7 @@ struct HistoryTests {
         let message = Message(
             id: "m", sender: .user, date: Date(timeIntervalSince1970: 3), assembledParts: [.text("a"), .text("b")])
         #expect(try JSONDecoder().decode(Message.self, from: JSONEncoder().encode(message)) == message)
-        #expect(message.text == "ab")
+        #expect(message.text == "a\nb")  // one per line, as the SDK joins a history message's text
     }
 
     @Test func extensionRoutesOnAPlainServerAreNotSupported() async throws {
@@ -132,8 +136,9 @@ struct HistoryTests {
             { try await client.setTags(["a"], conversationId: "c1") },
             { try await client.markRead(conversationId: "c1", messageId: "m1") },
         ] as [@Sendable () async throws -> Conversation] {
-            let error = await #expect(throws: ClientError.self) { try await call() }
-            #expect(error?.kind == .notSupportedByServer)
+            let error = await #expect(throws: APIError.self) { try await call() }
+            #expect(error?.isNotSupportedByServer == true)
+            #expect(error?.apiCode == APIErrorDetail.notSupportedCode)
         }
     }
 

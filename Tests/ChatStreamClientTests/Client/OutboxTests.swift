@@ -218,8 +218,9 @@ struct DegradedServerTests {
         let client = OutboxTests.client(
             port: server.port, store: HistoryStore.inMemory(), identity: InMemoryIdentityStore())
         try await withTaskExecutorPreference(NetworkTestExecutor.shared) {
-            let error = await #expect(throws: ClientError.self) { try await client.createConversation() }
-            #expect(error?.kind == .notSupportedByServer)
+            let error = await #expect(throws: APIError.self) { try await client.createConversation() }
+            #expect(error?.isNotSupportedByServer == true)
+            #expect(error?.statusCode == 405)
             let reply = try await client.send("plain server")
             #expect(reply.message.text.contains("plain server"))
             #expect(try client.outbox().isEmpty)

@@ -104,7 +104,7 @@ struct ToolLoopTests {
         client.tool("again") { _ in "ok" }
         let error = await #expect(throws: ChatError.self) { try await client.send("loop") }
         #expect(error == .toolLoopLimitExceeded(limit: 3))
-        #expect(transport.requests.filter { $0.route == "chat" }.count == 4)
+        #expect(transport.requests.filter { $0.route == "chat" }.count == 3)
     }
 
     @Test func persistentToolResultFailuresSurface() async throws {

@@ -33,11 +33,11 @@ struct TemporaryDirectory: ~Copyable {
 
     @Test func aSignedInUserAndTheDeviceIdSurviveANewClient() async throws {
         let directory = TemporaryDirectory()
-        let (first, firstTransport) = Self.client(FileIdentityStore(directory: directory.url))
+        let (first, firstTransport) = Self.client(FileIdentityStore(directory: directory.url, deviceIdDefaults: nil))
         try await first.identify(token: "jwt-persisted")
         _ = try await first.listConversations()
 
-        let (second, secondTransport) = Self.client(FileIdentityStore(directory: directory.url))
+        let (second, secondTransport) = Self.client(FileIdentityStore(directory: directory.url, deviceIdDefaults: nil))
         #expect(second.isIdentified)
         _ = try await second.listConversations()
         let before = try #require(firstTransport.requests.last)
@@ -49,7 +49,7 @@ struct TemporaryDirectory: ~Copyable {
 
     @Test func filesAreReadableByTheirOwnerOnly() async throws {
         let directory = TemporaryDirectory()
-        let store = FileIdentityStore(directory: directory.url.appendingPathComponent("nested"))
+        let store = FileIdentityStore(directory: directory.url.appendingPathComponent("nested"), deviceIdDefaults: nil)
         _ = try store.deviceId()
         try store.setSignedInUser(SignedInUser(token: "jwt", userId: "user-1"))
         #expect(try directory.mode("nested") == 0o700)
@@ -65,7 +65,7 @@ struct TemporaryDirectory: ~Copyable {
 
     @Test func anOlderFileOthersCouldReadIsMadePrivate() throws {
         let directory = TemporaryDirectory()
-        let store = FileIdentityStore(directory: directory.url)
+        let store = FileIdentityStore(directory: directory.url, deviceIdDefaults: nil)
         try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
         let id = "3f2a6c1e-9b4d-4e8f-a1b2-c3d4e5f60718"
         try Data((id + "\n").utf8).write(to: store.deviceIdFile)
@@ -76,7 +76,7 @@ struct TemporaryDirectory: ~Copyable {
 
     @Test func logoutRemovesTheStoredToken() async throws {
         let directory = TemporaryDirectory()
-        let store = FileIdentityStore(directory: directory.url)
+        let store = FileIdentityStore(directory: directory.url, deviceIdDefaults: nil)
         let (client, transport) = Self.client(store)
         try await client.identify(token: "jwt-gone")
         #expect(FileManager.default.fileExists(atPath: store.signedInUserFile.path))
@@ -86,7 +86,8 @@ struct TemporaryDirectory: ~Copyable {
         _ = try await client.listConversations()
         #expect(transport.requests.last?.headers["X-User-Token"] == nil)
 
-        let (relaunched, relaunchedTransport) = Self.client(FileIdentityStore(directory: directory.url))
+        let (relaunched, relaunchedTransport) = Self.client(
+            FileIdentityStore(directory: directory.url, deviceIdDefaults: nil))
         #expect(!relaunched.isIdentified)
         _ = try await relaunched.listConversations()
         #expect(relaunchedTransport.requests.last?.headers["X-User-Token"] == nil)
@@ -94,7 +95,7 @@ struct TemporaryDirectory: ~Copyable {
 
     @Test func aCorruptDeviceIdIsAClearErrorAndIsNotOverwritten() async throws {
         let directory = TemporaryDirectory()
-        let store = FileIdentityStore(directory: directory.url)
+        let store = FileIdentityStore(directory: directory.url, deviceIdDefaults: nil)
         try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
         try Data("not-a-uuid\n".utf8).write(to: store.deviceIdFile)
         let error = try #require(throws: IdentityStoreError.self) { try store.deviceId() }
@@ -105,15 +106,15 @@ struct TemporaryDirectory: ~Copyable {
         #expect(try String(contentsOf: store.deviceIdFile, encoding: .utf8) == "not-a-uuid\n")
 
         let (client, transport) = Self.client(store)
-        let failure = await #expect(throws: IdentityStoreError.self) { try await client.listConversations() }
-        #expect(failure?.location == store.deviceIdFile.path)
+        let failure = await #expect(throws: ChatError.self) { try await client.listConversations() }
+        #expect(failure == .decodingFailed("stored identity: \(error)"))
         #expect(client.deviceId == "")
         #expect(transport.requests.isEmpty)
     }
 
     @Test func aCorruptSignedInUserFailsRequestsUntilLogout() async throws {
         let directory = TemporaryDirectory()
-        let store = FileIdentityStore(directory: directory.url)
+        let store = FileIdentityStore(directory: directory.url, deviceIdDefaults: nil)
         _ = try store.deviceId()
         try Data(#"{"token": "jwt", "userId": 7"#.utf8).write(to: store.signedInUserFile)
         let error = try #require(throws: IdentityStoreError.self) { try store.signedInUser() }
@@ -123,8 +124,10 @@ struct TemporaryDirectory: ~Copyable {
 
         let (client, transport) = Self.client(store)
         #expect(!client.isIdentified)
-        let failure = await #expect(throws: IdentityStoreError.self) { try await client.listConversations() }
-        #expect(failure?.message.contains("signed-in user") == true)
+        let failure = await #expect(throws: ChatError.self) { try await client.listConversations() }
+        #expect(failure == .decodingFailed("stored identity: \(error)"))
+        #expect(failure?.localizedDescription.contains("signed-in user") == true)
+        #expect(failure?.localizedDescription.contains("at byte \(error.byteOffset ?? -1)") == true)
         #expect(transport.requests.isEmpty)
         client.logout()
         _ = try await client.listConversations()
@@ -135,7 +138,7 @@ struct TemporaryDirectory: ~Copyable {
     @Test(arguments: [#"{"userId": "u"}"#, #"{"token": "", "userId": null}"#, #"{"token": "t", "userId": 3}"#, "[]"])
     func aSignedInUserWithoutAUsableTokenIsCorrupt(text: String) throws {
         let directory = TemporaryDirectory()
-        let store = FileIdentityStore(directory: directory.url)
+        let store = FileIdentityStore(directory: directory.url, deviceIdDefaults: nil)
         try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
         try Data(text.utf8).write(to: store.signedInUserFile)
         let error = try #require(throws: IdentityStoreError.self) { try store.signedInUser() }
@@ -152,17 +155,18 @@ struct TemporaryDirectory: ~Copyable {
             return "A1B2C3D4-E5F6-4789-8ABC-DEF012345678"
         }
         let empty = LegacyDeviceId("empty source") { nil }
-        let store = FileIdentityStore(directory: directory.url, migratingFrom: [empty, legacy])
+        let store = FileIdentityStore(directory: directory.url, migratingFrom: [empty, legacy], deviceIdDefaults: nil)
         #expect(try store.deviceId() == "A1B2C3D4-E5F6-4789-8ABC-DEF012345678")
         #expect(
-            try FileIdentityStore(directory: directory.url, migratingFrom: [legacy]).deviceId()
+            try FileIdentityStore(directory: directory.url, migratingFrom: [legacy], deviceIdDefaults: nil).deviceId()
                 == "A1B2C3D4-E5F6-4789-8ABC-DEF012345678")
         #expect(reads.withLock { $0 } == 1)
     }
 
     @Test func anUnusableLegacyIdIsPassedOver() throws {
         let directory = TemporaryDirectory()
-        let store = FileIdentityStore(directory: directory.url, migratingFrom: [LegacyDeviceId("junk") { "x\ny" }])
+        let store = FileIdentityStore(
+            directory: directory.url, migratingFrom: [LegacyDeviceId("junk") { "x\ny" }], deviceIdDefaults: nil)
         let id = try store.deviceId()
         #expect(id != "x\ny")
         #expect(UUID(uuidString: id) != nil)
@@ -176,7 +180,7 @@ struct TemporaryDirectory: ~Copyable {
         try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
         try Data("5e0c7a8b-1d2f-4a3b-9c4d-5e6f7a8b9c0d\n".utf8).write(to: old)
         let store = FileIdentityStore(
-            directory: directory.url.appendingPathComponent("new"), migratingFrom: [.file(old)])
+            directory: directory.url.appendingPathComponent("new"), migratingFrom: [.file(old)], deviceIdDefaults: nil)
         #expect(try store.deviceId() == "5e0c7a8b-1d2f-4a3b-9c4d-5e6f7a8b9c0d")
     }
 
@@ -184,16 +188,18 @@ struct TemporaryDirectory: ~Copyable {
         let directory = TemporaryDirectory()
         let url = directory.url
         let ids = try await withThrowingTaskGroup(of: String.self) { group in
-            for _ in 0..<16 { group.addTask { try FileIdentityStore(directory: url).deviceId() } }
+            for _ in 0..<16 {
+                group.addTask { try FileIdentityStore(directory: url, deviceIdDefaults: nil).deviceId() }
+            }
             return try await group.reduce(into: Set<String>()) { $0.insert($1) }
         }
         #expect(ids.count == 1)
-        #expect(try FileIdentityStore(directory: url).deviceId() == ids.first)
+        #expect(try FileIdentityStore(directory: url, deviceIdDefaults: nil).deviceId() == ids.first)
     }
 
     @Test func theUserIdTheServerTellsIsKeptWithTheToken() async throws {
         let directory = TemporaryDirectory()
-        let store = FileIdentityStore(directory: directory.url)
+        let store = FileIdentityStore(directory: directory.url, deviceIdDefaults: nil)
         let transport = FakeTransport { request in
             guard request.route != "verify" else { return Wire.json([:]) }
             var events = Wire.reply("hello", conversationId: "c1")
