@@ -12,14 +12,24 @@ enum Output {
     nonisolated(unsafe) private static let out: UnsafeMutablePointer<FILE> = fdopen(1, "w")
     nonisolated(unsafe) private static let err: UnsafeMutablePointer<FILE> = fdopen(2, "w")
 
+    /// Writes `text` whole: its UTF-8 bytes, so a U+0000 in it is written too (a C-string call
+    /// such as `fputs` would stop there and drop the rest).
     static func standardOutput(_ text: String) {
-        fputs(text, out)
+        write(text, to: out)
     }
 
     static func standardError(_ text: String) {
         fflush(out)
-        fputs(text, err)
+        write(text, to: err)
         fflush(err)
+    }
+
+    private static func write(_ text: String, to stream: UnsafeMutablePointer<FILE>) {
+        var text = text
+        text.withUTF8 { bytes in
+            guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
+            _ = fwrite(base, 1, bytes.count, stream)
+        }
     }
 
     static func flush() { fflush(out) }

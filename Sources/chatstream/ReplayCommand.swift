@@ -167,6 +167,7 @@ enum ReplayCommand {
     static func decodeEvents(_ input: inout ReplayInput, _ options: Options) -> Outcome {
         var decoder = AnyStreamDecoder(format: options.format, configuration: options.configuration)
         var carried = CarriedErrors()
+        var choices = ChoiceTexts()
         let mode = options.mode
         let json = options.json
         func handle(_ event: StreamEvent) {
@@ -175,7 +176,7 @@ enum ReplayCommand {
             case .events:
                 Output.standardOutput((json ? event.jsonValue.jsonText : describe(event)) + "\n")
             case .text:
-                if case .textDelta(_, let delta) = event { Output.standardOutput(delta) }
+                if let live = choices.apply(event) { Output.standardOutput(live) }
             case .message, .none:
                 break
             }
@@ -191,7 +192,10 @@ enum ReplayCommand {
                 stop = error
             }
         }
-        if mode == .text { Output.standardOutput("\n") }
+        if mode == .text {
+            Output.standardOutput("\n")
+            for (choice, text) in choices.held { Output.standardOutput("\n[choice \(choice)]\n" + text + "\n") }
+        }
         return Outcome(
             skippedErrors: decoder.skippedErrors, failure: stop.map(StreamError.init(converting:)),
             carriedError: carried.first, readError: readError)

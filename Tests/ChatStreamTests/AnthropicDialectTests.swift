@@ -296,7 +296,12 @@ import Testing
         let result = Self.decode(HandFraming.sse(text))
         #expect(result.error == nil)
         #expect(result.unknownUnitCount == 3)
-        #expect(result.events == [.messageStart(id: "m1"), .textStart(id: "0-0"), .textEnd(id: "0-0"), .done])
+        // The unknown block is kept whole (its delta had nothing but a type to join).
+        #expect(
+            result.events == [
+                .messageStart(id: "m1"), .textStart(id: "0-0"), .textEnd(id: "0-0"),
+                .unknown(type: "future_block", raw: ["type": "future_block"]), .done,
+            ])
     }
 
     @Test func streamCutMidTextIsTruncatedAfterClosingTheText() throws {
@@ -328,6 +333,7 @@ import Testing
         #expect(result.unknownUnitCount == 0)
         #expect(
             Array(result.events.dropFirst(2)) == [
+                .unknown(type: "redacted_thinking", raw: ["type": "redacted_thinking", "data": "xyz"]),
                 .toolCallStart(id: "t1", name: "f", providerExecuted: false),
                 .toolInputDelta(id: "t1", delta: #"{"a":[1,2]}"#),
                 .toolInputAvailable(id: "t1", name: "f", input: ["a": [1, 2]]),

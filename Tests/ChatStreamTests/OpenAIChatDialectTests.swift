@@ -308,10 +308,10 @@ struct OpenAIChatDialectTests {
         // The SSE-derived copy of the same payloads decodes the same (it lacks [DONE], so add it).
         let derived = try OpenAICaptures.bytes("vercel-ai-provider-chunks/sse-derived/\(name).sse")
         #expect(decode(derived + Array("data: [DONE]\n\n".utf8)).events == result.events)
-        // Without [DONE] the stream is truncated, after every event but `.done`.
-        let truncated = decode(derived)
-        #expect(truncated.error?.kind == .truncated)
-        #expect(truncated.events == Array(result.events.dropLast()))
+        // Without [DONE] the stream is still complete: every choice gave its finish reason.
+        let withoutDone = decode(derived)
+        #expect(withoutDone.error == nil)
+        #expect(withoutDone.events == result.events)
     }
 
     @Test("n=3 gives three separate choices, each marked, each finished")
@@ -352,12 +352,12 @@ struct OpenAIChatDialectTests {
         let path = "vercel-ai-provider-chunks/openai-compatible__anthropic-fallback-tool-call.raw.sse"
         let stored = try OpenAICaptures.bytes(path)
         // The stored file ends "data: [DONE]\n" with no blank line: per the SSE rules that block is
-        // never dispatched, so as stored the stream is truncated (everything else decoded).
+        // never dispatched; as stored the stream is still complete, its choice having finished.
         let asStored = decode(stored)
-        #expect(asStored.error?.kind == .truncated)
+        #expect(asStored.error == nil)
         let result = decode(stored + [0x0A])
         #expect(result.error == nil)
-        #expect(asStored.events == Array(result.events.dropLast()))
+        #expect(asStored.events == result.events)
         let transcript = Transcript(result.events)
         ChatOracle(try OpenAICaptures.ssePayloads(path)).check(transcript)
         #expect(transcript.choices[0]?.text == "Reading it.")

@@ -34,13 +34,17 @@ import Testing
         #expect(try events(stream).contains(.finish(reason: .toolCalls, rawReason: "tool-calls")))
     }
 
-    @Test func unknownChunkTypesAreSkippedAndCounted() throws {
+    @Test func unknownChunkTypesAreKeptWholeAndCounted() throws {
         var decoder = StreamDecoder<UIMessageStreamDialect>()
         let stream =
             "data: {\"type\":\"brand-new\",\"x\":1}\n\ndata: {\"type\":\"text-delta\",\"delta\":\"a\"}\n\ndata: [DONE]\n\n"
         let decoded = try decoder.decode(Array(stream.utf8)) + decoder.finish()
         #expect(decoder.unknownUnitCount == 1)
-        #expect(decoded == [.textDelta(id: "text-0", delta: "a"), .done])
+        #expect(
+            decoded == [
+                .unknown(type: "brand-new", raw: ["type": "brand-new", "x": 1]), .textDelta(id: "text-0", delta: "a"),
+                .done,
+            ])
     }
 
     @Test func bothChatbaseErrorShapesDecode() throws {

@@ -88,11 +88,21 @@ import Testing
         #expect(events.suffix(3) == [.textEnd(id: "text-0"), .finish(reason: .stop, rawReason: "stop"), .done])
     }
 
-    @Test func aFinishReasonWithoutDoneStillComesBeforeTheTruncation() throws {
-        let sse = #"data: {"choices":[{"index":0,"delta":{"content":"a"},"finish_reason":"stop"}]}"# + "\n\n"
+    @Test func aStreamWithoutDoneIsCompleteWhenEveryChoiceFinishedAndTruncatedWhenCutBefore() throws {
+        // Writer and some relays send no `[DONE]`: a finish reason and a clean end are a whole reply.
+        let finished = #"data: {"choices":[{"index":0,"delta":{"content":"a"},"finish_reason":"stop"}]}"# + "\n\n"
         var decoder = StreamDecoder<OpenAIChatDialect>()
-        var events = try decoder.decode(Array(sse.utf8))
-        #expect(throws: StreamError.self) { try decoder.finish { events.append($0) } }
-        #expect(events.last == .finish(reason: .stop, rawReason: "stop"))
+        var events = try decoder.decode(Array(finished.utf8))
+        try decoder.finish { events.append($0) }
+        #expect(events.suffix(3) == [.textEnd(id: "text-0"), .finish(reason: .stop, rawReason: "stop"), .done])
+        // Two choices, one of them without its finish reason: cut mid-reply.
+        let cut =
+            #"data: {"choices":[{"index":0,"delta":{"content":"a"},"finish_reason":"stop"},{"index":1,"delta":{"content":"b"}}]}"#
+            + "\n\n"
+        var second = StreamDecoder<OpenAIChatDialect>()
+        var partial = try second.decode(Array(cut.utf8))
+        #expect(throws: StreamError.self) { try second.finish { partial.append($0) } }
+        #expect(partial.contains(.finish(reason: .stop, rawReason: "stop")))
+        #expect(!partial.contains(.done))
     }
 }

@@ -139,6 +139,7 @@ extension MessageAssembler {
                 closeText()
                 if let index = toolCallParts[id], case .toolCall(var call) = message.closedParts[index] {
                     if !name.isEmpty { call.toolName = name }
+                    if providerExecuted { call.providerExecuted = true }
                     message.closedParts[index] = .toolCall(call)
                 } else {
                     addToolCall(
@@ -191,6 +192,9 @@ extension MessageAssembler {
             case .file(let url, let mediaType):
                 closeText()
                 message.closedParts.append(.file(url: url, mediaType: mediaType))
+            case .unknown(let type, let raw):
+                closeText()
+                message.closedParts.append(.unknown(type: type, raw: raw))
             case .data(let name, let id, let data, let transient):
                 guard !transient else { return }
                 closeText()

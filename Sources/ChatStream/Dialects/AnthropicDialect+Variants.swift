@@ -14,8 +14,13 @@ extension AnthropicDialect: RegisteredDialect {
             field: "message_start", shapes: "repeated with the same ID before any block (proxy glitch)",
             becomes: "ignored"),
         DialectVariant(
-            field: "ping, signature_delta, redacted_thinking", shapes: "any", becomes: "nothing"),
+            field: "ping, signature_delta", shapes: "any", becomes: "nothing"),
         DialectVariant(
             field: "last event", shapes: "no blank line after it", becomes: "truncated (per the SSE rules)"),
+        DialectVariant(
+            field: "content_block_start.content_block.type",
+            shapes: "`compaction` (with `compaction_delta`s), `redacted_thinking`, any other kind",
+            becomes: "an `unknown` part: the block with its deltas' string members joined"),
+        DialectVariant.errorBody("Anthropic: `{\"type\":\"error\",\"error\":{type, message}}`"),
     ]
 }

@@ -15,7 +15,8 @@
 // | `message_delta {delta:{stop_reason}, usage}` | `.metadata(usage: message_start usage merged with this one)`; the stop reason is held |
 // | `message_stop` | `.finish` (the last stop reason held), `.done` |
 // | `error {error:{type, message}}` | `.error(code: type, message)` |
-// | `ping`, `signature_delta`, `redacted_thinking`, `compaction`, `fallback` | nothing |
+// | `content_block_start` of another kind (`compaction`, `redacted_thinking`, `fallback`, new kinds) | `.unknown(type, the block with its deltas' members joined)` at its stop |
+// | `ping`, `signature_delta` | nothing |
 //
 // Policies:
 // - A block still open at `message_delta`, `message_stop`, a new `message_start` or the end of
@@ -72,6 +73,11 @@ public struct AnthropicDialect: StreamDialect {
     var lastDeltaBlock: (index: Int, block: Block)?
     var toolInputs: [Int: [UInt8]] = [:]
     var wholeInputs: [Int: JSONTree] = [:]
+    /// Blocks of kinds no event stands for (`compaction`, `redacted_thinking`, new kinds), by
+    /// index: the block as it started, each delta's members joined in (strings appended, other
+    /// values replaced), emitted whole as `.unknown` when the block stops. Such a block is
+    /// `.ignored` in `blocks`.
+    var keptBlocks: [Int: (type: String, raw: JSONObject)] = [:]
     var serverToolNames: [String: String] = [:]
     var startUsage: JSONTree?
     var startStopReason: String?
@@ -207,6 +213,7 @@ public struct AnthropicDialect: StreamDialect {
                 try emit(.toolInputAvailable(id: id, name: name, input: input))
             } else {
                 unknownUnitCount += 1
+                try emit(.unknown(type: type.string ?? "", raw: block.jsonValue))
             }
         }
     }
@@ -268,6 +275,7 @@ public struct AnthropicDialect: StreamDialect {
             if !(type.isString("redacted_thinking") || type.isString("compaction") || type.isString("fallback")) {
                 unknownUnitCount += 1
             }
+            keptBlocks[index] = (type.string ?? "", block.jsonValue.objectValue ?? JSONObject())
         }
     }
 
@@ -322,7 +330,17 @@ public struct AnthropicDialect: StreamDialect {
                 try emit(.toolInputDelta(id: id, delta: text))
             }
         case .ignored:
-            return
+            guard var kept = keptBlocks[index] else { return }
+            delta.forEachMember { key, value in
+                guard let key = key.string, key != "type" else { return }
+                let piece = value.jsonValue
+                if case .string(let more) = piece, case .string(let text)? = kept.raw[key] {
+                    kept.raw[key] = .string(text + more)
+                } else if !piece.isNull || kept.raw[key] == nil {
+                    kept.raw[key] = piece
+                }
+            }
+            keptBlocks[index] = kept
         }
     }
 
@@ -350,7 +368,10 @@ public struct AnthropicDialect: StreamDialect {
         switch block {
         case .text(let id): try emit(.textEnd(id: id))
         case .reasoning(let id): try emit(.reasoningEnd(id: id))
-        case .ignored: return
+        case .ignored:
+            if let kept = keptBlocks.removeValue(forKey: index) {
+                try emit(.unknown(type: kept.type, raw: .object(kept.raw)))
+            }
         case .tool(let id, let name):
             let text = toolInputs.removeValue(forKey: index) ?? []
             let whole = wholeInputs.removeValue(forKey: index)

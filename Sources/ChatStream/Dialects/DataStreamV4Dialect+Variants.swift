@@ -13,5 +13,6 @@ extension DataStreamV4Dialect: RegisteredDialect {
             field: "`0:` / `g:`", shapes: "\"\"", becomes: "nothing (no empty part is started)"),
         DialectVariant(
             field: "body start", shapes: "UTF-8 byte-order mark", becomes: "skipped (v4 framing)"),
+        DialectVariant.errorBody("a server answering `{\"error\": ...}` instead of a stream"),
     ]
 }

@@ -35,6 +35,19 @@ extension GeminiDialect: RegisteredDialect {
         DialectVariant(
             field: "candidates[0].content.parts[].text", shapes: "\"\" or null",
             becomes: "nothing (no empty part is started)"),
+        DialectVariant(
+            field: "candidates[0].content.parts[].functionCall",
+            shapes: "`{name, willContinue: true}`, then `{partialArgs: [{jsonPath, stringValue|numberValue|boolValue|"
+                + "nullValue, willContinue?}], willContinue?}` without `name` (`streamFunctionCallArguments`, Gemini 3, "
+                + "Vertex)",
+            becomes:
+                "one call: `toolCallStart`, the input's JSON text as `toolInputDelta`s in the order the paths come, "
+                + "`toolInputAvailable` at the first functionCall without `willContinue` (or at text, a new call, the "
+                + "finish); a nameless piece with no call open is malformed"),
+        DialectVariant(
+            field: "candidates[0].content.parts[]", shapes: "`executableCode`, `codeExecutionResult`, any other kind",
+            becomes: "an `unknown` part named by its member, the part's JSON kept whole"),
+        DialectVariant.errorBody("Gemini: `{\"error\":{code, message, status}}`, pretty-printed, HTTP 4xx/5xx"),
     ]
 
     /// `Candidate.FinishReason` by number.

@@ -9,6 +9,7 @@
 // | part `{text}` | `.textStart` once, `.textDelta` |
 // | part `{thought: true, text}` | `.reasoningStart` once, `.reasoningDelta` |
 // | part `{functionCall:{id?, name, args}}` | `.toolCallStart`, one `.toolInputDelta`, `.toolInputAvailable` (IDs `call-0`, ... when absent) |
+// | part `{functionCall:{name, willContinue: true}}`, then `{functionCall:{partialArgs, willContinue?}}` | one call: `.toolCallStart`, `.toolInputDelta` per argument piece, `.toolInputAvailable` when `willContinue` stops (GeminiDialect+StreamedArguments) |
 // | part `{inlineData:{mimeType, data}}` | `.file(url: a data URL)` |
 // | `usageMetadata` (when it changed) | `.metadata(usage)` |
 // | `candidates[0].finishReason` | held; at the end of the array parts end, then one `.finish` |
@@ -21,8 +22,8 @@
 //
 // Only candidate 0 is read. Gemini has no part ends: a part ends when the other kind begins, at
 // a function call, and at the finish reason. Other part kinds (`executableCode`,
-// `codeExecutionResult`, `thoughtSignature` alone) are skipped and counted. A text part goes to the
-// sink as the bytes of its text.
+// `codeExecutionResult`, `thoughtSignature` alone) are counted and kept whole (`.unknown`). A
+// text part goes to the sink as the bytes of its text.
 
 import ChatStreamFraming
 import ChatStreamJSON
@@ -38,11 +39,11 @@ public struct GeminiDialect: StreamDialect {
     /// Gemini streams a JSON array.
     public typealias Framer = JSONArrayElementFramer
 
-    /// How many unknown parts were skipped.
-    public private(set) var unknownUnitCount = 0
+    /// How many parts of unknown kinds came (each kept whole as `.unknown`).
+    public internal(set) var unknownUnitCount = 0
 
     private let parser: UnitParser
-    private let inputParser: JSONParser
+    let inputParser: JSONParser
     /// The JSON limits, for the elements read by position (GeminiDialect+ElementsByPosition).
     let limits: JSONConfiguration
     let readsByPosition: Bool
@@ -53,7 +54,10 @@ public struct GeminiDialect: StreamDialect {
     private var finishRaw: String?
     private var finishReason: StreamFinishReason?
     private var sawError = false
-    private var toolCallCount = 0
+    var toolCallCount = 0
+    /// The function call whose arguments stream (`partialArgs`), until an element's call stops
+    /// saying `willContinue` (GeminiDialect+StreamedArguments).
+    var streamedCall: StreamedCall?
     private var lastUsage: JSONTree? {
         didSet { lastUsageBytes = lastUsage?.jsonBytes ?? [] }
     }
@@ -71,7 +75,9 @@ public struct GeminiDialect: StreamDialect {
 
     /// Decodes one element of the response array: text deltas to `textDelta` (their text lent), every other event to `emit`.
     public mutating func decode(_ unit: FramedUnit, textDelta: TextDeltaSink, emit: EventSink) throws {
-        if readsByPosition, started, try decodeTextElementByPosition(unit.data, textDelta: textDelta, emit: emit) {
+        if readsByPosition, started, streamedCall == nil,
+            try decodeTextElementByPosition(unit.data, textDelta: textDelta, emit: emit)
+        {
             return
         }
         let offset = unit.streamOffset
@@ -134,7 +140,9 @@ public struct GeminiDialect: StreamDialect {
         textDelta: TextDeltaSink, emit: EventSink
     ) throws {
         if let text = part["text"], text.kind == .string {
-            // An empty text is nothing (no part is started for it).
+            // An empty text is nothing (no part is started for it); other content ends a call
+            // whose arguments streamed.
+            if streamedCall != nil, text.withUTF8({ !$0.isEmpty }) == true { try endStreamedCall(emit: emit) }
             if part["thought"]?.bool == true {
                 if let reasoning = text.string, !reasoning.isEmpty {
                     try parts.reasoning(reasoning, textDelta: textDelta, emit: emit)
@@ -143,23 +151,20 @@ public struct GeminiDialect: StreamDialect {
                 try text.withUTF8 { if !$0.isEmpty { try parts.text($0, textDelta: textDelta, emit: emit) } }
             }
         } else if let call = part["functionCall"] {
-            guard let name = call["name"]?.string else {
-                throw StreamError(
-                    .malformed, message: "a functionCall without a name", byteOffset: offset,
-                    eventType: "GenerateContentResponse", field: "candidates[0].content.parts.functionCall.name")
-            }
-            try parts.closeAll(textDelta: textDelta, emit: emit)
-            let id = call["id"]?.string ?? "call-\(toolCallCount)"
-            toolCallCount += 1
-            try emit(.toolCallStart(id: id, name: name, providerExecuted: false))
-            try emitWholeToolInput(
-                id: id, name: name, arguments: call["args"], parser: inputParser, textDelta: textDelta, emit: emit)
+            try functionCall(call, offset: offset, textDelta: textDelta, emit: emit)
         } else if let data = part["inlineData"], let mediaType = data["mimeType"]?.string,
             let base64 = data["data"]?.string
         {
             try emit(.file(url: "data:\(mediaType);base64,\(base64)", mediaType: mediaType))
+        } else if let text = part["text"], text.isNull {
+            // `{"text": null}` is nothing, as "" is.
         } else {
+            // Kept whole, named by its first member (`executableCode`, `codeExecutionResult`,
+            // `thoughtSignature` alone, ...).
             unknownUnitCount += 1
+            var kind = "part"
+            part.forEachMember { key, _ in if kind == "part", let name = key.string { kind = name } }
+            try emit(.unknown(type: kind, raw: part.jsonValue))
         }
     }
 
@@ -168,6 +173,9 @@ public struct GeminiDialect: StreamDialect {
     /// ``StreamError/Kind/truncated`` when neither a finish reason nor an error came.
     public mutating func finish(textDelta: TextDeltaSink, emit: EventSink) throws {
         try parts.closeAll(textDelta: textDelta, emit: emit)
+        // A call still streaming ends with what came when the reply finished; cut short, it stays
+        // streaming (the assembler keeps its partial input) and the stream is truncated.
+        if streamedCall != nil, finishRaw != nil { try endStreamedCall(emit: emit) }
         if let raw = finishRaw, var reason = finishReason {
             if reason == .stop && toolCallCount > 0 { reason = .toolCalls }
             finishRaw = nil

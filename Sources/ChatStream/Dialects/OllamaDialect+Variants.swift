@@ -16,5 +16,9 @@ extension OllamaDialect: RegisteredDialect {
             field: "lines after `\"done\": true`", shapes: "any", becomes: "nothing (counted as unknown units)"),
         DialectVariant(
             field: "body start", shapes: "UTF-8 byte-order mark", becomes: "skipped (NDJSON framing)"),
+        DialectVariant(
+            field: "error", shapes: "a string (Ollama), or another provider's error object on one line",
+            becomes: "`error` with the provider's code and message; the stream is complete"),
+        DialectVariant.errorBody("an error object spread over lines (Gemini's pretty-printed answer)"),
     ]
 }

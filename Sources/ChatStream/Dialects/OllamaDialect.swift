@@ -62,8 +62,11 @@ public struct OllamaDialect: StreamDialect {
             if let error = errorElement {
                 sawError = true
                 try parts.closeAll(textDelta: textDelta, emit: emit)
-                let message = error.string ?? error["message"]?.string ?? error.jsonValue.jsonText
-                try emit(.error(StreamErrorInfo(code: error["code"]?.string, message: message)))
+                // Ollama's `{"error":"…"}`, or another provider's error object read as NDJSON.
+                let info =
+                    APIErrorBody.info(.object(JSONObject([("error", error.jsonValue)])))
+                    ?? StreamErrorInfo(code: nil, message: error.jsonValue.jsonText)
+                try emit(.error(info))
                 return
             }
             guard let done = doneElement?.bool else {

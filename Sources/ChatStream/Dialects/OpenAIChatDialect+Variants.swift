@@ -14,7 +14,7 @@ extension OpenAIChatDialect: RegisteredDialect {
             field: "choices[].delta.content", shapes: "array of parts (Mistral)",
             becomes:
                 "`{\"type\":\"text\",\"text\"}` text; `{\"type\":\"thinking\",\"thinking\":[{\"type\":\"text\",\"text\"}]}` "
-                + "(or a string `thinking`) reasoning; other part types skipped and counted"),
+                + "(or a string `thinking`) reasoning; other part types kept as `unknown` parts (and counted)"),
         DialectVariant(
             field: "choices[].delta.reasoning_content", shapes: "string (DeepSeek, xAI, Z.ai)", becomes: "reasoning"),
         DialectVariant(
@@ -42,6 +42,11 @@ extension OpenAIChatDialect: RegisteredDialect {
         DialectVariant(
             field: "SSE comment lines", shapes: "`: OPENROUTER PROCESSING` and other gateway keep-alives",
             becomes: "nothing (skipped by the SSE framing)"),
+        DialectVariant(
+            field: "`data: [DONE]`", shapes: "absent (Writer, some relays)",
+            becomes: "complete (`finish`, `done`) when every choice gave a `finish_reason`; truncated when a choice "
+                + "stopped without one"),
+        DialectVariant.errorBody("OpenAI and its imitators: `{\"error\":{message, type, param, code}}`"),
     ]
 }
 
@@ -68,11 +73,12 @@ extension OpenAIWire {
 
     /// Calls `text` with each non-empty text of a content-part array (`{"type":"text","text"}`)
     /// and `reasoning` with each thinking text (`{"type":"thinking","thinking":[{"type":"text",
-    /// "text"}]}` or a string `thinking`), in order; returns how many parts carried neither.
+    /// "text"}]}` or a string `thinking`), in order; hands every other part to
+    /// `unknown` (kept whole) and returns how many there were.
     /// A part that is not an object is a malformed-stream error naming the field.
     static func forEachContentPart(
         _ parts: JSONElement, field: @autoclosure () -> String, eventType: String, offset: Int,
-        text: (JSONElement) throws -> Void, reasoning: (String) throws -> Void
+        text: (JSONElement) throws -> Void, reasoning: (String) throws -> Void, unknown: (JSONElement) throws -> Void
     ) throws -> Int {
         var skipped = 0
         var position = 0
@@ -99,6 +105,7 @@ extension OpenAIWire {
                 }
             default:
                 skipped += 1
+                try unknown(part)
             }
         }
         return skipped

@@ -23,6 +23,8 @@
 //   {"error":{...}}                -> error(code: code ?? type, message)
 //   [DONE]                         -> every choice finished as above (with a nil reason when none came),
 //                                     then done
+//   end of input without [DONE]    -> the same when every choice gave a finish_reason (Writer and other
+//                                     servers send no [DONE]); otherwise truncated
 // The vendor variants (content-part arrays, reasoning fields, odd finish reasons) are listed in
 // `OpenAIChatDialect.variants` (OpenAIChatDialect+Variants.swift).
 // Finishing a choice parses its tool arguments with the same parser, which is why it waits for
@@ -128,6 +130,12 @@ public struct OpenAIChatDialect: StreamDialect {
     /// or an error body arrived.
     public mutating func finish(textDelta: TextDeltaSink, emit: EventSink) throws {
         guard !terminated else { return }
+        // Servers that send no `[DONE]` (Writer's Palmyra API, some relays): a reply in which
+        // every choice gave its finish reason is complete at a clean end of the input, so `done`
+        // follows the finishes; a stream that stops before that is cut mid-reply (truncated).
+        let complete =
+            !errorSeen && choices.contains(where: \.seen)
+            && choices.allSatisfy { !$0.seen || $0.finished || $0.finishRaw != nil }
         for k in choices.indices where choices[k].seen && !choices[k].finished {
             if let raw = choices[k].finishRaw {
                 try finishChoice(k, raw: raw, textDelta: textDelta, emit: emit)
@@ -138,9 +146,11 @@ public struct OpenAIChatDialect: StreamDialect {
             try closeParts(k, textDelta: textDelta, emit: emit)
             choices[k].finished = true
         }
+        if complete { return try emit(.done) }
         guard !errorSeen else { return }
         throw StreamError(
-            .truncated, message: "the stream ended before data: [DONE]", byteOffset: bytesSeen,
+            .truncated, message: "the stream ended before data: [DONE] with a choice that gave no finish_reason",
+            byteOffset: bytesSeen,
             eventType: Self.eventType)
     }
 
@@ -243,7 +253,11 @@ public struct OpenAIChatDialect: StreamDialect {
                 unknownUnitCount += try OpenAIWire.forEachContentPart(
                     content, field: "choices[].delta.content", eventType: Self.eventType, offset: offset,
                     text: { try self.emitText($0, choice: k, textDelta: textDelta, emit: emit) },
-                    reasoning: { try self.emitReasoning($0, choice: k, textDelta: textDelta, emit: emit) })
+                    reasoning: { try self.emitReasoning($0, choice: k, textDelta: textDelta, emit: emit) },
+                    unknown: { part in
+                        try self.select(k, textDelta: textDelta, emit: emit)
+                        try emit(.unknown(type: part["type"]?.string ?? "", raw: part.jsonValue))
+                    })
             default:
                 throw malformed(
                     "content is neither a string nor an array of parts", field: "choices[].delta.content",

@@ -14,6 +14,21 @@ extension OpenAIResponsesDialect {
         return nil
     }
 
+    /// Whether `type` is a built-in tool's progress event or a piece of its input
+    /// (`response.web_search_call.searching`, `response.code_interpreter_call_code.delta`,
+    /// `response.mcp_call_arguments.delta`, `response.mcp_list_tools.completed`, ...).
+    static func isBuiltInToolProgress(_ type: JSONElement) -> Bool {
+        type.withUTF8 { bytes in
+            for prefix in builtInToolEventPrefixes where bytes.starts(with: prefix.utf8) { return true }
+            return false
+        } ?? false
+    }
+
+    private static let builtInToolEventPrefixes = [
+        "response.web_search_call.", "response.file_search_call.", "response.code_interpreter_call",
+        "response.image_generation_call.", "response.mcp_call", "response.mcp_list_tools.",
+    ]
+
     // MARK: - Finding items
 
     /// The event's `output_index`; for relays that omit it, the item whose ID is `item_id`.
@@ -221,20 +236,52 @@ extension OpenAIResponsesDialect {
         guard let item = items[index], !item.done else { return .none }
         items[index]!.done = true
         switch item.kind {
-        case .message, .reasoning, .other:
+        case .message, .reasoning:
             try closeParts(index, textDelta: textDelta, emit: emit)
+            return .none
+        case .other:
+            // An item of a kind this version does not read, kept whole as it finished.
+            try closeParts(index, textDelta: textDelta, emit: emit)
+            try emit(.unknown(type: element["type"]?.string ?? "", raw: element.jsonValue))
             return .none
         case .functionCall:
             try takeFinalArguments(
                 element["arguments"] ?? element["input"], index: index, textDelta: textDelta, emit: emit)
             return .completeCall(outputIndex: index)
         case .providerTool(let name):
-            var input = JSONTree.object(JSONObject())
-            if let action = element["action"], action.kind == .object { input = action.jsonValue }
-            try emit(.toolInputAvailable(id: item.id, name: name, input: input))
+            try emit(.toolInputAvailable(id: item.id, name: name, input: Self.providerToolInput(element)))
             try emit(.toolResult(id: item.id, name: name, output: element.jsonValue, preliminary: false))
             return .none
         }
+    }
+
+    /// What a tool the provider ran was given, from its finished item: a web search's `action`;
+    /// a code interpreter's `code` and `container_id`; an MCP call's `arguments` (JSON text,
+    /// parsed; kept as the string when it is not JSON); a file search's `queries`; `{}` for
+    /// tools whose item carries no input (image generation).
+    static func providerToolInput(_ element: JSONElement) -> JSONTree {
+        var input = JSONObject()
+        guard let type = element["type"] else { return .object(input) }
+        if type.isString("web_search_call") {
+            if let action = element["action"], action.kind == .object { return action.jsonValue }
+        } else if type.isString("code_interpreter_call") {
+            if let code = element["code"], code.kind == .string { input["code"] = code.jsonValue }
+            if let container = element["container_id"], container.kind == .string {
+                input["container_id"] = container.jsonValue
+            }
+        } else if type.isString("mcp_call") {
+            if let arguments = element["arguments"] {
+                if let text = arguments.string {
+                    let blank = text.utf8.allSatisfy { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
+                    if blank { return .object(input) }
+                    return (try? JSONTree(parsing: text)) ?? .string(text)
+                }
+                if arguments.kind == .object { return arguments.jsonValue }
+            }
+        } else if type.isString("file_search_call") {
+            if let queries = element["queries"], queries.kind == .array { input["queries"] = queries.jsonValue }
+        }
+        return .object(input)
     }
 
     mutating func argumentsDelta(_ context: Context, textDelta: TextDeltaSink, emit: EventSink) throws {

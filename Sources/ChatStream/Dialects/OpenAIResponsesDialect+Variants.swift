@@ -16,5 +16,19 @@ extension OpenAIResponsesDialect: RegisteredDialect {
             field: "`[DONE]` after the end", shapes: "present or absent", becomes: "ignored"),
         DialectVariant(
             field: "response.completed", shapes: "after function calls", becomes: "`finish(tool-calls)`"),
+        DialectVariant(
+            field: "output items", shapes: "`code_interpreter_call`, `mcp_call`, `file_search_call`, `web_search_call`",
+            becomes: "provider-executed calls whose input is the item's `code` and `container_id`, its parsed "
+                + "`arguments` (named by `name`; `server_label` stays in the result), its `queries`, its `action`; "
+                + "the item is the result"),
+        DialectVariant(
+            field: "built-in tool events",
+            shapes: "`response.code_interpreter_call_code.delta`, `response.mcp_call_arguments.delta`, "
+                + "`response.*_call.in_progress` and the like",
+            becomes: "nothing: the finished item carries the whole input"),
+        DialectVariant(
+            field: "output items", shapes: "any other type (`mcp_list_tools`, `computer_call`, ...)",
+            becomes: "an `unknown` part with the finished item's JSON"),
+        DialectVariant.errorBody("OpenAI: `{\"error\":{message, type, param, code}}`"),
     ]
 }

@@ -233,6 +233,9 @@ public struct OpenAIResponsesDialect: StreamDialect {
             }
         } else if type.isString("response.content_part.added") || type.isString("response.refusal.done") {
             // Parts start with their first delta; refusals have no end event.
+        } else if Self.isBuiltInToolProgress(type) {
+            // A built-in tool's progress and its input's pieces: the finished item carries the
+            // whole input (OpenAIResponsesDialect+Items, providerToolInput).
         } else {
             unknownUnitCount += 1
         }

@@ -14,5 +14,12 @@ extension UIMessageStreamDialect: RegisteredDialect {
             field: "chunks after `[DONE]`", shapes: "any", becomes: "nothing (counted as unknown units)"),
         DialectVariant(
             field: "body start", shapes: "UTF-8 byte-order mark", becomes: "skipped (SSE framing)"),
+        DialectVariant(
+            field: "tool-input-available.providerExecuted", shapes: "`true`, with or without a `tool-input-start`",
+            becomes: "the call is provider-executed (as when `tool-input-start` says so)"),
+        DialectVariant(
+            field: "type", shapes: "a chunk type this version does not read",
+            becomes: "an `unknown` part with the chunk's JSON (and counted)"),
+        DialectVariant.errorBody("a server answering `{\"error\": ...}` instead of a stream"),
     ]
 }

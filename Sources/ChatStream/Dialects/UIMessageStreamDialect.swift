@@ -5,7 +5,7 @@
 // "text-0"), `finish.messageMetadata`, `message-metadata`, and errors as `{errorText}` or as
 // `{error:{code,message}}`. The conversation ID is announced once, from whichever of `start`,
 // `message-metadata` or `finish` metadata reveals it first. Unknown chunk types are counted and
-// skipped.
+// kept whole (`.unknown`).
 
 import ChatStreamFraming
 import ChatStreamJSON
@@ -139,10 +139,15 @@ public struct UIMessageStreamDialect: StreamDialect {
                 providerExecuted: root["providerExecuted"]?.bool ?? false)
         } else if type.isString("tool-input-available") {
             let name = "tool-input-available"
+            let id = try root.requiredString("toolCallId", eventType: name, offset: offset)
+            let toolName = try root.requiredString("toolName", eventType: name, offset: offset)
+            // `providerExecuted` may come here only (no `tool-input-start`, or one without it):
+            // announced as a start that says so, which the assembler merges into the call.
+            if root["providerExecuted"]?.bool == true {
+                try emit(.toolCallStart(id: id, name: toolName, providerExecuted: true))
+            }
             event = .toolInputAvailable(
-                id: try root.requiredString("toolCallId", eventType: name, offset: offset),
-                name: try root.requiredString("toolName", eventType: name, offset: offset),
-                input: root["input"]?.jsonValue ?? .object(JSONObject()))
+                id: id, name: toolName, input: root["input"]?.jsonValue ?? .object(JSONObject()))
         } else if type.isString("tool-input-error") {
             let name = "tool-input-error"
             event = .toolInputError(
@@ -195,7 +200,11 @@ public struct UIMessageStreamDialect: StreamDialect {
         } else {
             unknown = true
         }
-        if unknown { unknownUnitCount += 1 }
+        if unknown {
+            // Kept whole: a chunk type this version does not read still reaches the app.
+            unknownUnitCount += 1
+            try emit(.unknown(type: type.string ?? "", raw: root.jsonValue))
+        }
         if let event {
             if case .error = event { sawError = true }
             try emit(event)

@@ -33,6 +33,8 @@ public struct StreamDecoder<Dialect: StreamDialect> {
     @usableFromInline var framer: Dialect.Framer
     @usableFromInline var failure: StreamError?
     @usableFromInline var finished = false
+    /// Holds a body that is one JSON value (a provider's error answer) instead of a stream (APIErrorBody.swift).
+    @usableFromInline var bodyGate = APIErrorBodyGate()
 
     /// A decoder with these options; the framing limits follow the JSON value limit.
     public init(configuration: StreamDecoderConfiguration = StreamDecoderConfiguration()) {
@@ -100,9 +102,23 @@ public struct StreamDecoder<Dialect: StreamDialect> {
     ) throws {
         if let failure { throw failure }
         do {
+            if _slowPath(!bodyGate.isPassing) { return try decodeAtStart(bytes, textDelta: textDelta, emit: emit) }
             try Self.feed(&framer, &_dialect, &_skippedErrors, configuration.lenient, bytes, textDelta, emit)
         } catch {
             throw fail(error)
+        }
+    }
+
+    /// Until the body shows it is a stream: its bytes held by the gate, then framed.
+    @usableFromInline
+    mutating func decodeAtStart(_ bytes: UnsafeRawBufferPointer, textDelta: TextDeltaSink, emit: EventSink) throws {
+        let limit = configuration.json.maxValueBytes
+        guard
+            let release = try bodyGate.admit(
+                bytes, objectsAreLines: Dialect.Framer.self is NDJSONDecoder.Type, limit: limit)
+        else { return }
+        try release.withUnsafeBytes {
+            try Self.feed(&framer, &_dialect, &_skippedErrors, configuration.lenient, $0, textDelta, emit)
         }
     }
 
@@ -139,6 +155,16 @@ public struct StreamDecoder<Dialect: StreamDialect> {
         guard !finished else { return }
         finished = true
         do {
+            if !bodyGate.isPassing {
+                // A body that was one JSON value ends here (as its error, or malformed).
+                guard
+                    let release = try bodyGate.finish(
+                        configuration: configuration.json, formatName: "\(Dialect.self)", emit: emit)
+                else { return }
+                try release.withUnsafeBytes {
+                    try Self.feed(&framer, &_dialect, &_skippedErrors, configuration.lenient, $0, textDelta, emit)
+                }
+            }
             do {
                 try Self.finishFraming(&framer, &_dialect, &_skippedErrors, configuration.lenient, textDelta, emit)
             } catch let error as FramingError where error.kind == .truncated {

@@ -62,6 +62,7 @@ extension StreamEvent {
             return object(
                 "data",
                 [("name", .string(name)), ("id", optional(id)), ("data", data), ("transient", .bool(transient))])
+        case .unknown(let type, let raw): return object("unknown", [("unknownType", .string(type)), ("raw", raw)])
         case .stepStart: return object("step-start", [])
         case .stepFinish: return object("step-finish", [])
         case .metadata(let metadata):

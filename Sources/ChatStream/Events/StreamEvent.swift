@@ -47,6 +47,11 @@ public enum StreamEvent: Sendable, Hashable {
     case file(url: String, mediaType: String)
     /// An application data part (`data-<name>` in the UI message stream, `2:` in v4).
     case data(name: String, id: String?, data: JSONTree, transient: Bool)
+    /// A part, block or item of a kind this version does not read, kept whole: the provider's
+    /// name for its kind (`compaction`, `executableCode`, `image_generation_call`, ...) and its
+    /// JSON as it came (an Anthropic block with its deltas joined). ``MessageAssembler`` keeps it
+    /// as an ``AssembledPart/unknown(type:raw:)`` part, so nothing the provider sent is lost.
+    case unknown(type: String, raw: JSONTree)
     /// A step (one model call within a multi-step reply) begins.
     case stepStart
     /// A step ends.

@@ -27,3 +27,14 @@ extension StreamFormat {
     /// The vendor variants the format's dialect reads (its table in the README).
     public var variants: [DialectVariant] { dialect.variants }
 }
+
+extension DialectVariant {
+    /// The row every table has: a provider's JSON error answer where a stream was expected
+    /// (APIErrorBody.swift), with the providers that answer so.
+    static func errorBody(_ shapes: String) -> DialectVariant {
+        DialectVariant(
+            field: "the whole body", shapes: "one JSON error object instead of a stream: " + shapes,
+            becomes: "one `error` with the provider's code and message (a remote error: exit 1); another JSON "
+                + "object is malformed, saying so")
+    }
+}

@@ -13,7 +13,8 @@ public enum AssembledPart: Sendable, Hashable {
     case source(StreamSource)
     case file(url: String, mediaType: String)
     case data(name: String, id: String?, data: JSONTree)
-    /// A part whose type this version does not know, kept whole.
+    /// A part whose type this version does not know, kept whole: a part of the history wire
+    /// shape, or a provider's part, block or item no dialect reads (``StreamEvent/unknown(type:raw:)``).
     case unknown(type: String, raw: JSONTree)
 
     /// The text of a text part; nil for other parts.
@@ -115,8 +116,14 @@ extension AssembledPart {
             if let id { object["id"] = .string(id) }
             object["data"] = data
             return .object(object)
-        case .unknown(_, let raw):
-            return raw
+        case .unknown(let type, let raw):
+            // Kept as it came; a raw object without a `type` (a Gemini part) gets the kind as one,
+            // so the part reads back as the same unknown part.
+            guard case .object(let object) = raw, object["type"] == nil else { return raw }
+            var typed = JSONObject()
+            typed["type"] = .string(type)
+            for (key, value) in object { typed[key] = value }
+            return .object(typed)
         }
     }
 
