@@ -73,7 +73,12 @@ public final class ChatbaseClient: Sendable {
     /// - Parameters:
     ///   - agentId: the agent to talk to.
     ///   - baseURL: the API's address (default ``defaultBaseURL``).
-    ///   - configuration: the `URLSessionConfiguration` of every request (timeouts, caching).
+    ///   - configuration: the `URLSessionConfiguration` of every request, honoured as given: its
+    ///     `timeoutIntervalForRequest` is the idle timeout of every request (the longest silence
+    ///     waiting for the answer or between two chunks of it), its resource timeout, caching,
+    ///     cookies and extra headers hold. On Linux requests go through ``CurlTransport``, which
+    ///     honours the headers, cookies and resource timeout but caches nothing (see
+    ///     ``CurlTransport/Configuration`` for what is not mapped there).
     ///   - maxToolLoopSteps: the most tool rounds per send or retry (default 10).
     ///
     /// ```swift
@@ -86,10 +91,12 @@ public final class ChatbaseClient: Sendable {
         configuration: URLSessionConfiguration = .default, maxToolLoopSteps: Int = 10
     ) {
         let url = URL(string: baseURL).flatMap { $0.scheme == nil ? nil : $0 }
+        let idle = configuration.timeoutIntervalForRequest
         self.init(
             agentId: agentId, baseURL: url ?? URL(fileURLWithPath: "/"),
             transport: URLSessionTransport(configuration: configuration),
             identityStore: ChatStreamPaths.defaultIdentityStore, maxToolLoopSteps: maxToolLoopSteps,
+            idleTimeout: idle > 0 && idle.isFinite ? .milliseconds(Int64((idle * 1000).rounded())) : .seconds(60),
             store: HistoryStore.platformDefault, invalidBaseURL: url == nil ? baseURL : nil)
     }
 

@@ -50,6 +50,7 @@
         private func endOfHead() -> Bool {
             let status = transfer.status
             if (100..<200).contains(status) { return true }
+            configuration.storeCookies(from: transfer.responseHeaders, for: transfer.url, origin: request.url)
             if [301, 302, 303, 307, 308].contains(status), let location = transfer.responseHeaders["Location"] {
                 return followRedirect(status: status, location: location)
             }

@@ -29,6 +29,8 @@
             var ended = false
             var failure: TransportError?
             var lastActivity = ContinuousClock.now
+            /// When the request started (the configuration's overall timeout counts from it).
+            var startedAt = ContinuousClock.now
             /// Body bytes received and not yet taken by the consumer.
             var pending: [UInt8] = []
             /// The consumer, when it found `pending` empty.
@@ -53,16 +55,21 @@
 
         let request: HTTPRequest
         let limits: CurlTransport.Limits
+        let configuration: CurlTransport.Configuration
         let driver: CurlDriver
         let shared = Mutex(Shared())
         /// Driver thread only (see the file's comment).
         var transfer: CurlTransfer
 
-        init(request: HTTPRequest, limits: CurlTransport.Limits, driver: CurlDriver) {
+        init(
+            request: HTTPRequest, limits: CurlTransport.Limits, configuration: CurlTransport.Configuration,
+            driver: CurlDriver
+        ) {
             self.request = request
             self.limits = limits
+            self.configuration = configuration
             self.driver = driver
-            self.transfer = CurlTransfer(request: request)
+            self.transfer = CurlTransfer(request: request, additionalHeaders: configuration.additionalHeaders)
         }
 
         /// Installs `send`'s continuation and posts the transfer (or fails at once when
@@ -73,6 +80,7 @@
                 state.head = continuation
                 state.started = true
                 state.lastActivity = .now
+                state.startedAt = state.lastActivity
                 return nil
             }
             if let early {
@@ -188,19 +196,32 @@
 
         // MARK: - Idle timeout (driver thread)
 
-        /// How long until the exchange is idle past its timeout (nil once it ended).
+        /// How long until the exchange is idle past its timeout, or past the configuration's overall
+        /// timeout (nil once it ended).
         func idleRemaining(at now: ContinuousClock.Instant) -> Duration? {
             shared.withLock { state in
                 guard !state.ended else { return nil }
                 // Paused with activity the consumer has not taken: its delay, not the server's silence.
                 if state.paused && state.pauseHeldActivity { state.lastActivity = now }
-                return request.idleTimeout - (now - state.lastActivity)
+                let idle = request.idleTimeout - (now - state.lastActivity)
+                guard let overall = configuration.resourceTimeout else { return idle }
+                return min(idle, overall - (now - state.startedAt))
             }
         }
 
-        /// The idle timeout passed.
+        /// The idle timeout, or the overall one, passed.
         func timedOut() {
-            let (headDelivered, countsEvents) = shared.withLock { ($0.headDelivered, $0.countsEvents) }
+            let (headDelivered, countsEvents, startedAt) = shared.withLock {
+                ($0.headDelivered, $0.countsEvents, $0.startedAt)
+            }
+            if let overall = configuration.resourceTimeout, ContinuousClock.now - startedAt >= overall {
+                fail(
+                    TransportError(
+                        .timedOut,
+                        "the request took longer than its overall timeout, \(overall) "
+                            + "(URLSessionConfiguration.timeoutIntervalForResource)"))
+                return
+            }
             let what =
                 !headDelivered
                 ? "the response" : countsEvents ? "the next event (comments do not count)" : "the next body chunk"

@@ -40,11 +40,15 @@
         /// The driver found the idle deadline passed once; if it still has after the next read, it counts.
         var idleDeadlinePassed = false
 
-        init(request: HTTPRequest) {
+        /// The hop of `request`, with each of `additionalHeaders` whose name the request lacks.
+        init(request: HTTPRequest, additionalHeaders: HTTPHeaderFields = [:]) {
             url = request.url
             method = request.method.uppercased()
             body = request.body
             headers = request.headers
+            for (name, value) in additionalHeaders where request.headers[name] == nil {
+                headers.append(name: name, value: value)
+            }
         }
 
         /// The header lines to send on this hop.
@@ -112,8 +116,15 @@
                     _ = chatstream_curl_set_string(easy, CURLOPT_CUSTOMREQUEST, transfer.method)
                 }
             }
+            var lines = transfer.headerLines
+            // Stored cookies go with the request's own origin only, as the identity headers do.
+            if !transfer.crossedOrigin, transfer.headers["Cookie"] == nil,
+                let cookie = configuration.cookieField(for: transfer.url)
+            {
+                lines.append("Cookie: \(cookie)")
+            }
             var list: UnsafeMutablePointer<curl_slist>? = nil
-            for line in transfer.headerLines {
+            for line in lines {
                 guard let appended = curl_slist_append(list, line) else {
                     ok = false
                     break

@@ -12,7 +12,9 @@
 // receive pause at the ceiling and resumes at half), the decoded size of a compressed body, the
 // size of the response head, and the redirect policy (redirects are followed here, not by
 // libcurl, so identity headers never go to another origin). The idle timeout (head and body, with
-// the request's `idleActivity`) is checked by the driver thread between reads. Cancelling the task
+// the request's `idleActivity`) and the configuration's overall timeout are checked by the driver
+// thread between reads. The Configuration adds header fields and cookies (the settings of a
+// URLSessionConfiguration that libcurl can honour; URLSessionTransport maps one onto it on Linux). Cancelling the task
 // awaiting `send`, cancelling the body's consumer, or dropping the body all end the transfer.
 
 #if canImport(CCurl)
@@ -33,11 +35,15 @@
 
         /// What the transport buffers and accepts (bytes in flight, decoded body, head, redirects).
         public let limits: Limits
+        /// What it adds to each request and keeps between them (headers, cookies, overall timeout).
+        public let configuration: Configuration
 
         /// A transport that holds to `limits` (default: 1 MiB in flight, 64 MiB decoded, 64 KiB of
-        /// head, same-origin redirects only).
-        public init(limits: Limits = Limits()) {
+        /// head, same-origin redirects only), with `configuration` (default: no extra fields, no
+        /// cookies, no overall timeout).
+        public init(limits: Limits = Limits(), configuration: Configuration = Configuration()) {
             self.limits = limits
+            self.configuration = configuration
         }
 
         /// Sends `request` and returns when the response head arrives.
@@ -45,7 +51,8 @@
         /// - Throws: ``TransportError`` (`.connectionFailed`, `.timedOut`, `.cancelled`, `.invalidResponse`,
         ///   `.headerTooLarge`, `.redirectRefused`).
         public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-            let exchange = CurlExchange(request: request, limits: limits, driver: CurlDriver.shared)
+            let exchange = CurlExchange(
+                request: request, limits: limits, configuration: configuration, driver: CurlDriver.shared)
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { continuation in
                     exchange.start(head: continuation)

@@ -7,78 +7,32 @@
 // clock only when the buffer holds activity the consumer has not taken (any byte, or with
 // events-only activity a complete event): a consumer kept busy by comments alone still times out.
 //
-// Linux: libcurl's receive pause (CurlReceivePause), from the body callback, which runs on the
-// queue that drives libcurl. If that pause cannot be found, the request fails once the consumer is
-// `overflowFactor` ceilings behind: memory stays bounded either way.
-// Darwin: the task is suspended and resumed, which pauses a data task's reading there.
+// The task is suspended and resumed, which pauses a data task's reading (Apple platforms; on Linux
+// every request goes through CurlTransport, which pauses libcurl's receiving itself).
 
-import Dispatch
-import Foundation
+#if !canImport(CCurl)
+    import Dispatch
+    import Foundation
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
+    #if canImport(FoundationNetworking)
+        import FoundationNetworking
+    #endif
 
-extension URLSessionExchange {
-    /// Without a way to pause, a consumer this many ceilings behind fails the request.
-    static let overflowFactor = 4
+    extension URLSessionExchange {
+        /// Without a way to pause, a consumer this many ceilings behind fails the request.
+        static let overflowFactor = 4
 
-    /// After a chunk took the buffer to the ceiling: pause reading (at once; nothing waits).
-    func pauseReadingIfStillFull() {
-        #if canImport(FoundationNetworking)
-            enum Action { case none, pause(CurlReceivePause), overflow }
-            let action: Action = state.withLock { state in
-                guard !state.ended, !state.paused, state.buffered >= limits.maxBufferedBytes else { return .none }
-                if !state.lookedForPause {
-                    state.lookedForPause = true
-                    state.curlPause = CurlReceivePause(task: task)
-                }
-                guard let pause = state.curlPause else {
-                    return state.buffered >= limits.maxBufferedBytes * Self.overflowFactor ? .overflow : .none
-                }
-                state.notePause()
-                return .pause(pause)
-            }
-            switch action {
-            case .none: return
-            case .pause(let pause):
-                if !pause.pauseReceiving() {
-                    // libcurl refused: from now on the ceiling is enforced by the overflow rule.
-                    state.withLock { state in
-                        state.paused = false
-                        state.curlPause = nil
-                    }
-                }
-            case .overflow:
-                let behind = limits.maxBufferedBytes * Self.overflowFactor
-                fail(
-                    TransportError(
-                        .bodyTooLarge,
-                        "the body's consumer fell \(behind) bytes behind and reading cannot pause here "
-                            + "(URLSessionTransport.Limits.maxBufferedBytes is \(limits.maxBufferedBytes))"))
-            }
-        #else
+        /// After a chunk took the buffer to the ceiling: pause reading (at once; nothing waits).
+        func pauseReadingIfStillFull() {
             state.withLock { state in
                 guard !state.ended, !state.paused, state.buffered >= limits.maxBufferedBytes else { return }
                 state.notePause()
                 task.suspend()
             }
-        #endif
-    }
+        }
 
-    /// The consumer took `count` bytes: resume reading once half the ceiling is free.
-    func consumerTook(_ count: Int) {
-        #if canImport(FoundationNetworking)
-            let resume: CurlReceivePause? = state.withLock { state in
-                state.buffered -= count
-                state.takenTotal += count
-                guard state.paused, state.buffered <= limits.maxBufferedBytes / 2 else { return nil }
-                state.paused = false
-                if state.pauseHeldActivity { state.lastActivity = .now }
-                return state.curlPause
-            }
-            resume?.resumeReceiving(if: { [weak self] in self?.isRunning ?? false })
-        #else
+        /// The consumer took `count` bytes: resume reading once half the ceiling is free.
+        func consumerTook(_ count: Int) {
             state.withLock { state in
                 state.buffered -= count
                 state.takenTotal += count
@@ -87,9 +41,9 @@ extension URLSessionExchange {
                 if state.pauseHeldActivity { state.lastActivity = .now }
                 task.resume()
             }
-        #endif
-    }
+        }
 
-    /// Whether the exchange has not ended (so the transfer, and its libcurl handle, still exist).
-    var isRunning: Bool { state.withLock { !$0.ended } }
-}
+        /// Whether the exchange has not ended (so the transfer, and its libcurl handle, still exist).
+        var isRunning: Bool { state.withLock { !$0.ended } }
+    }
+#endif

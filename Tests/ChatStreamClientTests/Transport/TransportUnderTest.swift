@@ -4,21 +4,24 @@
 import ChatStreamClient
 import Testing
 
-/// A transport the transport suites test.
+/// A transport the transport suites test: URLSession's path on Apple platforms, libcurl's on Linux
+/// (where every request goes through CurlTransport, URLSessionTransport included).
 enum TransportUnderTest: String, CaseIterable, Sendable, CustomTestStringConvertible {
-    /// ``URLSessionTransport`` (FoundationNetworking on Linux).
-    case urlSession
     #if os(Linux)
-        /// ``CurlTransport``, the default on Linux.
+        /// ``CurlTransport``, the only path on Linux.
         case curl
+    #else
+        /// ``URLSessionTransport``.
+        case urlSession
     #endif
 
     /// A transport of this kind with `limits`.
     func make(_ limits: URLSessionTransport.Limits = URLSessionTransport.Limits()) -> any HTTPTransport {
         switch self {
-        case .urlSession: return URLSessionTransport(limits: limits)
         #if os(Linux)
             case .curl: return CurlTransport(limits: limits)
+        #else
+            case .urlSession: return URLSessionTransport(limits: limits)
         #endif
         }
     }
