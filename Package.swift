@@ -8,6 +8,17 @@ import PackageDescription
 /// Set `CHATSTREAM_FUZZ=1` to add the libFuzzer targets (see Fuzz/README.md).
 let fuzzing = ProcessInfo.processInfo.environment["CHATSTREAM_FUZZ"] != nil
 
+/// yajl: the system library found by pkg-config (Debian's libyajl-dev, Homebrew's yajl), or, with
+/// `CHATSTREAM_YAJL_XCFRAMEWORK=Frameworks/CYajl.xcframework` (a path relative to the package root), the
+/// XCFramework that scripts/build-yajl-xcframework.sh builds from yajl's upstream release, for iOS and the
+/// other Apple platforms whose SDK has no yajl. Both are the module `CYajl`.
+let yajl: Target =
+    if let xcframework = ProcessInfo.processInfo.environment["CHATSTREAM_YAJL_XCFRAMEWORK"] {
+        .binaryTarget(name: "CYajl", path: xcframework)
+    } else {
+        .systemLibrary(name: "CYajl", pkgConfig: "yajl", providers: [.apt(["libyajl-dev"]), .brew(["yajl"])])
+    }
+
 var package = Package(
     name: "ChatStream",
     platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10), .visionOS(.v1)],
@@ -20,11 +31,7 @@ var package = Package(
         .executable(name: "chatstream-store-bench", targets: ["chatstream-store-bench"]),
     ],
     targets: [
-        .systemLibrary(
-            name: "CYajl",
-            pkgConfig: "yajl",
-            providers: [.apt(["libyajl-dev"]), .brew(["yajl"])]
-        ),
+        yajl,
         // OpenSSL's libcrypto (HMAC-SHA256 for JWT verification) on Linux; CryptoKit on Apple platforms.
         .systemLibrary(
             name: "CCrypto",
@@ -93,10 +100,14 @@ var package = Package(
             name: "ChatStreamClientTests",
             dependencies: ["ChatStreamClient", "ChatStreamServer", "TestSupport", "HTTPTestSupport"]
         ),
-        // The README's and the DocC catalogs' Swift blocks, compiled (Tests/DocExamplesTests/README.md).
+        // The Swift blocks of the README, the DocC catalogs and the `///` comments, compiled
+        // (Tests/DocExamplesTests/README.md).
         .testTarget(
             name: "DocExamplesTests",
-            dependencies: ["ChatStream", "ChatStreamFraming", "ChatStreamClient", "ChatStreamServer"],
+            dependencies: [
+                "ChatStream", "ChatStreamJSON", "ChatStreamFraming", "ChatStreamClient", "ChatStreamServer",
+                "ChatStreamSQLite",
+            ],
             exclude: ["README.md"]
         ),
     ],

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Builds the DocC catalogs of ChatStreamClient and ChatStream with the toolchain's docc, warnings
-# treated as errors (a broken ``Symbol`` link in a doc comment or an article fails it). Symbol
-# graphs come from the compiler (swift symbolgraph-extract over the modules of the debug build
+# Builds the DocC catalogs of ChatStreamClient, ChatStream and ChatStreamServer with the
+# toolchain's docc, warnings treated as errors (a broken ``Symbol`` link in a doc comment or an
+# article fails it). Symbol graphs come from the compiler (swift symbolgraph-extract over the modules of the debug build
 # that scripts/test.sh made, brought up to date first: a no-op in CI), so no plugin is needed.
 #
 # When it fails: the message names the file and line. Fix the link (``Type/member(label:)``, as
@@ -23,14 +23,15 @@ modules="$bin/Modules"
 [[ -d "$modules" ]] || modules="$bin"
 # Doc comments reach the symbol graphs through the compiled modules: build them (incremental).
 swift build --build-path "$build_path" --target ChatStreamClient >/dev/null
+swift build --build-path "$build_path" --target ChatStreamServer >/dev/null
 triple=$(swift -print-target-info | sed -n 's/.*"triple": "\(.*\)".*/\1/p' | head -1)
 
-for module in ChatStreamClient ChatStream; do
+for module in ChatStreamClient ChatStream ChatStreamServer; do
     graphs="$build_path/docs/symbol-graphs/$module"
     rm -rf "$graphs"
     mkdir -p "$graphs"
     swift symbolgraph-extract -module-name "$module" -target "$triple" -I "$modules" \
-        -I Sources/CYajl -I Sources/CSQLite -I Sources/CCurl -minimum-access-level public -skip-synthesized-members -output-dir "$graphs"
+        -I Sources/CYajl -I Sources/CSQLite -I Sources/CCurl -I Sources/CCrypto -minimum-access-level public -skip-synthesized-members -output-dir "$graphs"
     "$docc" convert "Sources/$module/$module.docc" --additional-symbol-graph-dir "$graphs" \
         --fallback-display-name "$module" --fallback-bundle-identifier "chatstream.$module" \
         --output-path "$build_path/docs/$module.doccarchive" --warnings-as-errors || {
@@ -40,4 +41,4 @@ for module in ChatStreamClient ChatStream; do
         exit 1
     }
 done
-echo "docs: built $build_path/docs/ChatStreamClient.doccarchive and $build_path/docs/ChatStream.doccarchive"
+echo "docs: built ChatStreamClient, ChatStream and ChatStreamServer.doccarchive in $build_path/docs/"

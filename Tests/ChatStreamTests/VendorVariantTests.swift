@@ -4,10 +4,11 @@ import Testing
 
 @testable import ChatStream
 
-/// The per-dialect variant tables, the README's copy of them, and the variants no corpus stream
-/// shows on its own: byte-order marks elsewhere than at the start, finishes that repeat.
+/// The per-dialect variant tables, the DocC article's copy of them (VendorVariants.md), and the
+/// variants no corpus stream shows on its own: byte-order marks elsewhere than at the start,
+/// finishes that repeat.
 @Suite struct VendorVariantTests {
-    /// The README section the tables must read as, between its two markers.
+    /// The article section the tables must read as, between its two markers.
     static var expectedSection: String {
         var lines: [String] = []
         for format in StreamFormat.allCases {
@@ -22,14 +23,20 @@ import Testing
         return lines.joined(separator: "\n")
     }
 
-    @Test func everyFormatHasATableAndTheReadmePrintsEachExactly() throws {
+    /// Where the tables are printed: the ChatStream catalog's article.
+    static let articlePath = "Sources/ChatStream/ChatStream.docc/VendorVariants.md"
+
+    @Test func everyFormatHasATableAndTheArticlePrintsEachExactly() throws {
         for format in StreamFormat.allCases { #expect(!format.variants.isEmpty, "\(format)") }
-        let readme = try String(contentsOfFile: ProjectPaths.root + "/README.md", encoding: .utf8)
+        let article = try String(contentsOfFile: ProjectPaths.root + "/" + Self.articlePath, encoding: .utf8)
         let begin = "<!-- variants:begin (generated from each dialect's `variants`) -->"
         let end = "<!-- variants:end -->"
         let section =
-            try #require(readme.range(of: begin)).upperBound..<(try #require(readme.range(of: end))).lowerBound
-        #expect(String(readme[section]) == Self.expectedSection, "README should read:\n\(Self.expectedSection)")
+            try #require(article.range(of: begin)).upperBound..<(try #require(article.range(of: end))).lowerBound
+        #expect(
+            String(article[section]) == Self.expectedSection,
+            "\(Self.articlePath) should read:\n\(Self.expectedSection)"
+        )
     }
 
     @Test func geminiEnumNumbersFollowGooglesReference() {

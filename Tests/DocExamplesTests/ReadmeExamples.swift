@@ -1,8 +1,9 @@
 // swift-format-ignore-file
 // (The blocks are kept exactly as the documentation shows them.)
-// The README's Swift blocks, compiled (see DocBlocksAreCompiledTests and README.md here).
-// Each function holds one block verbatim; its parameters supply what the block uses. The
-// functions are never called: compiling them is the test.
+// The README's Swift blocks, and those the README's former sections took with them into the DocC
+// articles (each function says where its block is now), compiled (see DocBlocksAreCompiledTests
+// and README.md here). Each function holds one block verbatim; its parameters supply what the
+// block uses. The functions are never called: compiling them is the test.
 
 import ChatStream
 import ChatStreamClient
@@ -10,7 +11,7 @@ import ChatStreamFraming
 import ChatStreamServer
 import Foundation
 
-// README.md, the block at line 41.
+// README.md, "Which rung for which need": the reply as it grows.
 func readmeAssembledMessages(response: HTTPResponse) async throws {
     var currentConversation: String? = nil
     // Any async sequence of byte chunks: [UInt8], ArraySlice<UInt8> or Data.
@@ -23,7 +24,7 @@ func readmeAssembledMessages(response: HTTPResponse) async throws {
     _ = currentConversation
 }
 
-// README.md, the block at line 55.
+// README.md, "Which rung for which need": StreamDecoder and MessageAssembler.
 func readmeSynchronousDecoders(chunks: [[UInt8]]) throws {
     var decoder = StreamDecoder<AnthropicDialect>()      // or AnyStreamDecoder(format: nil) to detect the format
     var assembler = MessageAssembler()
@@ -35,7 +36,7 @@ func readmeSynchronousDecoders(chunks: [[UInt8]]) throws {
     _ = message
 }
 
-// README.md, the block at line 74.
+// README.md, "Which rung for which need": the lent views.
 func readmeLentEvents(chunks: [[UInt8]]) throws {
     func handle(_ event: StreamEvent) {}
     var decoder = StreamDecoder<UIMessageStreamDialect>()   // AnyStreamDecoder has it too
@@ -54,7 +55,7 @@ func readmeLentEvents(chunks: [[UInt8]]) throws {
     _ = text
 }
 
-// README.md, the block at line 97.
+// README.md, "Which rung for which need": MessageDecoder.
 func readmeMessageDecoder(chunks: [[UInt8]]) {
     var decoder = MessageDecoder<UIMessageStreamDialect>()
     for chunk in chunks {
@@ -64,7 +65,7 @@ func readmeMessageDecoder(chunks: [[UInt8]]) {
     _ = reply
 }
 
-// README.md, "How to add a dialect". Called by ReadmeDialectExampleTests.
+// ChatStream.docc/AddingADialect.md. Called by ReadmeDialectExampleTests.
 func readmeAddADialect() throws -> String {
     struct PlainLinesDialect: StreamDialect {
         typealias Framer = NDJSONDecoder
@@ -94,7 +95,7 @@ func readmeAddADialect() throws -> String {
     return reply.text
 }
 
-// README.md, the block at line 113.
+// README.md, "Which rung for which need": the final replies.
 func readmeFinalMessages(response: HTTPResponse) async throws {
     for try await reply in response.body.finalMessages(format: .uiMessageStream) {
         print(reply.text)                                 // once per choice, when the stream has ended
@@ -103,7 +104,7 @@ func readmeFinalMessages(response: HTTPResponse) async throws {
     _ = decoder
 }
 
-// README.md, the block at line 252.
+// ChatStreamClient.docc/ClientInDetail.md (its first lines are also the README's client block).
 func readmeClient() async throws {
     let client = ChatbaseClient(agentId: "demo-agent", baseURL: "http://127.0.0.1:8787")
 
@@ -119,14 +120,14 @@ func readmeClient() async throws {
     _ = whole
 }
 
-// README.md, the block at line 281.
+// ChatStreamClient.docc/ClientInDetail.md, every step of a reply.
 func readmeUpdates(client: ChatbaseClient) async throws {
     for try await update in client.updates(sending: "Hi") {
         if case .textDelta(_, let delta) = update.event { print(delta, terminator: "") }
     }
 }
 
-// README.md, the block at line 291.
+// ChatStreamClient.docc/ClientInDetail.md, pages.
 func readmePages(client: ChatbaseClient, response: ChatResponse) async throws {
     var page = try await client.listConversations(limit: 20)
     print("Total: \(page.total)")
@@ -135,7 +136,7 @@ func readmePages(client: ChatbaseClient, response: ChatResponse) async throws {
     _ = messages
 }
 
-// README.md, the block at line 306.
+// ChatStreamClient.docc/ClientInDetail.md, errors.
 func readmeErrors(client: ChatbaseClient, response: ChatResponse) async throws {
     do {
         _ = try await client.send("hi", conversationId: response.conversationId)
@@ -148,7 +149,7 @@ func readmeErrors(client: ChatbaseClient, response: ChatResponse) async throws {
     }
 }
 
-// README.md, the block at line 328.
+// ChatStreamClient.docc/ClientInDetail.md, retries.
 func readmeRetryPolicy() {
     let patient = ChatbaseClient(
         agentId: "my-agent", baseURL: URL(string: "http://127.0.0.1:8787/api/sdk")!,
@@ -173,7 +174,7 @@ func readmeIdentity(client: ChatbaseClient, jwt: String) async throws {
     client.logout()                                   // back to .anonymous; removes the saved token too
 }
 
-// README.md, the block at line 338.
+// ChatStreamClient.docc/ClientInDetail.md, tools.
 func readmeTools(client: ChatbaseClient) async throws {
     client.tool("get_weather") { input in
         .object(["city": input["city"] ?? .null, "forecast": .string("sunny")])
@@ -183,7 +184,7 @@ func readmeTools(client: ChatbaseClient) async throws {
     _ = again
 }
 
-// README.md, the block at line 352.
+// ChatStreamClient.docc/ClientInDetail.md, observable state.
 @MainActor func readmeObservableState(client: ChatbaseClient, weather: ChatResponse) async throws {
     let chat = ConversationState(client: client)        // or conversationId: to reopen one
     let list = ConversationListState(client: client)
@@ -197,7 +198,7 @@ func readmeTools(client: ChatbaseClient) async throws {
     await list.close(weather.conversationId)           // the row now shows .ended
 }
 
-// README.md, the block at line 367.
+// ChatStreamClient.docc/ConversationManagement.md.
 func readmeConversationManagement(client: ChatbaseClient, id: String, messageId: String, response: ChatResponse) async throws {
     let conversation = try await client.conversation(id: id)      // tags, unreadCount, lastMessage
     try await client.closeConversation(id: id)                    // idempotent; later chats answer 403
@@ -218,7 +219,7 @@ func readmeConversationManagement(client: ChatbaseClient, id: String, messageId:
     _ = (page, updated)
 }
 
-// README.md, the block at line 398.
+// ChatStreamServer.docc/LocalServer.md.
 func readmeLocalServer(someId: String) throws {
     var configuration = ChatAPIServer.Configuration()
     configuration.port = 0                  // any free port; read server.port after start()
@@ -231,5 +232,43 @@ func readmeLocalServer(someId: String) throws {
     server.injectFault(.init(chunkSize: 16, dropAfterBytes: 400))  // the next reply is cut
     _ = server.endConversation(id: someId)                         // or takeOverConversation(id:)
     _ = server.addAgentMessage(conversationId: someId, text: "a human agent joins")
+    server.stop()
+}
+
+// README.md, "Which rung for which need": each event with the message after it.
+func readmeMessageUpdates(response: HTTPResponse) async throws {
+    for try await update in response.body.messageUpdates(format: .openAIChat) {
+        if case .textDelta(_, let delta) = update.event { print(delta, terminator: "") }
+        if update.isFinal { print("\n", update.message.finishReason.map { "\($0)" } ?? "unfinished") }
+    }
+}
+
+// README.md, "Which rung for which need": every event, owned.
+func readmeStreamEvents(response: HTTPResponse) async throws {
+    for try await event in response.body.streamEvents(format: nil) {   // nil: detect the format
+        if case .toolInputAvailable(let id, let name, let input) = event { print(id, name, input) }
+    }
+}
+
+// README.md, "Which rung for which need": a sink of your own.
+func readmeSink(chunks: [[UInt8]]) throws {
+    struct ByteCounter: StreamEventSink {
+        var textBytes = 0
+        mutating func textDelta(id: String, delta: CheckedUTF8) { delta.withSpan { textBytes += $0.byteCount } }
+        mutating func event(_ event: StreamEvent) {}
+    }
+    var counter = ByteCounter()
+    var decoder = StreamDecoder<OllamaDialect>()
+    for chunk in chunks { try chunk.withUnsafeBytes { try decoder.decode($0, into: &counter) } }
+    try decoder.finish(into: &counter)
+}
+
+// README.md, "Which rung for which need": the local server.
+func readmeServer() throws {
+    var configuration = ChatAPIServer.Configuration()
+    configuration.port = 0                  // any free port; read server.port after start()
+    let server = ChatAPIServer(configuration: configuration)
+    try server.start()
+    print("serving on port", server.port)  // ChatbaseClient(agentId: "demo-agent", baseURL: ...) talks to it
     server.stop()
 }

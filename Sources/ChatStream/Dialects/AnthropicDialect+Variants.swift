@@ -1,5 +1,5 @@
 // The shapes of Anthropic Messages streams this dialect accepts besides the documented ones, and
-// what each becomes (the README prints the table).
+// what each becomes (VendorVariants.md prints the table).
 
 extension AnthropicDialect: RegisteredDialect {
     /// The variants this dialect reads: which field, which shapes, what each becomes.

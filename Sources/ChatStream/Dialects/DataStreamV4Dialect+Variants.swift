@@ -1,4 +1,4 @@
-// The shapes of the AI SDK v4 data stream this dialect accepts, and what each becomes (the README
+// The shapes of the AI SDK v4 data stream this dialect accepts, and what each becomes (VendorVariants.md
 // prints the table).
 
 extension DataStreamV4Dialect: RegisteredDialect {

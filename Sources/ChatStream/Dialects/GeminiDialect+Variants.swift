@@ -1,5 +1,5 @@
 // The shapes Gemini streams take besides the JSON-name enums of the current API, and what each
-// becomes. `GeminiDialect.variants` is the table (the README prints it); the enum names below
+// becomes. `GeminiDialect.variants` is the table (VendorVariants.md prints it); the enum names below
 // are Google's public API reference (google.ai.generativelanguage.v1beta `Candidate.FinishReason`
 // and `GenerateContentResponse.PromptFeedback.BlockReason`), for streams requested with integer
 // enum encoding.

@@ -1,4 +1,4 @@
-// The shapes of Ollama's NDJSON this dialect accepts, and what each becomes (the README prints
+// The shapes of Ollama's NDJSON this dialect accepts, and what each becomes (VendorVariants.md prints
 // the table).
 
 extension OllamaDialect: RegisteredDialect {

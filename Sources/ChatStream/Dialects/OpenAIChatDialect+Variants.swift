@@ -1,5 +1,5 @@
 // The shapes OpenAI-compatible vendors put in a chunk besides OpenAI's own, and what each becomes.
-// `OpenAIChatDialect.variants` is the table (the README's "Vendor variants" section prints it);
+// `OpenAIChatDialect.variants` is the table (the VendorVariants article prints it);
 // the readers below are the code behind each row.
 
 import ChatStreamJSON

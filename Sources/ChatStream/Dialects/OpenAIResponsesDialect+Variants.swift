@@ -1,5 +1,5 @@
 // The shapes of OpenAI Responses streams this dialect accepts from OpenAI and the vendors that
-// copy it, and what each becomes (the README prints the table).
+// copy it, and what each becomes (VendorVariants.md prints the table).
 
 extension OpenAIResponsesDialect: RegisteredDialect {
     /// The variants this dialect reads: which field, which shapes, what each becomes.

@@ -1,5 +1,5 @@
 // The shapes of the UI message stream this dialect accepts besides the AI SDK's own, and what each
-// becomes (the README prints the table).
+// becomes (VendorVariants.md prints the table).
 
 extension UIMessageStreamDialect: RegisteredDialect {
     /// The variants this dialect reads: which field, which shapes, what each becomes.

@@ -1,6 +1,6 @@
 /// One row of a dialect's table of vendor variants: a field, the shapes it is accepted in, and
-/// what each becomes. Each dialect keeps its table as a static `variants`, and the README prints
-/// every table (a test checks that each row is there).
+/// what each becomes. Each dialect keeps its table as a static `variants`, and an article prints
+/// every table (ChatStream.docc/VendorVariants.md; a test checks that each row is there).
 public struct DialectVariant: Sendable, Hashable {
     /// The wire field, as a path (`choices[].delta.content`).
     public let field: String
@@ -24,7 +24,7 @@ public struct DialectVariant: Sendable, Hashable {
 }
 
 extension StreamFormat {
-    /// The vendor variants the format's dialect reads (its table in the README).
+    /// The vendor variants the format's dialect reads (its table in the VendorVariants article).
     public var variants: [DialectVariant] { dialect.variants }
 }
 

@@ -15,7 +15,7 @@ import ChatStreamJSON
 
 /// A dialect that a ``StreamFormat`` names, decodable with the format chosen at run time.
 package protocol RegisteredDialect: StreamDialect {
-    /// The vendor variants the dialect reads (its table in the README).
+    /// The vendor variants the dialect reads (its table in the VendorVariants article).
     static var variants: [DialectVariant] { get }
 
     /// A box holding a new `StreamDecoder<Self>`.
