@@ -10,7 +10,7 @@ extension AsyncSequence where Element: Collection, Element.Element == UInt8 {
     ///
     /// ```swift
     /// for try await line in chunks.ndjsonLines() {
-    ///     try parser.parse(line.bytes)
+    ///     try parser.parse(line.bytes) { print($0["type"]?.string ?? "") }
     /// }
     /// ```
     public func ndjsonLines(configuration: NDJSONDecoder.Configuration = .default) -> AsyncNDJSONLineSequence<Self> {

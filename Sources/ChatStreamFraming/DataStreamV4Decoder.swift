@@ -8,9 +8,9 @@
 /// ```swift
 /// var decoder = DataStreamV4Decoder()
 /// try decoder.feed(bytes) { part in
-///     if part.codeIs("0") { try parser.parse(part.payload) }
+///     if part.codeIs("0") { try part.withPayload { try parser.parse($0) { print($0.string ?? "") } } }
 /// }
-/// try decoder.finish { part in ... }
+/// try decoder.finish { part in if part.codeIs("0") { try part.withPayload { try parser.parse($0) { print($0.string ?? "") } } } }
 /// ```
 ///
 /// Once `feed` or `finish` throws a ``FramingError``, every later call throws it again.

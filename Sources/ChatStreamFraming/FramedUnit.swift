@@ -3,10 +3,10 @@
 /// call that receives the unit.
 ///
 /// ```swift
-/// try framer.feed(bytes, onUnit: { unit in
+/// try framer.feedUnits(bytes) { unit in
 ///     if unit.dataEquals("[DONE]") { return }
-///     try parser.parse(unit.data, streamOffset: unit.streamOffset) { root in ... }
-/// })
+///     try parser.parse(unit.data, streamOffset: unit.streamOffset) { root in print(root["type"]?.string ?? "") }
+/// }
 /// ```
 public struct FramedUnit {
     /// The SSE event type (`message` when the event had no `event:` field), or the v4 part code;

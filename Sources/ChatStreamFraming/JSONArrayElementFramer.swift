@@ -56,7 +56,7 @@ public struct JSONArrayElementFramer: Sendable {
     ///
     /// ```swift
     /// try chunk.withUnsafeBytes { bytes in
-    ///     try framer.feed(bytes) { element, offset in try parser.parse(element) }
+    ///     try framer.feed(bytes) { element, offset in try parser.parse(element) { print($0["type"]?.string ?? "") } }
     /// }
     /// ```
     public mutating func feed(

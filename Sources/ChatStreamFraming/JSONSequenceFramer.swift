@@ -45,7 +45,7 @@ public struct JSONSequenceFramer: Sendable {
     ///
     /// ```swift
     /// try chunk.withUnsafeBytes { bytes in
-    ///     try framer.feed(bytes) { value, offset in try parser.parse(value) }
+    ///     try framer.feed(bytes) { value, offset in try parser.parse(value) { print($0["type"]?.string ?? "") } }
     /// }
     /// ```
     public mutating func feed(

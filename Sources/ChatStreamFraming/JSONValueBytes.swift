@@ -3,7 +3,7 @@
 ///
 /// ```swift
 /// for try await element in chunks.jsonArrayElements() {
-///     try parser.parse(element.bytes, streamOffset: element.byteOffset) { root in ... }
+///     try parser.parse(element.bytes, streamOffset: element.byteOffset) { root in print(root["text"]?.string ?? "") }
 /// }
 /// ```
 public struct JSONValueBytes: Sendable, Hashable {

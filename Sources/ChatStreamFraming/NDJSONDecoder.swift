@@ -5,8 +5,8 @@
 ///
 /// ```swift
 /// var decoder = NDJSONDecoder()
-/// try decoder.feed(bytes) { line in try parser.parse(line.bytes) }   // zero-copy
-/// try decoder.finish { line in try parser.parse(line.bytes) }
+/// try decoder.feed(bytes) { line in try line.withBytes { try parser.parse($0) { print($0["type"]?.string ?? "") } } }   // zero-copy
+/// try decoder.finish { line in try line.withBytes { try parser.parse($0) { print($0["type"]?.string ?? "") } } }
 /// ```
 ///
 /// Once `feed` or `finish` throws a ``FramingError``, every later call throws it again.

@@ -4,9 +4,9 @@
 // new message; peak memory must stay flat.
 //
 // The suite runs it in a child process (`--gigabyte-only`), so the peak resident size is the 1 GiB
-// pipeline's alone and the rows after it start from a heap the gigabyte never touched (measured:
-// run in-process first, its heap left the MessageDecoder paired ratio about 8% lower, while
-// every other row stayed put; see BENCHMARKS.md).
+// pipeline's alone and the rows after it start from a heap the gigabyte never touched (run
+// in-process first, the heap it left moved the MessageDecoder row's ratio; the figures are in
+// BENCHMARKS.md's history in git).
 
 import ChatStream
 import Foundation

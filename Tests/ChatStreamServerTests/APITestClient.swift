@@ -5,7 +5,11 @@
 import ChatStream
 import ChatStreamServer
 import Foundation
-import Glibc
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// A response as read from the socket.
 struct APIResponse {
@@ -135,7 +139,7 @@ final class APIFixture {
     // MARK: - Raw socket
 
     static func exchange(port: UInt16, bytes: [UInt8]) throws -> APIResponse {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = testStreamSocket(AF_INET)
         guard fd >= 0 else { throw APITestError(description: "socket failed") }
         defer { close(fd) }
         var timeout = timeval(tv_sec: 10, tv_usec: 0)
@@ -152,7 +156,7 @@ final class APIFixture {
         guard connected == 0 else { throw APITestError(description: "connect failed") }
         var offset = 0
         while offset < bytes.count {
-            let sent = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let sent = bytes[offset...].withUnsafeBytes { testSend(fd, $0.baseAddress, $0.count) }
             guard sent > 0 else { throw APITestError(description: "send failed") }
             offset += sent
         }

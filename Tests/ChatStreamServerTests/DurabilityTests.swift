@@ -49,7 +49,7 @@ struct DurabilityTests {
         }
 
         func kill() {
-            Glibc.kill(process.processIdentifier, SIGKILL)
+            testKill(process.processIdentifier)
             process.waitUntilExit()
         }
     }

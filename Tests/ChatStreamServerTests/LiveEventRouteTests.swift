@@ -5,8 +5,13 @@
 import ChatStream
 import ChatStreamServer
 import Foundation
-import Glibc
 import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 @Suite("The live event route under load")
 struct LiveEventRouteTests {

@@ -1,6 +1,8 @@
-// Every ```swift block of the README and of the DocC catalogs must be compiled: each must appear,
-// verbatim, in a source file of this test target (Tests/DocExamplesTests). This test finds the
-// blocks and fails, naming the block and what to do, for any that is not there.
+// Every ```swift block of the README and of the DocC catalogs, and every ``` block of a `///`
+// comment in Sources/ (symbol documentation, Swift unless its fence names another language),
+// must be compiled: each must appear, verbatim, in a source file of this test target
+// (Tests/DocExamplesTests). This test finds the blocks and fails, naming the block and what to
+// do, for any that is not there.
 //
 // The convention (also in Tests/DocExamplesTests/README.md):
 // - A block's lines appear as consecutive lines of one file here, all indented alike (a fragment
@@ -8,7 +10,7 @@
 // - A block's `import` lines are not matched in place: that file must import the same modules.
 // - A block that cannot compile here (a package manifest, a SwiftUI view on Linux is fine: wrap it
 //   in `#if canImport(SwiftUI)`) is marked by the line `<!-- doc-examples: skip (why) -->` just
-//   before its opening fence.
+//   before its opening fence (in a `///` comment: `/// <!-- doc-examples: skip (why) -->`).
 
 import Foundation
 import Testing
@@ -59,6 +61,55 @@ import Testing
             index = end + 1
         }
         return blocks
+    }
+
+    /// The Swift blocks of the `///` comments of `text`: a fence of ``` or ```swift opens one (a
+    /// fence naming another language, ```text or ```json, is not Swift), the next ``` closes it;
+    /// the `///` and one space after it are not part of a line. A block whose opening fence follows
+    /// the line `/// <!-- doc-examples: skip (why) -->` is left out.
+    static func symbolDocBlocks(_ text: String, file: String) -> [Block] {
+        let lines = text.components(separatedBy: "\n")
+        func comment(_ line: String) -> String? {
+            let trimmed = line.drop { $0 == " " }
+            guard trimmed.hasPrefix("///") else { return nil }
+            let rest = trimmed.dropFirst(3)
+            return String(rest.hasPrefix(" ") ? rest.dropFirst() : rest)
+        }
+        var blocks: [Block] = []
+        var index = 0
+        while index < lines.count {
+            guard let fence = comment(lines[index])?.trimmingCharacters(in: .whitespaces), fence.hasPrefix("```")
+            else {
+                index += 1
+                continue
+            }
+            let language = fence.dropFirst(3)
+            let skipped = index > 0 && comment(lines[index - 1])?.hasPrefix("<!-- doc-examples: skip") == true
+            var body: [String] = []
+            var end = index + 1
+            while end < lines.count, let line = comment(lines[end]),
+                line.trimmingCharacters(in: .whitespaces) != "```"
+            {
+                body.append(line)
+                end += 1
+            }
+            if !skipped, language.isEmpty || language == "swift" {
+                blocks.append(Block(file: file, line: index + 1, lines: body))
+            }
+            index = end + 1
+        }
+        return blocks
+    }
+
+    /// The Swift sources under Sources/, sorted.
+    static func sourceFiles() -> [URL] {
+        var found: [URL] = []
+        let enumerator = FileManager.default.enumerator(
+            at: root.appendingPathComponent("Sources"), includingPropertiesForKeys: nil)
+        while let url = enumerator?.nextObject() as? URL {
+            if url.pathExtension == "swift" { found.append(url) }
+        }
+        return found.sorted { $0.path < $1.path }
     }
 
     /// The example sources: file name and lines.
@@ -117,6 +168,56 @@ import Testing
             }
         }
         #expect(count > 10, "the README and the catalogs should hold more than ten Swift blocks; found \(count)")
+    }
+
+    @Test func everySwiftExampleOfTheSymbolDocumentationIsCompiledHere() throws {
+        let sources = try Self.exampleSources()
+        var count = 0
+        for file in Self.sourceFiles() {
+            let relative = String(file.path.dropFirst(Self.root.path.count + 1))
+            for block in Self.symbolDocBlocks(try String(contentsOf: file, encoding: .utf8), file: relative) {
+                count += 1
+                let found = sources.contains { Self.contains($0.lines, block) }
+                #expect(
+                    found,
+                    """
+                    The example in the `///` comment at \(block) is not compiled by any test. Copy its \
+                    lines (without the `///`) verbatim, only indented, into a function in \
+                    Tests/DocExamplesTests/SymbolExamples*.swift (its parameters supply what the example \
+                    uses), so `swift build --build-tests` compiles it; if you changed the example, change \
+                    its copy the same way. An example that is not Swift names its language on the fence \
+                    (```text, ```json). See Tests/DocExamplesTests/README.md.
+                    """)
+            }
+        }
+        #expect(count > 50, "the symbol documentation should hold more than fifty Swift examples; found \(count)")
+    }
+
+    @Test func symbolDocBlocksAreTheFencedLinesOfDocComments() {
+        let text = """
+            /// Reads things.
+            ///
+            /// ```swift
+            /// let a = 1
+            ///     print(a)
+            /// ```
+            /// ```text
+            /// not swift
+            /// ```
+            /// <!-- doc-examples: skip (a fragment) -->
+            /// ```
+            /// skipped
+            /// ```
+                /// ```
+                /// let b = 2
+                /// ```
+            // ```
+            // a plain comment
+            // ```
+            """
+        let blocks = Self.symbolDocBlocks(text, file: "x.swift")
+        #expect(blocks.map(\.lines) == [["let a = 1", "    print(a)"], ["let b = 2"]])
+        #expect(blocks.map(\.line) == [3, 14])
     }
 
     @Test func theMatcherNeedsEveryLineInOrderUnderOneIndentation() {

@@ -37,7 +37,7 @@ import ChatStreamJSON
 /// ```swift
 /// var dialect = AnthropicDialect(configuration: StreamDecoderConfiguration())
 /// try dialect.decode(unit, textDelta: textDelta, emit: emit)   // one SSE event per unit
-/// try dialect.finish { event in print(event) }
+/// try dialect.finish(textDelta: textDelta, emit: emit)           // finishes each message
 /// ```
 public struct AnthropicDialect: StreamDialect {
     /// Anthropic streams are Server-Sent Events.

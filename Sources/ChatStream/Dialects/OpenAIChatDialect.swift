@@ -37,8 +37,8 @@ import ChatStreamJSON
 ///
 /// ```swift
 /// var dialect = OpenAIChatDialect(configuration: StreamDecoderConfiguration())
-/// try dialect.decode(unit) { event in print(event) }   // once per SSE event
-/// try dialect.finish { event in print(event) }          // at the end of the input
+/// try dialect.decode(unit, textDelta: textDelta, emit: emit)   // once per SSE event
+/// try dialect.finish(textDelta: textDelta, emit: emit)           // at the end of the input
 /// ```
 public struct OpenAIChatDialect: StreamDialect {
     /// Chat Completions streams are Server-Sent Events.

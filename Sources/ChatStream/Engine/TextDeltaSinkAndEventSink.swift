@@ -1,15 +1,20 @@
 // The two ways out of a dialect: a text delta with its text lent, or any other event owned.
 //
-// A dialect is compiled once, in this module, for every reader, so it writes to plain
-// non-escaping closures rather than to a sink generic over the reader: a dialect generic over
-// its sink would run unspecialised from a client module (a dialect's code is not inlinable),
-// paying for generic metadata on every unit (measured at 6% of the home stream's lent path and
-// 16% of AI SDK v4's owned path). A struct holding the reader's closures would have to make them
-// escaping, which cost a heap allocation per `decode` call (`withoutActuallyEscaping` boxes the
-// closure once its storage is passed on); one closure taking an enum of the two cost 2-5% on the
-// owned paths (copying and destroying the enum). Closure parameters stay on the stack, and
-// `StreamDecoder` makes them where it is specialised for the reader, so the reader's code is
-// inlined into them.
+// A dialect is compiled once, in this module, for every reader (owned events, lent views,
+// MessageDecoder, a caller's StreamEventSink), so it writes to two plain non-escaping closures
+// rather than to a sink generic over the reader. A dialect generic over its sink would run
+// unspecialised from a client module (a dialect's code is not inlinable) and look up generic
+// metadata on every unit; a struct holding the reader's closures would have to make them
+// escaping, a heap allocation per `decode` call; one closure taking an enum of the two would copy
+// and destroy the enum per event. Closure parameters stay on the stack, and `StreamDecoder` makes
+// them where it is specialised for the reader, so the reader's code is inlined into them. (What
+// each alternative cost is in BENCHMARKS.md's history in git: "Issue 17: one dialect entry point".)
+//
+// For example, the owned-events reader gives a dialect these two, making the one `String` a text
+// delta needs and passing every other event on as it is:
+//
+//     try dialect.decode(
+//         unit, textDelta: { id, delta in try emit(.textDelta(id: id, delta: delta.string)) }, emit: emit)
 
 /// Where a ``StreamDialect`` hands a text delta of part `id`, the text valid only during the
 /// call. Every text delta a dialect decodes comes this way, never as

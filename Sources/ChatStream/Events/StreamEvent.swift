@@ -5,7 +5,7 @@
 /// format into these events; ``MessageAssembler`` turns them into ``AssembledMessage``s.
 ///
 /// ```swift
-/// for try await event in bytes.chatStreamEvents(format: .uiMessageStream) {
+/// for try await event in bytes.streamEvents(format: .uiMessageStream) {
 ///     if case .textDelta(_, let delta) = event { print(delta, terminator: "") }
 /// }
 /// ```

@@ -6,7 +6,9 @@ import Foundation
 /// The API's error body `{"error":{"code","message","details"}}`.
 ///
 /// ```swift
-/// catch APIError.httpError(let status, let detail) where detail.code == "CHAT_CONVERSATION_NOT_ONGOING" {
+/// do {
+///     _ = try await client.send("Hi", conversationId: id)
+/// } catch APIError.httpError(let status, let detail) where detail.code == "CHAT_CONVERSATION_NOT_ONGOING" {
 ///     print("conversation closed (\(status))")
 /// }
 /// ```

@@ -3,7 +3,7 @@ import ChatStream
 /// One step of a streamed reply: the event that arrived and the message as it stands after it.
 ///
 /// ```swift
-/// for try await update in client.send("Hello") {
+/// for try await update in client.updates(sending: "Hello") {
 ///     if case .textDelta(_, let delta) = update.event { print(delta, terminator: "") }
 /// }
 /// ```

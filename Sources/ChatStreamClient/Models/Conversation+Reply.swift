@@ -29,7 +29,7 @@ extension Conversation {
     ///   without `previous`). Agent replies of tool-loop rounds before the last are not counted.
     ///
     /// ```swift
-    /// let response = try await client.sendMessage("Hi", conversationId: shown.id)
+    /// let response = try await client.send("Hi", conversationId: shown.id)
     /// let updated = Conversation(reply: response, previous: shown)   // no refetch
     /// ```
     public init(reply: ChatResponse, previous: Conversation? = nil, date: Date = Date()) {
@@ -41,7 +41,7 @@ extension Conversation {
     /// has named its conversation. Otherwise as the ``ChatResponse`` form above.
     ///
     /// ```swift
-    /// for try await update in client.send("Hi", conversationId: shown.id) {
+    /// for try await update in client.updates(sending: "Hi", conversationId: shown.id) {
     ///     if let live = Conversation(reply: update.message, previous: shown) { preview = live }
     /// }
     /// ```

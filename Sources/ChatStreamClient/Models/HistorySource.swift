@@ -2,7 +2,7 @@
 ///
 /// ```swift
 /// let cached = try await client.listConversations(limit: 20, source: .local)      // no request
-/// for try await page in client.conversationPages(limit: 20) { show(page.data) }  // cached, then fresh
+/// for try await page in client.conversationPages(ConversationQuery(limit: 20)) { show(page.data) }  // cached, then fresh
 /// ```
 public enum HistorySource: Sendable, Hashable {
     /// The server only (the answer still updates the store).

@@ -5,7 +5,9 @@ import Foundation
 /// Thrown inside ``APIError/networkError(_:)``. ChatStream's own.
 ///
 /// ```swift
-/// catch let error as APIError {
+/// do {
+///     _ = try await client.send("Tell me a story")
+/// } catch let error as APIError {
 ///     if let broken = error.replyStreamError { print("got so far:", broken.partialMessage.text) }
 /// }
 /// ```

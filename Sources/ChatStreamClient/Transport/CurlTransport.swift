@@ -27,7 +27,7 @@
     /// ```swift
     /// let transport = CurlTransport(limits: CurlTransport.Limits(maxBufferedBytes: 256 << 10))
     /// let response = try await transport.send(HTTPRequest(url: url, idleTimeout: .seconds(30)))
-    /// for try await chunk in response.body { ... }   // all bytes received since the last step
+    /// for try await chunk in response.body { print(chunk.count) }   // all bytes received since the last step
     /// ```
     public final class CurlTransport: HTTPTransport {
         /// The limits, the same type as ``URLSessionTransport``'s.

@@ -4,7 +4,7 @@
 /// part-way (after yielding every chunk received before the failure). Iterate it once.
 ///
 /// ```swift
-/// for try await chunk in response.body { decoder.feed(chunk) }
+/// for try await chunk in response.body { try decoder.feed(chunk) }
 /// // or, for small bodies:
 /// let bytes = try await response.body.collect(upTo: 1 << 20)
 /// ```

@@ -1,7 +1,11 @@
 /// Why an ``HTTPTransport`` request failed: a ``Kind`` to branch on and a message for people.
 ///
 /// ```swift
-/// do { ... } catch let error as TransportError where error.kind == .timedOut { retry() }
+/// do {
+///     _ = try await transport.send(request)
+/// } catch let error as TransportError where error.kind == .timedOut {
+///     print("no answer in time:", error)
+/// }
 /// ```
 public struct TransportError: Error, Sendable, CustomStringConvertible {
     /// The class of failure. New kinds may be added; compare with the static values.

@@ -66,12 +66,12 @@ package struct HTTPServerRequest: Sendable {
     }
 
     /// Every value of the query parameter `name`, in order (`?tag=a&tag=b` gives `["a", "b"]`).
-    func queryValues(_ name: String) -> [String] {
+    package func queryValues(_ name: String) -> [String] {
         queryItems.filter { $0.name == name }.map(\.value)
     }
 
     /// The first value of the query parameter `name`, or nil.
-    func queryValue(_ name: String) -> String? {
+    package func queryValue(_ name: String) -> String? {
         queryItems.first { $0.name == name }?.value
     }
 

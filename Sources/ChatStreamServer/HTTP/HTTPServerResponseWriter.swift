@@ -58,7 +58,7 @@ package final class HTTPServerResponseWriter {
     ///
     /// - Throws: `HTTPServerError.connectionClosed` if the peer has gone, `.invalidState` if a response
     ///   was already started or a header contains CR or LF.
-    func respond(status: Int, headers: [(String, String)] = [], body: [UInt8] = []) throws {
+    package func respond(status: Int, headers: [(String, String)] = [], body: [UInt8] = []) throws {
         guard case .idle = state else { throw HTTPServerError.invalidState.with(message: "response already started") }
         let bodyAllowed = !HTTPStatus.forbidsBody(status)
         var head = try makeHead(
@@ -72,7 +72,7 @@ package final class HTTPServerResponseWriter {
     /// Sends a response head for a body written piece by piece with ``write(_:)``.
     ///
     /// - Throws: as ``respond(status:headers:body:)``.
-    func startStream(status: Int, headers: [(String, String)] = []) throws {
+    package func startStream(status: Int, headers: [(String, String)] = []) throws {
         guard case .idle = state else { throw HTTPServerError.invalidState.with(message: "response already started") }
         let chunked = !isHTTP10
         if !chunked { keepAlive = false }
@@ -86,7 +86,7 @@ package final class HTTPServerResponseWriter {
     ///
     /// - Throws: `HTTPServerError.connectionClosed` when the peer has gone (stop producing then),
     ///   `.invalidState` outside a stream.
-    func write(_ bytes: [UInt8]) throws {
+    package func write(_ bytes: [UInt8]) throws {
         guard case .streaming(let chunked) = state else {
             if case .broken = state { throw HTTPServerError.connectionClosed }
             throw HTTPServerError.invalidState.with(message: "write outside a stream")
@@ -105,12 +105,12 @@ package final class HTTPServerResponseWriter {
     }
 
     /// Sends UTF-8 text as one chunk; see ``write(_:)-([UInt8])``.
-    func write(_ text: String) throws {
+    package func write(_ text: String) throws {
         try write(Array(text.utf8))
     }
 
     /// Ends a stream (the terminating zero-length chunk). Calling it twice does nothing.
-    func finishStream() throws {
+    package func finishStream() throws {
         switch state {
         case .streaming(let chunked):
             state = .done

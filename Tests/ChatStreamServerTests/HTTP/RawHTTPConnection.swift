@@ -2,7 +2,11 @@
 // (pipelining, malformed requests, byte-at-a-time bodies) and read responses back.
 
 import Foundation
-import Glibc
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// A response as read off the wire by ``RawHTTPConnection``.
 struct RawHTTPResponse {
@@ -31,7 +35,7 @@ final class RawHTTPConnection {
     /// given (another loopback address such as `127.0.0.2`); reads time out after `timeout` seconds.
     init(port: UInt16, host: String = "127.0.0.1", source: String? = nil, timeout: Int = 10) throws {
         let v6 = host.contains(":")
-        fd = socket(v6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        fd = testStreamSocket(v6 ? AF_INET6 : AF_INET)
         guard fd >= 0 else { throw RawHTTPError(description: "socket failed") }
         var time = timeval(tv_sec: timeout, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
@@ -57,7 +61,7 @@ final class RawHTTPConnection {
                     }
                 }
                 guard bound == 0 else {
-                    Glibc.close(fd)
+                    testClose(fd)
                     throw RawHTTPError(description: "bind \(source) failed: errno \(errno)")
                 }
             }
@@ -72,12 +76,12 @@ final class RawHTTPConnection {
             }
         }
         guard result == 0 else {
-            Glibc.close(fd)
+            testClose(fd)
             throw RawHTTPError(description: "connect failed: errno \(errno)")
         }
     }
 
-    deinit { Glibc.close(fd) }
+    deinit { testClose(fd) }
 
     func send(_ text: String) throws { try send(Array(text.utf8)) }
 
@@ -85,7 +89,7 @@ final class RawHTTPConnection {
         var offset = 0
         while offset < bytes.count {
             let sent = bytes.withUnsafeBytes {
-                Glibc.send(fd, $0.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
+                testSend(fd, $0.baseAddress! + offset, bytes.count - offset)
             }
             guard sent > 0 else { throw RawHTTPError(description: "send failed: errno \(errno)") }
             offset += sent
