@@ -1,4 +1,4 @@
-/// An error from ``HTTPServer`` or ``HTTPServerResponseWriter``.
+/// An error from `HTTPServer` or `HTTPServerResponseWriter`.
 ///
 /// Compare against the static values (`error == .connectionClosed`); the kinds may grow over time.
 public struct HTTPServerError: Error, Hashable, Sendable, CustomStringConvertible {
@@ -20,7 +20,7 @@ public struct HTTPServerError: Error, Hashable, Sendable, CustomStringConvertibl
         self.message = message
     }
 
-    /// ``HTTPServer/start()`` was called on a server that is already running or was stopped.
+    /// `HTTPServer.start()` was called on a server that is already running or was stopped.
     public static let alreadyStarted = HTTPServerError(.alreadyStarted, "the server was already started")
     /// The host could not be resolved to a local address.
     public static let addressResolution = HTTPServerError(.addressResolution, "cannot resolve the listen address")
