@@ -17,7 +17,7 @@ func symbolConversationEvent(bytes: [UInt8]) throws {
     }
 }
 
-// Sources/ChatStream/Live/ConversationEventDecoder.swift:15
+// Sources/ChatStream/Live/ConversationEventDecoder.swift:17
 func symbolConversationEventDecoder(pieces: [[UInt8]]) throws {
     var decoder = ConversationEventDecoder(format: .salesforceMessaging)
     for piece in pieces {
@@ -25,6 +25,15 @@ func symbolConversationEventDecoder(pieces: [[UInt8]]) throws {
     }
     try decoder.finish()
     print(decoder.unknownEventCount, decoder.malformedEvents)
+}
+
+// Sources/ChatStream/Live/LiveMessageDrafts.swift:8
+func symbolLiveMessageDrafts(events: [ConversationEvent]) {
+    var drafts = LiveMessageDrafts()
+    for event in events {
+        drafts.apply(event)
+        if case .messageDelta(_, let delta) = event.kind { print(drafts.text(of: delta.messageId) ?? "") }
+    }
 }
 
 // Sources/ChatStream/Events/StreamEvent.swift:7

@@ -9,7 +9,14 @@ import ChatStreamServer
 import ChatStreamSQLite
 import Foundation
 
-// Sources/ChatStreamServer/API/ChatAPIServer+Configuration.swift:16
+// Sources/ChatStreamServer/Live/ChatAPIServer+LiveEvents.swift:7
+func symbolChatAPIServerLiveEvents() {
+    var configuration = ChatAPIServer.Configuration()
+    configuration.liveEvents.dropEvery = 10  // cut every event connection after 10 events
+    _ = configuration
+}
+
+// Sources/ChatStreamServer/Routes/ChatAPIServer+Configuration.swift:16
 func symbolChatAPIServerConfiguration() {
     var configuration = ChatAPIServer.Configuration()
     configuration.port = 0            // any free port
@@ -18,27 +25,20 @@ func symbolChatAPIServerConfiguration() {
     _ = server
 }
 
-// Sources/ChatStreamServer/API/ChatAPIServer+Configuration.swift:70
+// Sources/ChatStreamServer/Routes/ChatAPIServer+Configuration.swift:70
 func symbolChatAPIServerConfiguration2(server: ChatAPIServer) {
     server.injectFault(.init(status: 429, retryAfterSeconds: 2, count: 2))  // the next two chats get 429
     server.injectFault(.init(dropAfterBytes: 200))                          // the next reply is cut short
 }
 
-// Sources/ChatStreamServer/API/ChatAPIServer+LiveEvents.swift:7
-func symbolChatAPIServerLiveEvents() {
-    var configuration = ChatAPIServer.Configuration()
-    configuration.liveEvents.dropEvery = 10  // cut every event connection after 10 events
-    _ = configuration
-}
-
-// Sources/ChatStreamServer/API/ChatAPIServer+Quotas.swift:15
+// Sources/ChatStreamServer/Routes/ChatAPIServer+Quotas.swift:15
 func symbolChatAPIServerQuotas() {
     var configuration = ChatAPIServer.Configuration()
     configuration.quotas.conversationsPerIdentity = 50
     _ = configuration
 }
 
-// Sources/ChatStreamServer/API/ChatAPIServer.swift:13
+// Sources/ChatStreamServer/Routes/ChatAPIServer.swift:13
 func symbolChatAPIServer() throws {
     var configuration = ChatAPIServer.Configuration()
     configuration.port = 0
