@@ -10,6 +10,13 @@
 // (`detachFromInput`), copies those bytes into `data`, the reused buffer, so no pointer to the
 // caller's memory ever outlives the call. The `event` value is kept the same way (`typeInInput`,
 // copied into `eventType` at the end of `feed`): Anthropic and OpenAI Responses name every event.
+//
+// For example, the lines of one block, all inside one `feed`:
+//   `event: delta`      the type is remembered as a pointer into the input
+//   `data: {"a":1}`     the first data line: remembered as a pointer, not copied
+//   `data: {"b":2}`     a second one: the first is copied into `data`, then LF and this value
+//   ``                  blank: an event of type `delta`, data `{"a":1}\n{"b":2}`, is dispatched
+//                       and the block reset; the last event ID and the retry time stay
 
 struct ServerSentEventInterpreter: @unchecked Sendable {
     // @unchecked: `dataInInput` and `typeInInput` point into the caller's input, non-nil only

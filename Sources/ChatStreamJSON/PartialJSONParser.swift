@@ -18,6 +18,14 @@
 // - Reading `value` (PartialJSONParser+Value.swift) wraps the stack from the innermost container
 //   out, sharing completed members with the stack by copy-on-write: it costs
 //   O(depth + members of the open containers), never the size of completed members or strings.
+//
+// For example, the input `{"city":"Paris","days":3}` in three deltas:
+//   `{"city":"Par`      stack: an object with key `city`, its string under way `Par`;
+//                       `value` is {"city":"Par"} (the unfinished string as far as it goes)
+//   `is","days":`       `city` is a member; key `days` waits for its value, so `value` leaves
+//                       it out: {"city":"Paris"}
+//   `3}`                the number ends at `}`, the object closes; `finish()` returns
+//                       {"city":"Paris","days":3} (and throws `.truncated` had the `}` not come)
 
 import ChatStreamFraming
 

@@ -17,6 +17,13 @@
 // `Transfer-Encoding` on HTTP/1.0, a chunk size with anything but hex digits before its extensions,
 // other transfer codings (501). Bytes that cannot start a request line (a TLS ClientHello, binary
 // noise) are rejected as soon as they arrive, without waiting for a line end or a timeout.
+//
+// For example, these bytes fed in any pieces:
+//     GET /a HTTP/1.1\r\nHost: x\r\n\r\nPOST /b HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nhi
+// `next()` returns `.request` for `GET /a` once its blank line is in, then
+// `nil` until the two body bytes of `POST /b` have arrived, then `.request` for it with body `hi`.
+// Had the POST carried `Expect: 100-continue`, `.expectContinue` would come first, as soon as its
+// head was parsed, so the server can answer `100 Continue` before the client sends the body.
 
 import ChatStream
 
