@@ -2,8 +2,9 @@
 //
 // Why threads: handlers block (a streamed reply sleeps between events), and with a deadline on every
 // wait (HTTPConnection) and a cap per client address a slow or abandoned client holds a thread for
-// seconds, not minutes; the figures in README ("The local server: limits") show a normal client
-// served at full speed while 300 slow and 256 abandoned connections are held.
+// seconds, not minutes (the limits and their defaults: the ChatStreamServer catalog's
+// LimitsAndSecurity article; HTTPServerDeadlineTests serve a normal client while slow and abandoned
+// connections are held).
 //
 // An accept thread polls the listening socket and a wake pipe (so `stop()` can end it without racing
 // on a closed descriptor). Each accepted connection gets a Foundation `Thread` that parses requests
