@@ -44,7 +44,13 @@ func symbolAsyncLiveEventSequence(client: ChatbaseClient) async throws {
     }
 }
 
-// Sources/ChatStreamClient/Identity/FileIdentityStore.swift:15
+// Sources/ChatStreamClient/Identity/DeviceIdDefaults.swift:13
+func symbolDeviceIdDefaults() {
+    let store = FileIdentityStore(deviceIdDefaults: DeviceIdDefaults(suiteName: "group.example.app"))
+    _ = store
+}
+
+// Sources/ChatStreamClient/Identity/FileIdentityStore.swift:16
 func symbolFileIdentityStore() throws {
     let store = FileIdentityStore(directory: URL(fileURLWithPath: "/var/lib/myapp/chat"))
     print(try store.deviceId())
@@ -67,7 +73,7 @@ func symbolIdentityStoreError() throws {
     }
 }
 
-// Sources/ChatStreamClient/Identity/KeychainIdentityStore.swift:18
+// Sources/ChatStreamClient/Identity/KeychainIdentityStore.swift:19
 #if canImport(Security)
 func symbolKeychainIdentityStore() {
     let client = ChatbaseClient(agentId: "my-agent", identityStore: KeychainIdentityStore())
@@ -90,7 +96,7 @@ func symbolAPIError(client: ChatbaseClient, id: String) async throws {
     }
 }
 
-// Sources/ChatStreamClient/Models/APIError.swift:48
+// Sources/ChatStreamClient/Models/APIError.swift:77
 func symbolAPIError2(client: ChatbaseClient, id: String) async throws {
     do {
         _ = try await client.send("Hi", conversationId: id)
@@ -101,7 +107,7 @@ func symbolAPIError2(client: ChatbaseClient, id: String) async throws {
     }
 }
 
-// Sources/ChatStreamClient/Models/ChatError.swift:7
+// Sources/ChatStreamClient/Models/ChatError.swift:10
 func symbolChatError(client: ChatbaseClient) async throws {
     do {
         _ = try await client.send("Plan my trip")
@@ -123,13 +129,10 @@ func symbolChatUpdate(client: ChatbaseClient) async throws {
     }
 }
 
-// Sources/ChatStreamClient/Models/ClientError.swift:6
+// Sources/ChatStreamClient/Models/ClientError.swift:10
 func symbolClientError(client: ChatbaseClient, id: String) async throws {
-    do {
-        try await client.closeConversation(id: id)
-    } catch let error as ClientError where error.kind == .notSupportedByServer {
-        print("this server cannot close conversations")
-    }
+    let former = ClientError(.notSupportedByServer, "POST conversations")
+    print(former)   // not supported by this server: POST conversations
 }
 
 // Sources/ChatStreamClient/Models/Conversation+Reply.swift:31
@@ -309,6 +312,22 @@ func symbolAsyncPaginatedSequence(client: ChatbaseClient) async throws {
     }
 }
 
+// Sources/ChatStreamClient/Client/ChatbaseClient+Documented.swift:16
+func symbolChatbaseClientDocumented(client: ChatbaseClient) async throws {
+    let send = client.send(_:conversationId:configure:)
+    let response = try await send("Hello", nil) { callbacks in
+        callbacks.onTextDelta = { chunk in print(chunk, terminator: "") }
+    }
+    _ = response
+}
+
+// Sources/ChatStreamClient/Client/ChatbaseClient+Documented.swift:40
+func symbolChatbaseClientDocumented2(client: ChatbaseClient) async throws {
+    let list = client.listConversations(cursor:limit:)
+    let page = try await list(nil, 20)
+    _ = page
+}
+
 // Sources/ChatStreamClient/Client/ChatbaseClient+History.swift:19
 func symbolChatbaseClientHistory(client: ChatbaseClient) async throws {
     let page = try await client.listConversations(limit: 20)
@@ -349,14 +368,14 @@ func symbolChatbaseClientHistory6(client: ChatbaseClient) async throws {
     try await client.send("Plan three days", conversationId: conversation.id)
 }
 
-// Sources/ChatStreamClient/Client/ChatbaseClient+History.swift:274
+// Sources/ChatStreamClient/Client/ChatbaseClient+History.swift:276
 func symbolChatbaseClientHistory7(client: ChatbaseClient) async throws {
     for try await conversation in client.conversations(matching: ConversationQuery().status(.ongoing)) {
         print(conversation.id)
     }
 }
 
-// Sources/ChatStreamClient/Client/ChatbaseClient+History.swift:301
+// Sources/ChatStreamClient/Client/ChatbaseClient+History.swift:303
 func symbolChatbaseClientHistory8(client: ChatbaseClient, id: String) async throws {
     for try await message in client.messages(in: id, pageSize: 50) { print(message.text) }
 }
@@ -403,14 +422,14 @@ func symbolChatbaseClientSend3(client: ChatbaseClient, id: String) async throws 
     print(response.message.text, response.finishReason, response.usage.credits)
 }
 
-// Sources/ChatStreamClient/Client/ChatbaseClient+Send.swift:105
+// Sources/ChatStreamClient/Client/ChatbaseClient+Send.swift:108
 func symbolChatbaseClientSend4(client: ChatbaseClient) async throws {
     for try await update in client.updates(sending: "Hi") {
         if case .textDelta(_, let delta) = update.event { print(delta, terminator: "") }
     }
 }
 
-// Sources/ChatStreamClient/Client/ChatbaseClient+Send.swift:127
+// Sources/ChatStreamClient/Client/ChatbaseClient+Send.swift:130
 func symbolChatbaseClientSend5(client: ChatbaseClient) {
     client.tool("get_weather") { input in
         .object(["city": input["city"] ?? .null, "temperature": .int(21)])
@@ -427,7 +446,7 @@ func symbolChatbaseClient() async throws {
     _ = more
 }
 
-// Sources/ChatStreamClient/Client/ChatbaseClient.swift:78
+// Sources/ChatStreamClient/Client/ChatbaseClient.swift:79
 func symbolChatbaseClient2() {
     let config = URLSessionConfiguration.default
     config.timeoutIntervalForRequest = 30
@@ -435,12 +454,12 @@ func symbolChatbaseClient2() {
     _ = client
 }
 
-// Sources/ChatStreamClient/Client/ChatbaseClient.swift:170
+// Sources/ChatStreamClient/Client/ChatbaseClient.swift:171
 func symbolChatbaseClient3(client: ChatbaseClient) {
     print(client.deviceId)
 }
 
-// Sources/ChatStreamClient/Client/ChatbaseClient.swift:199
+// Sources/ChatStreamClient/Client/ChatbaseClient.swift:200
 func symbolChatbaseClient4(client: ChatbaseClient, jwt: String) async throws {
     try await client.identify(token: jwt)
 }

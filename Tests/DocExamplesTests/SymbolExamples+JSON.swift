@@ -63,7 +63,7 @@ func symbolPartialJSONParserError(parser: inout PartialJSONParser) throws {
     }
 }
 
-// Sources/ChatStreamJSON/PartialJSONParser.swift:27
+// Sources/ChatStreamJSON/PartialJSONParser.swift:35
 func symbolPartialJSONParser() throws {
     var parser = PartialJSONParser()
     try parser.append(#"{"city":"Par"#)

@@ -16,6 +16,13 @@ func symbolChatAPIServerLiveEvents() {
     _ = configuration
 }
 
+// Sources/ChatStreamServer/Live/ChatAPIServer+Replies.swift:8
+func symbolChatAPIServerReplies() {
+    var configuration = ChatAPIServer.Configuration()
+    configuration.replies.retention = .seconds(30 * 60)  // hold ended replies for 30 minutes
+    _ = configuration
+}
+
 // Sources/ChatStreamServer/Routes/ChatAPIServer+Configuration.swift:16
 func symbolChatAPIServerConfiguration() {
     var configuration = ChatAPIServer.Configuration()
@@ -25,7 +32,7 @@ func symbolChatAPIServerConfiguration() {
     _ = server
 }
 
-// Sources/ChatStreamServer/Routes/ChatAPIServer+Configuration.swift:70
+// Sources/ChatStreamServer/Routes/ChatAPIServer+Configuration.swift:77
 func symbolChatAPIServerConfiguration2(server: ChatAPIServer) {
     server.injectFault(.init(status: 429, retryAfterSeconds: 2, count: 2))  // the next two chats get 429
     server.injectFault(.init(dropAfterBytes: 200))                          // the next reply is cut short
@@ -49,7 +56,7 @@ func symbolChatAPIServer() throws {
     server.stop()
 }
 
-// Sources/ChatStreamServer/HTTP/HTTPServer.swift:22
+// Sources/ChatStreamServer/HTTP/HTTPServer.swift:23
 func symbolHTTPServer() throws {
     let server = HTTPServer { request, response in
         try response.respond(status: 200, headers: [("Content-Type", "text/plain")], body: Array("hi\n".utf8))
