@@ -116,7 +116,7 @@ func symbolStreamDecoder(chunks: [[UInt8]]) throws {
     try decoder.finish { print($0) }   // throws StreamError(.truncated) if `[DONE]` never came
 }
 
-// Sources/ChatStream/Engine/StreamDecoder.swift:63
+// Sources/ChatStream/Engine/StreamDecoder.swift:65
 func symbolStreamDecoder2(decoder: inout StreamDecoder<UIMessageStreamDialect>, chunk: UnsafeRawBufferPointer, output: ByteOutput) throws {
     func handle(_ event: StreamEvent) {}
     try decoder.decodeViews(chunk) { event in
@@ -182,7 +182,7 @@ func symbolHTTPHeaderFields() {
     headers.contains("Connection", token: "close")  // false
 }
 
-// Sources/ChatStream/Dialects/AnthropicDialect.swift:36
+// Sources/ChatStream/Dialects/AnthropicDialect.swift:37
 func symbolAnthropicDialect(unit: FramedUnit, textDelta: TextDeltaSink, emit: EventSink) throws {
     var dialect = AnthropicDialect(configuration: StreamDecoderConfiguration())
     try dialect.decode(unit, textDelta: textDelta, emit: emit)   // one SSE event per unit
@@ -195,7 +195,7 @@ func symbolDataStreamV4Dialect(unit: FramedUnit, textDelta: TextDeltaSink, emit:
     try dialect.decode(unit, textDelta: textDelta, emit: emit)   // unit.type = "0", unit.data = "\"Hi\""
 }
 
-// Sources/ChatStream/Dialects/GeminiDialect.swift:32
+// Sources/ChatStream/Dialects/GeminiDialect.swift:33
 func symbolGeminiDialect(unit: FramedUnit, textDelta: TextDeltaSink, emit: EventSink) throws {
     var dialect = GeminiDialect(configuration: StreamDecoderConfiguration())
     try dialect.decode(unit, textDelta: textDelta, emit: emit)   // one array element per unit
@@ -208,7 +208,7 @@ func symbolOllamaDialect(unit: FramedUnit, textDelta: TextDeltaSink, emit: Event
     try dialect.decode(unit, textDelta: textDelta, emit: emit)   // one line per unit
 }
 
-// Sources/ChatStream/Dialects/OpenAIChatDialect.swift:36
+// Sources/ChatStream/Dialects/OpenAIChatDialect.swift:38
 func symbolOpenAIChatDialect(unit: FramedUnit, textDelta: TextDeltaSink, emit: EventSink) throws {
     var dialect = OpenAIChatDialect(configuration: StreamDecoderConfiguration())
     try dialect.decode(unit, textDelta: textDelta, emit: emit)   // once per SSE event
