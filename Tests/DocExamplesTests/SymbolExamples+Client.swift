@@ -446,7 +446,7 @@ func symbolChatbaseClient() async throws {
     _ = more
 }
 
-// Sources/ChatStreamClient/Client/ChatbaseClient.swift:79
+// Sources/ChatStreamClient/Client/ChatbaseClient.swift:84
 func symbolChatbaseClient2() {
     let config = URLSessionConfiguration.default
     config.timeoutIntervalForRequest = 30
@@ -454,12 +454,12 @@ func symbolChatbaseClient2() {
     _ = client
 }
 
-// Sources/ChatStreamClient/Client/ChatbaseClient.swift:171
+// Sources/ChatStreamClient/Client/ChatbaseClient.swift:178
 func symbolChatbaseClient3(client: ChatbaseClient) {
     print(client.deviceId)
 }
 
-// Sources/ChatStreamClient/Client/ChatbaseClient.swift:200
+// Sources/ChatStreamClient/Client/ChatbaseClient.swift:207
 func symbolChatbaseClient4(client: ChatbaseClient, jwt: String) async throws {
     try await client.identify(token: jwt)
 }
@@ -473,7 +473,18 @@ func symbolStreamCallbacks(client: ChatbaseClient) async throws {
     _ = response
 }
 
-// Sources/ChatStreamClient/Transport/CurlTransport.swift:25
+// Sources/ChatStreamClient/Transport/CurlTransport+Configuration.swift:25
+#if os(Linux)
+func symbolCurlTransportConfiguration() {
+    let session = URLSessionConfiguration.default
+    session.httpAdditionalHeaders = ["X-App-Version": "2.1"]
+    session.timeoutIntervalForResource = 120
+    let transport = CurlTransport(configuration: CurlTransport.Configuration(session))
+    _ = transport
+}
+#endif
+
+// Sources/ChatStreamClient/Transport/CurlTransport.swift:27
 #if os(Linux)
 func symbolCurlTransport(url: URL) async throws {
     let transport = CurlTransport(limits: CurlTransport.Limits(maxBufferedBytes: 256 << 10))
@@ -529,6 +540,13 @@ func symbolTransportError(transport: any HTTPTransport, request: HTTPRequest) as
     } catch let error as TransportError where error.kind == .timedOut {
         print("no answer in time:", error)
     }
+}
+
+// Sources/ChatStreamClient/Transport/URLSessionTransport+Curl.swift:20
+func symbolURLSessionTransportCurl(url: URL) async throws {
+    let transport = URLSessionTransport()
+    let response = try await transport.send(HTTPRequest(url: url, idleTimeout: .seconds(30)))
+    for try await chunk in response.body { print(chunk.count) }   // chunks as the server sends them
 }
 
 // Sources/ChatStreamClient/Transport/URLSessionTransport+Limits.swift:7

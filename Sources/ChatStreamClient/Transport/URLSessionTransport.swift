@@ -31,7 +31,7 @@
     /// ```swift
     /// let transport = URLSessionTransport()
     /// let response = try await transport.send(HTTPRequest(url: url, idleTimeout: .seconds(30)))
-    /// for try await chunk in response.body { ... }   // chunks as the server sends them
+    /// for try await chunk in response.body { print(chunk.count) }   // chunks as the server sends them
     /// ```
     public final class URLSessionTransport: HTTPTransport {
         /// What the transport buffers and accepts (bytes in flight, decoded body, head, redirects).
