@@ -7,6 +7,10 @@
 // `AssembledMessage.jsonValue`). No `--base-url`: an embedded local server keeps its state in the
 // data directory, so `chatstream conversations` lists what `chat` started.
 //
+// A reply whose stream breaks (the connection lost or stalled, `serve --drop-after N`) is picked up
+// again by the client (PROTOCOLS.md section 8's resume route, else the stored reply from history)
+// and printed once, whole.
+//
 // The message goes with a fresh clientMessageId. When the server cannot be reached (no
 // connection, timeout, 429, 5xx, after the retries) it waits in the outbox of the client's cache
 // ($XDG_DATA_HOME/chatstream/history.sqlite): `queued: <clientMessageId>` on stderr, exit 75

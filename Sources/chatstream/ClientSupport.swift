@@ -53,10 +53,10 @@ enum ClientSupport {
         return DefaultHTTPTransport.make()
     }
 
-    /// The CLI's client: the outbox is sent by `chatstream sync` only (a command's process may end
-    /// before a background send would).
+    /// The CLI's client: a message the server could not be reached for waits in the outbox, sent
+    /// by `chatstream sync` only (a command's process may end before a background send would).
     static func configured(_ client: ChatbaseClient) -> ChatbaseClient {
-        client.sendsOutboxAutomatically = false
+        client.outboxPolicy = .manual
         return client
     }
 

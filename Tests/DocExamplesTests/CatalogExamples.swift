@@ -224,3 +224,39 @@ func liveEventsDrafts(bytes: [UInt8]) throws {
         }
     }
 }
+
+// MARK: ChatStreamClient.docc/Delivery.md
+
+@MainActor func deliveryStates(client: ChatbaseClient) async {
+    let chat = ConversationState(client: client)
+    await chat.sendMessage("Order #1 please")
+    if let row = chat.messages.first(where: { $0.sender == .user }) {
+        switch row.delivery {
+        case .pending?: print("offline: it goes by itself")
+        case .sending?: print("on its way")
+        case .sent?: print("the server has it")
+        case .failed?: await chat.resend(rowId: row.id)
+        case nil: break
+        }
+    }
+}
+
+@MainActor func deliveryOutbox() async {
+    let client = ChatbaseClient(
+        agentId: "my-agent", baseURL: URL(string: "http://127.0.0.1:8787/api/sdk")!, outbox: .automatic)
+    let chat = ConversationState(client: client, conversationId: nil, outbox: .automatic)
+    await chat.sendMessage("Sent from the subway")   // pending while offline, sent by itself later
+}
+
+func deliveryResume(client: ChatbaseClient) async throws {
+    let response = try await client.send("Tell me a long story") { callbacks in
+        callbacks.onTextDelta = { chunk in print(chunk, terminator: "") }   // each byte once, across reconnections
+    }
+    print("\n\(response.message.text.count) characters, finished: \(response.finishReason)")
+}
+
+@MainActor func deliveryStop(chat: ConversationState) async {
+    Task { await chat.sendMessage("Write a long story") }
+    // From the Stop button:
+    await chat.stop()
+}

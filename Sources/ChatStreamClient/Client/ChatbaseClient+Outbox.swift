@@ -1,13 +1,15 @@
-// The outbox: with a store, a chat message is written to the outbox before its first attempt and
-// removed the moment the server answers 2xx (it has the message). A send that cannot reach the
-// server (no connection, timeout, 429, 5xx; after the retry policy gave up) leaves it pending; a
-// refusal (another 4xx) marks it failed, kept until discarded. Pending messages go again, with the
-// same clientMessageId, on `flushOutbox()` and after the next request that reaches the server, so
-// a message whose answer was lost (the app died) is delivered once: the server stores it once
-// and answers the reply it made.
+// The outbox (an explicit option, OutboxPolicy): with a store and a policy other than `.off`, a
+// chat message is written to the outbox before its first attempt and removed the moment the
+// server answers 2xx (it has the message). A send that cannot reach the server (no connection,
+// timeout, 429, 5xx; after the retry policy gave up) leaves it pending; a refusal (another 4xx)
+// marks it failed, kept until discarded and never sent again. Pending messages go again, with the
+// same clientMessageId, on `flushOutbox()` and (`.automatic`) after the next request that reaches
+// the server, so a message whose answer was lost (the app died) is delivered once: the server
+// stores it once and answers the reply it made.
 //
-// Flushes run one at a time (a second waits for the first); a message being sent is never sent
-// by a flush at the same time.
+// A message is queued with the conversation it was written in; one written for a new
+// conversation gets a client-made UUID then, and its delivery creates that conversation when the
+// server does not know it yet (section 6), so it never lands in another conversation.
 
 import Foundation
 import Synchronization
@@ -30,17 +32,32 @@ extension ChatbaseClient {
         try store.dequeue(clientMessageId: clientMessageId, scope: scope)
     }
 
+    /// What happens to a message the server could not be reached for (the initialiser's
+    /// `outbox:`; ``OutboxPolicy/off`` for the documented initialiser). Needs a ``store``.
+    public var outboxPolicy: OutboxPolicy {
+        get { withState { $0.outboxPolicy } }
+        set { withState { $0.outboxPolicy = newValue } }
+    }
+
     /// Whether pending messages are sent by themselves after the next request that reaches the
-    /// server (default true). When false, only ``flushOutbox()`` sends them.
+    /// server: ``outboxPolicy`` is ``OutboxPolicy/automatic``. Setting it switches between
+    /// ``OutboxPolicy/automatic`` and ``OutboxPolicy/manual``; it changes nothing while the
+    /// policy is ``OutboxPolicy/off``.
     public var sendsOutboxAutomatically: Bool {
-        get { withState { $0.sendsOutboxAutomatically } }
-        set { withState { $0.sendsOutboxAutomatically = newValue } }
+        get { outboxPolicy == .automatic }
+        set {
+            withState { state in
+                guard state.outboxPolicy != .off else { return }
+                state.outboxPolicy = newValue ? .automatic : .manual
+            }
+        }
     }
 
     /// Sends every pending message of the outbox, oldest first, each with its `clientMessageId`
-    /// (its tool rounds run as for ``send(_:conversationId:clientMessageId:configure:)``). Stops
-    /// at the first that cannot reach the server; a refused one is marked failed and the next
-    /// goes. Returns what was delivered and what remains.
+    /// into the conversation it was written in (its tool rounds run as for
+    /// ``send(_:conversationId:clientMessageId:configure:)``). Stops at the first that cannot
+    /// reach the server; a refused one is marked failed (once: it is never sent again) and the
+    /// next goes. Returns what was delivered and what remains. Flushes run one after another.
     ///
     /// ```swift
     /// let flush = try await client.flushOutbox()
@@ -50,59 +67,73 @@ extension ChatbaseClient {
     ///   the sends themselves are in ``OutboxMessage/lastError``.
     @discardableResult
     public func flushOutbox() async throws -> OutboxFlush {
-        guard let store, storeScope != nil else { return OutboxFlush(delivered: [], remaining: []) }
-        while !withState({ state in
-            defer { state.flushingOutbox = true }
-            return !state.flushingOutbox
-        }) {
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        defer { withState { $0.flushingOutbox = false } }
+        guard store != nil, storeScope != nil else { return OutboxFlush(delivered: [], remaining: []) }
+        return try await outboxQueue.serially { try await self.deliverPending() }
+    }
+
+    /// One flush (run by ``Outbox/serially(_:)``).
+    private func deliverPending() async throws -> OutboxFlush {
+        guard let store, let scope = storeScope else { return OutboxFlush(delivered: [], remaining: []) }
         var delivered: [OutboxFlush.Delivery] = []
-        guard let scope = storeScope else { return OutboxFlush(delivered: [], remaining: []) }
-        let inFlight = withState { $0.inFlightMessages }
-        for message in try store.outbox(scope: scope)
-        where message.state == .pending && !inFlight.contains(message.clientMessageId) {
+        for message in try store.outbox(scope: scope) where message.state == .pending {
             try Task.checkCancellation()
+            guard await !outboxQueue.isInFlight(message.clientMessageId) else { continue }
             let round = Round.chat(
                 message: message.text, conversationId: message.conversationId,
                 clientMessageId: message.clientMessageId)
             do {
-                let response = try await runLoop(from: round, streaming: true) { _ in }
-                delivered.append(.init(message: message, response: response))
+                let response = try await runLoop(from: round, streaming: true, outbox: .manual) { _ in }
+                let delivery = OutboxFlush.Delivery(message: message, response: response)
+                delivered.append(delivery)
+                outboxQueue.tell(.delivered(delivery))
             } catch is CancellationError {
                 throw CancellationError()
             } catch  where Self.isPassingFailure(error) {
                 break
             } catch {
+                if (try? store.outbox(scope: scope))?.contains(where: {
+                    $0.clientMessageId == message.clientMessageId && $0.state == .failed
+                }) == true {
+                    outboxQueue.tell(.refused(message, error))
+                }
                 continue
             }
         }
         return OutboxFlush(delivered: delivered, remaining: try store.outbox(scope: scope))
     }
 
-    /// Runs the sending of `round` under the outbox: queued first (a chat with a message and a
-    /// `clientMessageId`, when there is a store), removed once `body` reports the server took it
-    /// (its `accepted` callback), else left pending or marked failed by the error.
+    /// Runs the sending of `round` under the outbox (`policy`, when there is a store and the
+    /// round is a chat with a message and a `clientMessageId`): queued first, removed once `body`
+    /// reports the server took it (its `accepted` callback), else left pending or marked failed
+    /// by the error. A queued message for a new conversation gets a client-made conversation ID
+    /// here; `body` gets the round as queued.
     func throughOutbox<R>(
-        _ round: Round, _ body: (_ accepted: @escaping @Sendable () -> Void) async throws -> R
+        _ round: Round, policy: OutboxPolicy,
+        _ body: (_ round: Round, _ accepted: @escaping @Sendable () -> Void) async throws -> R
     ) async throws -> R {
-        guard let store, let scope = storeScope, case .chat(let text?, let conversationId, let id?) = round else {
-            return try await body({})
+        guard policy != .off, let store, let scope = storeScope,
+            case .chat(let text?, let conversationId, let id?) = round
+        else {
+            return try await body(round, {})
         }
+        let queuedRound = Round.chat(
+            message: text, conversationId: conversationId ?? Self.newClientMessageId(), clientMessageId: id)
+        // Marked in flight before it is written, so no flush can take it meanwhile.
+        let mine = await outboxQueue.begin(id)
         let queued = OutboxMessage(
-            clientMessageId: id, conversationId: conversationId, text: text, createdAt: Date(), state: .pending,
-            attempts: 0, lastError: nil)
+            clientMessageId: id, conversationId: queuedRound.conversationId, text: text, createdAt: Date(),
+            state: .pending, attempts: 0, lastError: nil)
         // A message that cannot be written still goes; only its safety net is missing.
         try? store.enqueue(queued, scope: scope)
-        withState { _ = $0.inFlightMessages.insert(id) }
-        defer { withState { _ = $0.inFlightMessages.remove(id) } }
         let accepted = AcceptedFlag()
+        let result: Result<R, any Error>
         do {
-            let result = try await body { [store] in
-                if accepted.set() { try? store.dequeue(clientMessageId: id, scope: scope) }
-            }
-            return result
+            result = .success(
+                try await Outbox.$createsMissingConversation.withValue(true) {
+                    try await body(queuedRound) { [store] in
+                        if accepted.set() { try? store.dequeue(clientMessageId: id, scope: scope) }
+                    }
+                })
         } catch {
             if !accepted.isSet {
                 if error is CancellationError {
@@ -112,27 +143,45 @@ extension ChatbaseClient {
                     try? store.noteAttempt(clientMessageId: id, failed: !passing, error: "\(error)", scope: scope)
                 }
             }
-            throw error
+            result = .failure(error)
+        }
+        if mine { await outboxQueue.end(id) }
+        return try result.get()
+    }
+
+    /// Sends a queued chat round (only under ``Outbox/createsMissingConversation``) into the conversation it was written in: when the server does
+    /// not know the conversation yet (404 `RESOURCE_CONVERSATION_NOT_FOUND`), creates it with that
+    /// ID (idempotent) and sends again; a server without client-made conversations gets the
+    /// message without a conversation ID (it starts one).
+    func intoKnownConversation<R>(_ round: Round, _ send: (Round) async throws -> R) async throws -> R {
+        guard Outbox.createsMissingConversation else { return try await send(round) }
+        do {
+            return try await send(round)
+        } catch let error as APIError
+            where error.statusCode == 404 && error.apiCode == "RESOURCE_CONVERSATION_NOT_FOUND"
+        {
+            guard case .chat(let text, let conversationId?, let clientMessageId) = round else { throw error }
+            do {
+                try await createConversation(id: conversationId)
+            } catch let refusal as APIError where refusal.isNotSupportedByServer {
+                return try await send(.chat(message: text, conversationId: nil, clientMessageId: clientMessageId))
+            }
+            return try await send(round)
         }
     }
 
-    /// The flush ``reachedServer()`` started last (tests await it).
-    var automaticFlush: Task<Void, Never>? { withState { $0.automaticFlush } }
+    /// Waits for every outbox flush started so far (tests).
+    func outboxSettled() async { await outboxQueue.settled() }
 
     /// After a request reached the server: sends the pending outbox in the background (when
-    /// ``sendsOutboxAutomatically`` and no flush runs).
+    /// ``outboxPolicy`` is ``OutboxPolicy/automatic``; not from inside a flush).
     func reachedServer() {
-        guard let store, let scope = storeScope else { return }
-        let start = withState { $0.sendsOutboxAutomatically && !$0.flushingOutbox }
-        guard start, store.hasPending(scope: scope) else { return }
-        let inFlight = withState { $0.inFlightMessages }
-        guard
-            (try? store.outbox(scope: scope))?.contains(where: {
-                $0.state == .pending && !inFlight.contains($0.clientMessageId)
-            }) == true
+        guard !Outbox.insideFlush, outboxPolicy == .automatic, let store, let scope = storeScope,
+            store.hasPending(scope: scope)
         else { return }
-        let task = Task { _ = try? await self.flushOutbox() }
-        withState { $0.automaticFlush = task }
+        let queue = outboxQueue
+        let scheduling = Task { await queue.scheduleAutomatic { _ = try? await self.deliverPending() } }
+        queue.lastScheduling.withLock { $0 = scheduling }
     }
 }
 

@@ -46,13 +46,23 @@ extension ChatbaseClient {
         _ message: String, conversationId: String? = nil, clientMessageId: String? = nil,
         configure: @Sendable (inout StreamCallbacks) -> Void = { _ in }
     ) async throws -> ChatResponse {
+        try await send(
+            message, conversationId: conversationId, clientMessageId: clientMessageId, outbox: nil,
+            configure: configure)
+    }
+
+    /// ``send(_:conversationId:clientMessageId:configure:)`` under `outbox` (nil: ``outboxPolicy``).
+    func send(
+        _ message: String, conversationId: String?, clientMessageId: String?, outbox: OutboxPolicy?,
+        configure: @Sendable (inout StreamCallbacks) -> Void
+    ) async throws -> ChatResponse {
         var callbacks = StreamCallbacks()
         configure(&callbacks)
         return try await runLoop(
             from: .chat(
                 message: message, conversationId: conversationId,
                 clientMessageId: clientMessageId ?? Self.newClientMessageId()),
-            streaming: true, emit: Self.calling(callbacks))
+            streaming: true, outbox: outbox, emit: Self.calling(callbacks))
     }
 
     /// Regenerates the reply to the user message before `messageId`, as ``send(_:conversationId:clientMessageId:configure:)``
@@ -87,8 +97,10 @@ extension ChatbaseClient {
         let round = Round.chat(
             message: message, conversationId: conversationId,
             clientMessageId: clientMessageId ?? Self.newClientMessageId())
-        let reply = try await throughOutbox(round) { accepted in
-            try await plainRound(round, index: 0, accepted: accepted) { _ in }
+        let reply = try await throughOutbox(round, policy: outboxPolicy) { round, accepted in
+            try await intoKnownConversation(round) { round in
+                try await plainRound(round, index: 0, accepted: accepted) { _ in }
+            }
         }
         guard let id = reply.conversationId ?? conversationId else { throw ChatError.noContent }
         // The SDK reads a non-streamed reply's text as it reads history: text parts one per line.
@@ -149,6 +161,10 @@ extension ChatbaseClient {
             case .textDelta(_, let delta): await callbacks.onTextDelta?(delta)
             case .toolInputAvailable(let id, let name, let input):
                 await callbacks.onToolCall?(ToolCallInfo(toolCallId: id, toolName: name, input: JSONValue(input)))
+            case .messageStart, .conversationAssigned:
+                if let reply = update.message.id, let conversation = update.message.conversationId {
+                    await callbacks.onReplyNamed?(conversation, reply)
+                }
             case .toolResult(let id, let name, let output, false):
                 await callbacks.onToolResult?(
                     ToolResultInfo(toolCallId: id, toolName: name ?? "", output: JSONValue(output)))
@@ -178,9 +194,9 @@ extension ChatbaseClient {
 
     /// Runs rounds until a reply does not end in tool calls that the client must answer.
     func runLoop(
-        from first: Round, streaming: Bool, emit: (ChatUpdate) async -> Void
+        from first: Round, streaming: Bool, outbox: OutboxPolicy? = nil, emit: (ChatUpdate) async -> Void
     ) async throws -> ChatResponse {
-        try await throughOutbox(first) { accepted in
+        try await throughOutbox(first, policy: outbox ?? outboxPolicy) { first, accepted in
             try await runRounds(from: first, streaming: streaming, accepted: accepted, emit: emit)
         }
     }
@@ -200,10 +216,11 @@ extension ChatbaseClient {
         while true {
             var onAccepted: @Sendable () -> Void = {}
             if index == 0 { onAccepted = accepted }
-            var message =
+            var message = try await intoKnownConversation(round) { round in
                 streaming
-                ? try await streamRound(round, index: index, accepted: onAccepted, emit: emit)
-                : try await plainRound(round, index: index, accepted: onAccepted, emit: emit)
+                    ? try await streamRound(round, index: index, accepted: onAccepted, emit: emit)
+                    : try await plainRound(round, index: index, accepted: onAccepted, emit: emit)
+            }
             if let id = message.conversationId { conversationId = id }
             if userMessageId == nil { userMessageId = message.userMessageId }
             let answered = Set(
@@ -316,75 +333,6 @@ extension ChatbaseClient {
                 "POST", ["conversations", conversationId, "retry"],
                 body: ["messageId": .string(messageId), "stream": .bool(streaming)], accept: accept)
         }
-    }
-
-    /// One streamed round: decode the UI message stream, assemble, emit an update per event.
-    func streamRound(
-        _ round: Round, index: Int, accepted: @Sendable () -> Void = {}, emit: (ChatUpdate) async -> Void
-    ) async throws -> AssembledMessage {
-        var request = try roundRequest(round, streaming: true)
-        // Only events keep a reply alive: a stream of comments alone times out (PROTOCOLS.md has no
-        // heartbeat for chat streams).
-        request.idleActivity = .serverSentEvents
-        let response = try await perform(request, extensionRoute: false, idempotent: Self.isIdempotent(round))
-        accepted()
-        // The library's own rung: every event with the message after it, then the final message,
-        // which a failed stream still hands over (with the error recorded) before throwing.
-        var final: AssembledMessage?
-        do {
-            for try await update in response.body.messageUpdates(format: .uiMessageStream) {
-                guard let event = update.event else {
-                    if final == nil { final = update.message }
-                    continue
-                }
-                if case .conversationAssigned(let id) = event { noteConversation(id) }
-                await emit(
-                    ChatUpdate(event: Self.naming(event, in: update.message), message: update.message, round: index))
-            }
-        } catch {
-            if Task.isCancelled { throw CancellationError() }
-            let streamError: StreamError
-            var transportError: TransportError? = nil
-            switch error {
-            case let error as StreamError: streamError = error
-            case let error as TransportError:
-                if error.kind == .cancelled { throw CancellationError() }
-                transportError = error
-                streamError = StreamError(.truncated, message: "the connection broke mid-stream: \(error.message)")
-            default: streamError = StreamError(converting: error)
-            }
-            var partial = final ?? Self.emptyReply(error: streamError)
-            // The sequence recorded the transport's own error; the message says it as the stream's.
-            if partial.error == StreamError(converting: error).info { partial.error = streamError.info }
-            throw APIError.networkError(
-                ReplyStreamError(streamError: streamError, partialMessage: partial, transportError: transportError))
-        }
-        let message = final ?? Self.emptyReply(error: nil)  // the sequence always ends with one
-        if let info = message.error {
-            // The model failed inside the reply: the API's documented error, the text so far kept.
-            throw APIError.httpError(
-                statusCode: 500,
-                detail: APIErrorDetail(
-                    code: info.code ?? APIErrorDetail.streamingErrorCode, message: info.message, partialReply: message))
-        }
-        if let id = message.conversationId { noteConversation(id) }
-        if let userId = message.metadata?["userId"]?.stringValue { rememberUserId(userId) }
-        return message
-    }
-
-    /// `event`, a tool result that does not name its tool (a server's `tool-output-available`
-    /// carries only the call's ID), with the name of the call it answers in `message`.
-    static func naming(_ event: StreamEvent, in message: AssembledMessage) -> StreamEvent {
-        guard case .toolResult(let id, .none, let output, let preliminary) = event,
-            let call = message.toolCalls.first(where: { $0.toolCallId == id })
-        else { return event }
-        return .toolResult(id: id, name: call.toolName, output: output, preliminary: preliminary)
-    }
-
-    /// A finished reply with nothing in it (and `error`, when there is one).
-    static func emptyReply(error: StreamError?) -> AssembledMessage {
-        var assembler = MessageAssembler()
-        return assembler.finish(error: error)[0]
     }
 
     /// One non-streamed round: the whole reply at once, emitted as synthetic events.

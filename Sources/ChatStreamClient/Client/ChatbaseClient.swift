@@ -48,6 +48,8 @@ public final class ChatbaseClient: Sendable {
     private let invalidBaseURL: String?
     private let identityStore: any IdentityStore
     private let state: Mutex<State>
+    /// Serialises outbox flushes and tracks the messages on their way.
+    let outboxQueue = Outbox()
 
     struct State {
         var conversationId: String?
@@ -58,14 +60,8 @@ public final class ChatbaseClient: Sendable {
         var identityError: IdentityStoreError?
         var deviceId: String?
         var tools: [String: ToolHandler] = [:]
-        /// Whether pending outbox messages go after a request reaches the server.
-        var sendsOutboxAutomatically = true
-        /// Whether a flush of the outbox runs.
-        var flushingOutbox = false
-        /// The `clientMessageId`s being sent now (a flush leaves them alone).
-        var inFlightMessages: Set<String> = []
-        /// The last flush started after a request reached the server.
-        var automaticFlush: Task<Void, Never>?
+        /// What happens to a message the server could not be reached for.
+        var outboxPolicy = OutboxPolicy.off
     }
 
     /// A client for `agentId`, as the Chatbase SDK documents it.
@@ -80,6 +76,9 @@ public final class ChatbaseClient: Sendable {
     ///     honours the headers, cookies and resource timeout but caches nothing (see
     ///     ``CurlTransport/Configuration`` for what is not mapped there).
     ///   - maxToolLoopSteps: the most tool rounds per send or retry (default 10).
+    ///
+    /// As the Chatbase SDK documents: there is no outbox (``OutboxPolicy/off``), so a send that
+    /// fails throws its error and is never sent later by itself.
     ///
     /// ```swift
     /// let config = URLSessionConfiguration.default
@@ -118,16 +117,20 @@ public final class ChatbaseClient: Sendable {
     ///   - idleTimeout: the longest silence allowed on a request (default 60 seconds).
     ///   - store: the local history (default ``HistoryStore/platformDefault``, at
     ///     ``HistoryStore/defaultPath``); nil keeps nothing locally.
+    ///   - outbox: what happens to a message the server could not be reached for (default
+    ///     ``OutboxPolicy/off``: the send throws and nothing is sent later by itself); the outbox
+    ///     lives in `store`, so it needs one.
     public convenience init(
         agentId: String, baseURL: URL, transport: any HTTPTransport = DefaultHTTPTransport.make(),
         identityStore: any IdentityStore = ChatStreamPaths.defaultIdentityStore, maxToolLoopSteps: Int = 10,
         retryPolicy: RetryPolicy = RetryPolicy(), idleTimeout: Duration = .seconds(60),
-        store: HistoryStore? = HistoryStore.platformDefault
+        store: HistoryStore? = HistoryStore.platformDefault, outbox: OutboxPolicy = .off
     ) {
         self.init(
             agentId: agentId, baseURL: baseURL, transport: transport, identityStore: identityStore,
             maxToolLoopSteps: maxToolLoopSteps, retryPolicy: retryPolicy, idleTimeout: idleTimeout, store: store,
             invalidBaseURL: nil)
+        outboxPolicy = outbox
     }
 
     init(

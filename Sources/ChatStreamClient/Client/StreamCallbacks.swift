@@ -55,6 +55,8 @@ public struct StreamCallbacks: Sendable {
     public var onToolCall: (@Sendable (ToolCallInfo) async -> Void)?
     /// Each tool result: a client handler's once it is posted to the server, or the server's own.
     public var onToolResult: (@Sendable (ToolResultInfo) async -> Void)?
+    /// The reply's conversation and message IDs, once the stream named both (ConversationState's stop).
+    var onReplyNamed: (@Sendable (_ conversationId: String, _ messageId: String) async -> Void)?
 
     /// No callbacks.
     public init() {}

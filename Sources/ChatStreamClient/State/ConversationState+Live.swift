@@ -67,7 +67,7 @@ extension ConversationState: LiveFollowing {
     }
 
     private func show(liveMessage message: Message) {
-        guard !messages.contains(where: { $0.messageId == message.id }) else { return }
+        guard !messages.contains(where: { $0.messageId == message.id }), !settlePendingRow(by: message) else { return }
         messages.append(contentsOf: Self.rows(for: message))
         // A message from the agent side means nobody is typing it any more.
         if message.sender == .agent { typingParticipants = [] }

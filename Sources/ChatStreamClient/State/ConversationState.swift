@@ -77,6 +77,20 @@ public final class ConversationState {
             case toolCall(ToolCallCard)
         }
 
+        /// Where a user's message stands on its way to the server: exactly one at a time
+        /// (the "Delivery" article draws the transitions). ChatStream's own.
+        public enum Delivery: String, Sendable, Hashable {
+            /// Waiting in the client's outbox: it will be sent by itself (same `clientMessageId`).
+            case pending
+            /// On its way now.
+            case sending
+            /// The server has it.
+            case sent
+            /// Not sent, and it will not be sent by itself: it waits for the user
+            /// (``ConversationState/resend(rowId:)`` or discard). ``UiMessage/isError`` is true.
+            case failed
+        }
+
         /// The row's own ID (stable while it streams).
         public var id: String
         /// The server's ID of the message the row belongs to; nil until the server gave one.
@@ -89,19 +103,38 @@ public final class ConversationState {
         public var date: Date
         /// Whether text is still streaming into it.
         public var isStreaming: Bool
-        /// Whether it failed: a reply that did not finish, or a user message the server did not take.
-        public var isError: Bool
-        /// Whether it is a user message waiting in the client's outbox, to be sent when the server
-        /// can be reached (``ChatbaseClient/flushOutbox()``). ChatStream's own.
-        public var isPending: Bool
+        /// Where a user's message stands (nil on the agent's rows).
+        public var delivery: Delivery?
+        /// Whether an agent row's reply did not finish.
+        private var replyFailed: Bool
+        /// Whether it failed: a reply that did not finish, or a user message that will not be sent
+        /// by itself (``Delivery/failed``).
+        public var isError: Bool {
+            get { delivery == .failed || replyFailed }
+            set {
+                if sender == .user {
+                    if newValue { delivery = .failed } else if delivery == .failed { delivery = .sent }
+                } else {
+                    replyFailed = newValue
+                }
+            }
+        }
+        /// Whether it is a user message waiting in the client's outbox, to be sent by itself when the
+        /// server can be reached (``Delivery/pending``). ChatStream's own.
+        public var isPending: Bool {
+            get { delivery == .pending }
+            set {
+                if newValue { delivery = .pending } else if delivery == .pending { delivery = .sent }
+            }
+        }
         /// The user's feedback on the message.
         public var feedback: MessageFeedback?
 
-        /// A row.
+        /// A row; a user's row is ``Delivery/sent`` unless `delivery`, `isError` or `isPending` say otherwise.
         public init(
             id: String, messageId: String? = nil, kind: Kind, sender: MessageSender, date: Date = .now,
             isStreaming: Bool = false, isError: Bool = false, feedback: MessageFeedback? = nil,
-            isPending: Bool = false
+            isPending: Bool = false, delivery: Delivery? = nil
         ) {
             self.id = id
             self.messageId = messageId
@@ -109,9 +142,13 @@ public final class ConversationState {
             self.sender = sender
             self.date = date
             self.isStreaming = isStreaming
-            self.isError = isError
             self.feedback = feedback
-            self.isPending = isPending
+            self.replyFailed = sender != .user && isError
+            if sender == .user {
+                self.delivery = delivery ?? (isError ? .failed : isPending ? .pending : .sent)
+            } else {
+                self.delivery = nil
+            }
         }
     }
 
@@ -161,14 +198,41 @@ public final class ConversationState {
     @ObservationIgnored private var turnStart = 0
     /// The `clientMessageId` of the message being sent.
     @ObservationIgnored private var pendingClientMessageId: String?
-    /// The rows shown as pending (row ID to `clientMessageId`).
-    @ObservationIgnored private var pendingRows: [String: String] = [:]
+    /// The `clientMessageId` of each user row this state sent (row ID to it): every resend reuses it.
+    @ObservationIgnored var sentRows: [String: String] = [:]
+    /// Whether ``conversationId`` was made here for a queued message (the server may answer another).
+    @ObservationIgnored private var madeConversationId = false
+    @ObservationIgnored private var outboxSubscription: OutboxSubscription?
+    /// The send or retry in progress (``stop()`` cancels it when the server cannot stop the reply).
+    @ObservationIgnored private var sendTask: Task<ChatResponse, any Error>?
+    /// The streaming reply's conversation and message IDs, once its stream named them.
+    @ObservationIgnored var streamingReply: (conversationId: String, messageId: String)?
+    /// Whether ``stop()`` ended the send in progress.
+    @ObservationIgnored private var stopped = false
+
+    /// What happens to a message the server could not be reached for: this state's choice, or nil
+    /// for the client's ``ChatbaseClient/outboxPolicy``. With an outbox, an unsent message's row is
+    /// ``UiMessage/Delivery/pending`` and settles as sent, with its reply, when the outbox
+    /// delivers it (or failed when the server refuses it). ChatStream's own.
+    public let outbox: OutboxPolicy?
 
     /// State for `conversationId` (nil: a new conversation begins with the first send).
-    public init(client: ChatbaseClient, conversationId: String? = nil) {
+    ///
+    /// - Parameter outbox: overrides the client's ``ChatbaseClient/outboxPolicy`` for this
+    ///   state's sends (nil: the client's; the outbox needs the client's ``ChatbaseClient/store``).
+    public init(client: ChatbaseClient, conversationId: String? = nil, outbox: OutboxPolicy? = nil) {
         self.client = client
         self.conversationId = conversationId
+        self.outbox = outbox
+        if (outbox ?? client.outboxPolicy) != .off {
+            outboxSubscription = OutboxSubscription(client: client) { [weak self] event in
+                Task { @MainActor [weak self] in self?.settle(event) }
+            }
+        }
     }
+
+    /// The outbox policy this state's sends go under.
+    var effectiveOutbox: OutboxPolicy { client.store == nil ? .off : outbox ?? client.outboxPolicy }
 
     /// Continues conversation `id` from now on (nil: the next send starts a new one).
     public func setConversationId(_ id: String?) { conversationId = id }
@@ -198,16 +262,48 @@ public final class ConversationState {
     public func sendMessage(_ text: String) async {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty, !isSending else { return }
-        let userRow = UiMessage(id: Self.localId(), kind: .text(trimmed), sender: .user)
+        let userRow = UiMessage(id: Self.localId(), kind: .text(trimmed), sender: .user, delivery: .sending)
         turnStart = messages.count
         messages.append(userRow)
-        userRowId = userRow.id
-        let clientMessageId = ChatbaseClient.newClientMessageId()
+        await send(row: userRow.id, text: trimmed, clientMessageId: ChatbaseClient.newClientMessageId())
+    }
+
+    /// Sends a user row that failed again, with the same `clientMessageId` (the server stores it
+    /// once however often it arrives): it goes back to ``UiMessage/Delivery/sending``, and the
+    /// empty failed reply row after it goes. Does nothing while ``isSending`` or for a row that
+    /// is not a failed message of the user. ChatStream's own.
+    public func resend(rowId: String) async {
+        guard !isSending, let index = messages.firstIndex(where: { $0.id == rowId }),
+            messages[index].delivery == .failed, case .text(let text) = messages[index].kind
+        else { return }
+        let clientMessageId =
+            sentRows[rowId]
+            ?? (rowId.hasPrefix("outbox-") ? String(rowId.dropFirst(7)) : ChatbaseClient.newClientMessageId())
+        messages[index].delivery = .sending
+        if index + 1 < messages.count, messages[index + 1].sender == .agent, messages[index + 1].isError,
+            case .text(let reply) = messages[index + 1].kind, reply.isEmpty
+        {
+            messages.remove(at: index + 1)
+        }
+        turnStart = index
+        await send(row: rowId, text: text, clientMessageId: clientMessageId)
+    }
+
+    private func send(row: String, text: String, clientMessageId: String) async {
+        userRowId = row
+        sentRows[row] = clientMessageId
+        let policy = effectiveOutbox
+        if policy != .off, conversationId == nil {
+            // Queued messages go into the conversation they were written in: a new one gets its ID now.
+            conversationId = ChatbaseClient.newClientMessageId()
+            madeConversationId = true
+        }
         pendingClientMessageId = clientMessageId
         defer { pendingClientMessageId = nil }
         await run { [client, conversationId, callbacks = streamCallbacks()] in
             try await client.send(
-                trimmed, conversationId: conversationId, clientMessageId: clientMessageId, configure: callbacks)
+                text, conversationId: conversationId, clientMessageId: clientMessageId, outbox: policy,
+                configure: callbacks)
         }
     }
 
@@ -225,24 +321,69 @@ public final class ConversationState {
         }
     }
 
-    private func run(_ body: @Sendable () async throws -> ChatResponse) async {
+    private func run(_ body: @escaping @Sendable () async throws -> ChatResponse) async {
         error = nil
         isSending = true
+        stopped = false
+        streamingReply = nil
         defer {
             isSending = false
             streamingRowId = nil
             userRowId = nil
+            sendTask = nil
+            streamingReply = nil
             showDeferredLiveMessages()
         }
         startStreamingRow()
+        let task = Task { try await body() }
+        sendTask = task
         do {
-            let response = try await body()
+            let response = try await withTaskCancellationHandler {
+                try await task.value
+            } onCancel: {
+                task.cancel()
+            }
             applyStreamedUpdates()
             finish(response)
             onReply?(response)
         } catch {
             applyStreamedUpdates()
-            fail(error)
+            if stopped, error is CancellationError {
+                endStoppedReply()
+            } else {
+                fail(error)
+            }
+        }
+    }
+
+    /// Stops the reply being streamed (the AI SDK's `stop()`): the server stops generating and
+    /// keeps the text so far (``ChatbaseClient/stopReply(conversationId:messageId:)``), and the
+    /// reply's row keeps it too, not marked failed. Against a server without the route (or before
+    /// the stream named the reply) the send is cancelled instead, with the same rows. Does nothing
+    /// when no send or retry is in progress. ChatStream's own.
+    public func stop() async {
+        guard isSending, let task = sendTask else { return }
+        if let reply = streamingReply,
+            (try? await client.stopReply(conversationId: reply.conversationId, messageId: reply.messageId)) != nil
+        {
+            return  // the stream ends by itself with the partial reply
+        }
+        guard sendTask == task else { return }
+        stopped = true
+        task.cancel()
+    }
+
+    /// The rows after a send cancelled by ``stop()``: the user's message stays as it stands, the
+    /// reply's row keeps its text (dropped when empty) and stops streaming.
+    private func endStoppedReply() {
+        if let reply = streamingReply, let index = streamingIndex, messages[index].messageId == nil {
+            messages[index].messageId = reply.messageId
+        }
+        endStreamingRow()
+        if let id = userRowId, let index = messages.firstIndex(where: { $0.id == id }),
+            messages[index].delivery == .sending
+        {
+            messages[index].delivery = streamingReply == nil ? .failed : .sent
         }
     }
 
@@ -258,8 +399,15 @@ public final class ConversationState {
             callbacks.onTextDelta = { delta in deliver(.text(delta)) }
             callbacks.onToolCall = { info in deliver(.toolCall(info)) }
             callbacks.onToolResult = { info in deliver(.toolResult(info)) }
+            callbacks.onReplyNamed = { [weak self] conversationId, messageId in
+                await self?.noteStreamingReply(conversationId: conversationId, messageId: messageId)
+            }
             _ = self
         }
+    }
+
+    private func noteStreamingReply(conversationId: String, messageId: String) {
+        streamingReply = (conversationId, messageId)
     }
 
     private func startStreamingRow() {
@@ -342,16 +490,18 @@ public final class ConversationState {
             messages[index].messageId = response.message.id
         }
         endStreamingRow()
-        if let userMessageId = response.userMessageId, let id = userRowId,
-            let index = messages.firstIndex(where: { $0.id == id })
-        {
-            messages[index].messageId = userMessageId
+        if let id = userRowId, let index = messages.firstIndex(where: { $0.id == id }) {
+            messages[index].delivery = .sent
+            if let userMessageId = response.userMessageId { messages[index].messageId = userMessageId }
         }
         for index in messages.indices.dropFirst(turnStart)
         where messages[index].sender == .agent && messages[index].messageId == nil {
             messages[index].messageId = response.message.id
         }
-        if conversationId == nil { conversationId = response.conversationId }
+        if conversationId == nil || madeConversationId {
+            conversationId = response.conversationId
+            madeConversationId = false
+        }
     }
 
     /// The reply's bubble is marked failed (kept with what arrived, even when empty); the user's
@@ -359,10 +509,17 @@ public final class ConversationState {
     /// as sent.
     private func fail(_ failure: any Error) {
         error = failure
-        let replyBegan = (failure as? APIError)?.replyStreamError != nil
+        let partial = (failure as? APIError)?.replyStreamError?.partialMessage
+        let replyBegan = partial != nil
         if let index = streamingIndex {
             messages[index].isStreaming = false
             messages[index].isError = true
+            // The reply's ID, when the stream announced it, so `retry(messageId:)` can regenerate it.
+            if messages[index].messageId == nil { messages[index].messageId = partial?.id }
+        }
+        if replyBegan, let id = userRowId, let index = messages.firstIndex(where: { $0.id == id }) {
+            messages[index].delivery = .sent
+            if messages[index].messageId == nil { messages[index].messageId = partial?.userMessageId }
         }
         if !replyBegan, let id = userRowId, let index = messages.firstIndex(where: { $0.id == id }) {
             if let clientMessageId = pendingClientMessageId,
@@ -372,15 +529,14 @@ public final class ConversationState {
                     == true
             {
                 // Queued: the user's row waits; no reply row until it is sent.
-                messages[index].isPending = true
-                pendingRows[id] = clientMessageId
+                messages[index].delivery = .pending
                 if let streaming = streamingIndex ?? messages.indices.last(where: { messages[$0].sender == .agent }),
                     streaming > index, case .text(let text) = messages[streaming].kind, text.isEmpty
                 {
                     messages.remove(at: streaming)
                 }
             } else {
-                messages[index].isError = true
+                messages[index].delivery = .failed
             }
         }
         if replyBegan, conversationId == nil, let id = client.currentConversationId { conversationId = id }
@@ -445,15 +601,12 @@ public final class ConversationState {
         error = nil
         do {
             let flush = try await client.flushOutbox()
-            let shown = Set(pendingRows.values)
+            let shown = Set(sentRows.values)
             guard
                 let delivered = flush.delivered.last(where: {
                     $0.response.conversationId == conversationId || shown.contains($0.message.clientMessageId)
                 })
             else { return }
-            pendingRows = pendingRows.filter { entry in
-                !flush.delivered.contains { $0.message.clientMessageId == entry.value }
-            }
             await loadHistory(conversationId: delivered.response.conversationId)
         } catch {
             self.error = error

@@ -133,10 +133,29 @@ struct EndToEndTests {
         }
     }
 
-    @Test func droppedConnectionGivesTruncationWithPartialMessage() async throws {
+    /// The server cuts the stream (and has no resume route here): the reply is completed from
+    /// history, each byte handed over once.
+    @Test func aDroppedConnectionIsCompletedOnce() async throws {
         try await Self.withServer { server, makeClient in
             server.injectFault(.init(chunkSize: 16, dropAfterBytes: 400))
             let client = makeClient(nil)
+            let seen = HandedOver()
+            let response = try await client.send("a long enough message to be cut", configure: seen.configure)
+            #expect(seen.value == response.message.text)
+            let stored = try await client.listMessages(conversationId: response.conversationId).data
+            #expect(stored.last?.id == response.message.id)
+            #expect(stored.last?.text == response.message.text)
+            #expect(response.message.text.hasPrefix("You said: a long enough message to be cut."))
+        }
+    }
+
+    /// Without retries a cut stream fails at once, with what arrived kept.
+    @Test func droppedConnectionWithoutRetriesGivesTruncationWithPartialMessage() async throws {
+        try await Self.withServer { server, _ in
+            server.injectFault(.init(chunkSize: 16, dropAfterBytes: 400))
+            let client = ChatbaseClient(
+                agentId: Self.agent, baseURL: URL(string: "http://127.0.0.1:\(server.port)/api/sdk")!,
+                identityStore: InMemoryIdentityStore(), retryPolicy: .none, store: nil)
             let error = await #expect(throws: APIError.self) {
                 try await client.send("a long enough message to be cut")
             }

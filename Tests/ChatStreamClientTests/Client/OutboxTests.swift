@@ -19,7 +19,8 @@ struct OutboxTests {
     static func client(port: UInt16, store: HistoryStore?, identity: any IdentityStore) -> ChatbaseClient {
         ChatbaseClient(
             agentId: agent, baseURL: URL(string: "http://127.0.0.1:\(port)/api/sdk")!, identityStore: identity,
-            retryPolicy: .init(maxAttempts: 2, baseDelay: .milliseconds(5), maxDelay: .milliseconds(5)), store: store)
+            retryPolicy: .init(maxAttempts: 2, baseDelay: .milliseconds(5), maxDelay: .milliseconds(5)), store: store,
+            outbox: .automatic)
     }
 
     /// The user messages the server holds in `conversationId` with `text`.
@@ -127,8 +128,7 @@ struct OutboxTests {
             let server = try HistoryStoreTests.startServer(port: port)
             defer { server.stop() }
             _ = try await client.listConversations()
-            let flush = try #require(client.automaticFlush)
-            await flush.value
+            await client.outboxSettled()
             #expect(try client.outbox().isEmpty)
             let list = try await client.listConversations()
             #expect(list.data.count == 1)

@@ -1,0 +1,335 @@
+// One streamed round, and its resumption (PROTOCOLS.md section 8): the round's events are decoded
+// and applied to one MessageAssembler across every connection the reply needs, so the app gets
+// each event once and the final message is whole.
+//
+// When the stream breaks (the connection is lost or reset, the idle timeout fires on a stalled
+// stream, the body ends before `[DONE]`), the reply is picked up again, under the retry policy's
+// backoff and budget (the count of attempts starts again whenever a connection brought new events):
+// - with the reply's conversation and message IDs (the `start` event, or the `X-Message-Id` header):
+//   `GET .../messages/{id}/stream` from the reply's first event; the events already handed over are
+//   skipped by count (a reply's events are replayed in the same order, and the decoder turns the
+//   same events into the same StreamEvents), so no text is handed over twice;
+// - a chat round into a known conversation without them: the same POST again, with its
+//   `clientMessageId` (section 6 replays the reply made for it, or joins the one being made),
+//   skipped the same way (a message that starts a conversation is not: the server would start
+//   another one);
+// - the route answers 404 (a server without section 8) or 410 (the events are gone): the stored
+//   message is read from history (waiting, within the budget, while it is not stored yet) and only
+//   what the app has not seen is handed over.
+// A reply that ends with an `error` chunk (a model error, a reply cut by a server restart) is not
+// resumed: it fails with everything received kept.
+
+import ChatStream
+import Foundation
+
+extension ChatbaseClient {
+    /// The reply of one streamed round as it is read, over one or more connections.
+    struct ReplyReading {
+        var assembler = MessageAssembler()
+        /// Events applied (and handed to the app) so far.
+        var handedOver = 0
+        /// The reply's message ID, once the stream or the response header named it.
+        var messageId: String?
+        /// Whether a connection since the last break brought new events.
+        var progressed = false
+        /// The text part still open (started, not ended), which history's rest continues.
+        var openTextId: String?
+        /// Whether the reply's end (its `finish`, handed over at `[DONE]`) arrived: a connection
+        /// that breaks after it lost nothing.
+        var ended = false
+
+        var message: AssembledMessage { assembler.message }
+    }
+
+    /// Why reading a connection stopped early.
+    enum BrokenStream: Error {
+        /// Resumable: the connection broke or the body ended before `[DONE]`.
+        case cut(StreamError, TransportError?)
+        /// Not resumable (undecodable input).
+        case failed(StreamError)
+    }
+
+    /// One streamed round: decode the UI message stream, assemble, emit an update per event,
+    /// resuming a broken stream on its own (see the file's header).
+    func streamRound(
+        _ round: Round, index: Int, accepted: @Sendable () -> Void = {}, emit: (ChatUpdate) async -> Void
+    ) async throws -> AssembledMessage {
+        let response = try await perform(
+            try streamRequest(round), extensionRoute: false, idempotent: Self.isIdempotent(round))
+        accepted()
+        var reading = ReplyReading()
+        reading.messageId = response.headers["X-Message-Id"]
+        var body = response.body
+        var retries = 0
+        var waited = Duration.zero
+        reading: while true {
+            let cut: (stream: StreamError, transport: TransportError?)
+            do {
+                try await read(body, into: &reading, round: index, emit: emit)
+                break
+            } catch BrokenStream.failed(let streamError) {
+                throw Self.replyError(streamError, reading.message, transport: nil)
+            } catch BrokenStream.cut(let streamError, let transportError) {
+                if reading.ended { break }
+                cut = (streamError, transportError)
+            }
+            while true {
+                if reading.progressed {
+                    retries = 0
+                    waited = .zero
+                }
+                reading.progressed = false
+                let wait = retryPolicy.delay(retry: retries)
+                guard retries + 1 < retryPolicy.maxAttempts, waited + wait <= retryPolicy.totalBudget else {
+                    throw Self.replyError(cut.stream, reading.message, transport: cut.transport)
+                }
+                try await retryPolicy.sleep(wait)
+                try Task.checkCancellation()
+                waited += wait
+                retries += 1
+                let resumed: Resumption
+                do {
+                    resumed = try await resume(round, &reading, index: index, emit: emit)
+                } catch is CancellationError {
+                    throw CancellationError()
+                } catch  where Self.isPassingFailure(error) {
+                    continue  // the resumption could not get through: another attempt, within the budget
+                } catch {
+                    let streamError = StreamError(
+                        .truncated, message: "\(cut.stream.message); resuming the reply failed: \(error)")
+                    throw Self.replyError(streamError, reading.message, transport: cut.transport)
+                }
+                switch resumed {
+                case .body(let next):
+                    body = next
+                    continue reading
+                case .completed:
+                    break reading
+                case .impossible:
+                    throw Self.replyError(cut.stream, reading.message, transport: cut.transport)
+                }
+            }
+        }
+        var message = reading.assembler.finish()[0]
+        if message.error?.code == "ABORTED" {
+            // Stopped (``stopReply(conversationId:messageId:)``, here or elsewhere): the text so far is the reply.
+            message.error = nil
+            if message.finishReason == nil || message.finishReason == .error {
+                message.finishReason = .stop
+                message.rawFinishReason = "stop"
+            }
+        }
+        if let info = message.error {
+            // The model failed inside the reply: the API's documented error, the text so far kept.
+            throw APIError.httpError(
+                statusCode: 500,
+                detail: APIErrorDetail(
+                    code: info.code ?? APIErrorDetail.streamingErrorCode, message: info.message, partialReply: message))
+        }
+        if let id = message.conversationId { noteConversation(id) }
+        if let userId = message.metadata?["userId"]?.stringValue { rememberUserId(userId) }
+        return message
+    }
+
+    func streamRequest(_ round: Round) throws -> HTTPRequest {
+        var request = try roundRequest(round, streaming: true)
+        // Only events keep a reply alive: a stream of comments alone times out (PROTOCOLS.md has no
+        // heartbeat for chat streams).
+        request.idleActivity = .serverSentEvents
+        return request
+    }
+
+    /// Reads one connection's events into `reading`, skipping the first `reading.handedOver`
+    /// (a replay from the reply's first event); throws ``BrokenStream`` when it ends early.
+    private func read(
+        _ body: HTTPBody, into reading: inout ReplyReading, round: Int, emit: (ChatUpdate) async -> Void
+    ) async throws {
+        let skip = reading.handedOver
+        var seen = 0
+        do {
+            for try await event in body.streamEvents(format: .uiMessageStream) {
+                seen += 1
+                // An error was never handed over before a break (it ends the reply), so it is never
+                // skipped: a reply cut by a restart resumes with nothing but its error.
+                if seen <= skip, !Self.isError(event) { continue }
+                reading.assembler.apply(event)
+                reading.handedOver += 1
+                reading.progressed = true
+                switch event {
+                case .messageStart(let id?): reading.messageId = id
+                case .textStart(let id), .textDelta(let id, _): reading.openTextId = id
+                case .textEnd: reading.openTextId = nil
+                case .finish, .done: reading.ended = true
+                case .conversationAssigned(let id): noteConversation(id)
+                default: break
+                }
+                await emit(
+                    ChatUpdate(event: Self.naming(event, in: reading.message), message: reading.message, round: round))
+            }
+        } catch {
+            if Task.isCancelled { throw CancellationError() }
+            switch error {
+            case let error as TransportError:
+                if error.kind == .cancelled { throw CancellationError() }
+                throw BrokenStream.cut(
+                    StreamError(.truncated, message: "the connection broke mid-stream: \(error.message)"), error)
+            case let error as StreamError where error.kind == .truncated:
+                throw BrokenStream.cut(error, nil)
+            case let error as StreamError:
+                throw BrokenStream.failed(error)
+            default:
+                throw BrokenStream.cut(StreamError(converting: error), nil)
+            }
+        }
+    }
+
+    /// How a broken reply goes on.
+    enum Resumption {
+        /// The rest comes on this body (a replay from the reply's first event).
+        case body(HTTPBody)
+        /// The reply was completed from history.
+        case completed
+        /// Nothing names the reply: it cannot be picked up.
+        case impossible
+    }
+
+    static func isError(_ event: StreamEvent) -> Bool {
+        if case .error = event { return true }
+        return false
+    }
+
+    /// Picks a broken reply up again (see the file's header).
+    private func resume(
+        _ round: Round, _ reading: inout ReplyReading, index: Int, emit: (ChatUpdate) async -> Void
+    ) async throws -> Resumption {
+        let conversationId = reading.message.conversationId ?? round.conversationId
+        if let conversationId, let messageId = reading.messageId {
+            var request = try request(
+                "GET", ["conversations", conversationId, "messages", messageId, "stream"],
+                accept: "text/event-stream")
+            request.idleActivity = .serverSentEvents
+            do {
+                return .body(try await perform(request, extensionRoute: true, idempotent: true).body)
+            } catch let error where Self.meansEventsGone(error) {
+                try await completeFromHistory(
+                    &reading, conversationId: conversationId, messageId: messageId, index: index, emit: emit)
+                return .completed
+            }
+        }
+        // A resend is idempotent only within its conversation: a message that starts one is not resent.
+        guard Self.isIdempotent(round), round.conversationId != nil else { return .impossible }
+        let response = try await perform(try streamRequest(round), extensionRoute: false, idempotent: true)
+        if reading.messageId == nil { reading.messageId = response.headers["X-Message-Id"] }
+        return .body(response.body)
+    }
+
+    /// Whether the resume route's answer means "read the reply from history": the route is missing
+    /// (404 from a server without section 8) or the reply's events are no longer held (410).
+    static func meansEventsGone(_ error: any Error) -> Bool {
+        if let error = error as? APIError, let status = error.statusCode { return status == 404 || status == 410 }
+        return false
+    }
+
+    /// `event`, a tool result that does not name its tool (a server's `tool-output-available`
+    /// carries only the call's ID), with the name of the call it answers in `message`.
+    static func naming(_ event: StreamEvent, in message: AssembledMessage) -> StreamEvent {
+        guard case .toolResult(let id, .none, let output, let preliminary) = event,
+            let call = message.toolCalls.first(where: { $0.toolCallId == id })
+        else { return event }
+        return .toolResult(id: id, name: call.toolName, output: output, preliminary: preliminary)
+    }
+
+    /// Reads the stored reply from history and hands over only what the app has not seen: the
+    /// text after the text already streamed, the tool calls and results not yet shown, and the
+    /// finish. Waits (with the retry policy's backoff and budget) while the reply is not stored yet.
+    private func completeFromHistory(
+        _ reading: inout ReplyReading, conversationId: String, messageId: String, index: Int,
+        emit: (ChatUpdate) async -> Void
+    ) async throws {
+        var retries = 0
+        var waited = Duration.zero
+        var stored: Message?
+        while stored == nil {
+            let page = try await listMessages(conversationId: conversationId, limit: 20)
+            stored = page.data.first { $0.id == messageId }
+            if stored != nil { break }
+            let wait = retryPolicy.delay(retry: retries)
+            guard retries + 1 < retryPolicy.maxAttempts, waited + wait <= retryPolicy.totalBudget else {
+                throw APIError.httpError(
+                    statusCode: 404,
+                    detail: APIErrorDetail(
+                        code: "RESOURCE_MESSAGE_NOT_FOUND",
+                        message: "reply \(messageId) is neither resumable nor in the conversation's history"))
+            }
+            try await retryPolicy.sleep(wait)
+            waited += wait
+            retries += 1
+        }
+        guard let stored else { return }
+        let events = Self.unseenEvents(
+            of: stored, after: reading.message, openTextId: reading.openTextId, conversationId: conversationId)
+        for event in events {
+            reading.assembler.apply(event)
+            reading.handedOver += 1
+            await emit(ChatUpdate(event: event, message: reading.message, round: index))
+        }
+    }
+
+    /// The events that take `seen` to the stored message `stored`: the rest of its text (into the
+    /// open text part `openTextId`, when there is one), its tool calls and results not seen yet,
+    /// and a finish.
+    static func unseenEvents(
+        of stored: Message, after seen: AssembledMessage, openTextId: String?, conversationId: String
+    ) -> [StreamEvent] {
+        var events: [StreamEvent] = []
+        if seen.id == nil { events.append(.messageStart(id: stored.id)) }
+        if seen.conversationId == nil { events.append(.conversationAssigned(id: conversationId)) }
+        let seenText = seen.parts.compactMap(\.text).joined()
+        let storedText = stored.parts.compactMap { part -> String? in
+            if case .text(let text) = part { return text }
+            return nil
+        }.joined()
+        if storedText.count > seenText.count, storedText.hasPrefix(seenText) {
+            // The rest continues the open text part, or is a part of its own.
+            let textId = openTextId ?? "resumed-" + stored.id
+            if openTextId == nil { events.append(.textStart(id: textId)) }
+            events.append(.textDelta(id: textId, delta: String(storedText.dropFirst(seenText.count))))
+            events.append(.textEnd(id: textId))
+        }
+        let seenCalls = Set(seen.toolCalls.map(\.toolCallId))
+        let seenResults = Set(
+            seen.parts.compactMap { part -> String? in
+                if case .toolResult(let result) = part { return result.toolCallId }
+                return nil
+            })
+        var unanswered = Set<String>()
+        for part in stored.parts {
+            switch part {
+            case .toolCall(let id, let name, let input):
+                unanswered.insert(id)
+                if !seenCalls.contains(id) {
+                    events.append(.toolInputAvailable(id: id, name: name, input: input.jsonTree))
+                }
+            case .toolResult(let id, let name, let output):
+                unanswered.remove(id)
+                if !seenResults.contains(id) {
+                    events.append(.toolResult(id: id, name: name, output: output.jsonTree, preliminary: false))
+                }
+            case .text: break
+            }
+        }
+        let reason: StreamFinishReason = unanswered.isEmpty ? .stop : .toolCalls
+        events.append(.finish(reason: reason, rawReason: reason.rawValue))
+        return events
+    }
+
+    /// The error a broken reply ends with: everything received is in its partial message.
+    static func replyError(_ streamError: StreamError, _ partial: AssembledMessage, transport: TransportError?)
+        -> APIError
+    {
+        var message = partial
+        message.error = streamError.info
+        return APIError.networkError(
+            ReplyStreamError(streamError: streamError, partialMessage: message, transportError: transport))
+    }
+}
