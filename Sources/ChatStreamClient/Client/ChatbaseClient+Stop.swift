@@ -13,7 +13,7 @@ extension ChatbaseClient {
     /// ```swift
     /// try await client.stopReply(conversationId: id, messageId: replyId)
     /// ```
-    /// - Throws: ``ClientError/Kind/notSupportedByServer`` when the server lacks the route (cancel
+    /// - Throws: an ``APIError`` with ``APIError/isNotSupportedByServer`` when the server lacks the route (cancel
     ///   the send's task instead: what arrived stays in its ``ReplyStreamError/partialMessage``);
     ///   ``APIError`` 404 for a reply that is not the caller's.
     @discardableResult
