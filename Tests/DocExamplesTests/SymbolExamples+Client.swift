@@ -564,3 +564,17 @@ func symbolURLSessionTransport(url: URL) async throws {
     let response = try await transport.send(HTTPRequest(url: url, idleTimeout: .seconds(30)))
     for try await chunk in response.body { print(chunk.count) }   // chunks as the server sends them
 }
+
+// MARK: Sources/ChatStreamClient/Models/OutboxPolicy.swift
+
+func symbolOutboxPolicy() {
+    let client = ChatbaseClient(
+        agentId: "my-agent", baseURL: URL(string: "http://127.0.0.1:8787")!, outbox: .automatic)
+    _ = client
+}
+
+// MARK: Sources/ChatStreamClient/Client/ChatbaseClient+Stop.swift
+
+func symbolStopReply(client: ChatbaseClient, id: String, replyId: String) async throws {
+    try await client.stopReply(conversationId: id, messageId: replyId)
+}
