@@ -4,6 +4,7 @@
 // code, not in a signal handler.
 
 import ChatStreamServer
+import Foundation
 
 enum ServeCommand {
     static let command = Command(
@@ -12,7 +13,7 @@ enum ServeCommand {
             .value("host", "127.0.0.1"), .value("port", "8787"), .value("agent", "ID"), .value("data", "FILE"),
             .value("delay-ms", "N"), .value("chunk-size", "N"), .value("drop-after", "N"),
             .value("fail-status", "CODE"), .value("events-drop-every", "N"), .switch("allow-fault-header"),
-            .value("jwt-secret", "SECRET"), .value("max-connections", "N"),
+            .value("jwt-secret", "SECRET"), .value("jwt-secret-file", "PATH"), .value("max-connections", "N"),
             .value("max-connections-per-address", "N"),
             .switch("no-extensions"), .switch("no-resume"),
         ],
@@ -66,10 +67,7 @@ enum ServeCommand {
         configuration.liveEvents.dropEvery = try number("events-drop-every", 1...Int(Int32.max))
         configuration.extensionsEnabled = !parsed.has("no-extensions")
         configuration.resumableReplies = !parsed.has("no-resume")
-        if let secret = parsed.value("jwt-secret") {
-            guard !secret.isEmpty else { throw ArgumentParser.UsageError(message: "--jwt-secret needs a value") }
-            configuration.jwtSecret = secret
-        }
+        configuration.jwtSecret = try jwtSecret(parsed, environment: ProcessInfo.processInfo.environment)
         if let cap = try number("max-connections", 1...65_536) { configuration.http.maxConnections = cap }
         if let cap = try number("max-connections-per-address", 1...65_536) {
             configuration.http.maxConnectionsPerAddress = cap
