@@ -265,10 +265,12 @@ extension ChatAPIHandlers {
             body: (["data": message] as JSONTree).jsonBytes)
     }
 
-    /// A conversation title from its first message: at most 60 characters.
+    /// A conversation title from its first message: at most 60 characters and
+    /// ``StringLimits/titleBytes`` bytes.
     static func title(for message: String) -> String {
         let flat = message.split(whereSeparator: \.isNewline).joined(separator: " ").trimmingSpaces()
-        return flat.count <= 60 ? flat : flat.prefix(59).trimmingSpaces() + "…"
+        let short = flat.count <= 60 ? flat : flat.prefix(59).trimmingSpaces() + "…"
+        return StringLimits.prefix(short, maxBytes: StringLimits.titleBytes)
     }
 }
 

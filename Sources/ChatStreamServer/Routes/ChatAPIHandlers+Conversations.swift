@@ -40,6 +40,7 @@ extension ChatAPIHandlers {
         let body = request.body.isEmpty ? JSONObject() : try jsonObject(request)
         let id = try optionalUUID(body, "id") ?? Self.newID()
         let title = try optionalString(body, "title")
+        if let title { try StringLimits.check(title, field: "title", maxBytes: StringLimits.titleBytes) }
         let now = Self.now
         let (value, created): (JSONTree, Bool) = try store.write { store in
             if let existing = try store.conversation(id) {

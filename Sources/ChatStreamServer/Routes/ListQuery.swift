@@ -45,7 +45,10 @@ struct ListQuery: Sendable {
         case let other?:
             throw APIError.validation("VALIDATION_INVALID_UNREAD", "unread must be true or false, not \"\(other)\"")
         }
-        if let text = request.queryValue("q"), !text.isEmpty { search = text.lowercased() }
+        if let text = request.queryValue("q"), !text.isEmpty {
+            try StringLimits.check(text, field: "q", maxBytes: StringLimits.searchBytes)
+            search = text.lowercased()
+        }
         switch request.queryValue("order") {
         case nil, "desc": ascending = false
         case "asc": ascending = true
@@ -54,13 +57,20 @@ struct ListQuery: Sendable {
         }
     }
 
-    /// Checks a tag list: at most 25 tags of 1...64 characters.
+    /// Checks a tag list: at most 25 tags of 1...64 characters and at most
+    /// ``StringLimits/tagBytes`` bytes of UTF-8 each.
     static func validate(tags: [String]) throws(APIError) {
         guard tags.count <= 25 else {
             throw APIError.validation("VALIDATION_TOO_MANY_TAGS", "at most 25 tags are allowed, got \(tags.count)")
         }
         for tag in tags where !(1...64).contains(tag.count) {
             throw APIError.validation("VALIDATION_INVALID_TAG", "each tag must be 1 to 64 characters long")
+        }
+        for tag in tags where tag.utf8.count > StringLimits.tagBytes {
+            throw APIError(
+                status: 400, code: "VALIDATION_INVALID_TAG",
+                message: "each tag must be at most \(StringLimits.tagBytes) bytes of UTF-8, got \(tag.utf8.count)",
+                details: ["field": "tags"])
         }
     }
 
