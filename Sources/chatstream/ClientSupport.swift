@@ -24,7 +24,9 @@ enum ClientSupport {
             )
         }
         let directory = ChatStreamPaths.dataDirectory
-        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        // Owner only, like the store's files (the embedded server's database lives here).
+        try? FileManager.default.createDirectory(
+            at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         var configuration = ChatAPIServer.Configuration()
         configuration.host = "127.0.0.1"
         configuration.port = 0

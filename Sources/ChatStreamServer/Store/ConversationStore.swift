@@ -45,6 +45,7 @@ final class ConversationStore: Sendable {
     /// Opens the database at `path` (created when missing; a JSON data file of the earlier format
     /// found there is imported first and kept beside it as `<path>.json-backup`), or an in-memory
     /// one when `path` is nil, holding the last `liveEventCapacity` live events of each audience.
+    /// The database and its -wal and -shm files are 0600, in a directory created 0700 when missing.
     init(
         path: String?, options: SQLiteDatabase.Options = .durable, liveEventCapacity: Int = 0,
         previewLength: Int = 200, readerCount: Int = 4
@@ -52,9 +53,13 @@ final class ConversationStore: Sendable {
         self.path = path
         self.liveEventCapacity = liveEventCapacity
         self.previewLength = previewLength
-        if let path { try StorePersistence.importLegacyFile(at: path, options: options) }
+        if let path {
+            try StorePersistence.importLegacyFile(at: path, options: options)
+            try StoreFiles.prepare(path)
+        }
         let database = try SQLiteDatabase(path: path ?? ":memory:", options: options)
         try database.migrate(StoreSchema.migrations)
+        if let path { try StoreFiles.restrict(path) }
         self.database = database
         var pool: [SQLiteDatabase] = []
         if let path {
