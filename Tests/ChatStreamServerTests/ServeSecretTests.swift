@@ -39,7 +39,7 @@ struct ServeSecretTests {
         let body = Array(#"{"token":"\#(token)"}"#.utf8)
         let head =
             "POST /api/sdk/agents/demo-agent/verify HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
-            + "Content-Type: application/json\r\nContent-Length: \(body.count)\r\n\r\n"
+            + "Content-Type: application/json\r\nX-Device-Id: device-1\r\nContent-Length: \(body.count)\r\n\r\n"
         return try APIFixture.exchange(port: port, bytes: Array(head.utf8) + body).status
     }
 
