@@ -49,6 +49,16 @@ import Testing
         #expect(AssembledPart(json: part.jsonValue) == part)
     }
 
+    /// A history part without a string `type` (FuzzHistory found `{"typej":"text"}` gaining
+    /// `"type":""` on the way back) reads back from its wire shape unchanged.
+    @Test(arguments: [#"{"typej":"text"}"#, #"{"type":7,"text":"x"}"#, #"{"type":"","a":[1]}"#])
+    func aPartWithoutAKindReadsBackUnchanged(_ text: String) throws {
+        let part = AssembledPart(json: try JSONParser().parseValue(Array(text.utf8)))
+        guard case .unknown(let type, _) = part else { Issue.record("not unknown: \(part)"); return }
+        #expect(type.isEmpty)
+        #expect(AssembledPart(json: part.jsonValue) == part)
+    }
+
     @Test func responsesBuiltInToolsComeOutWithTheirInputs() throws {
         let result = try Self.messages(.openAIResponses, "handwritten__built-in-tools.sse")
         #expect(result.failure == nil)

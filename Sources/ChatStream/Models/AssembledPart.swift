@@ -118,8 +118,9 @@ extension AssembledPart {
             return .object(object)
         case .unknown(let type, let raw):
             // Kept as it came; a raw object without a `type` (a Gemini part) gets the kind as one,
-            // so the part reads back as the same unknown part.
-            guard case .object(let object) = raw, object["type"] == nil else { return raw }
+            // so the part reads back as the same unknown part. A part read from the wire without a
+            // string `type` has the empty kind and stays exactly as it came.
+            guard !type.isEmpty, case .object(let object) = raw, object["type"] == nil else { return raw }
             var typed = JSONObject()
             typed["type"] = .string(type)
             for (key, value) in object { typed[key] = value }

@@ -218,8 +218,11 @@ public final class ConversationState {
 
     /// State for `conversationId` (nil: a new conversation begins with the first send).
     ///
-    /// - Parameter outbox: overrides the client's ``ChatbaseClient/outboxPolicy`` for this
-    ///   state's sends (nil: the client's; the outbox needs the client's ``ChatbaseClient/store``).
+    /// - Parameters:
+    ///   - client: the client the state sends and reads history with.
+    ///   - conversationId: the conversation shown (nil: a new conversation begins with the first send).
+    ///   - outbox: overrides the client's ``ChatbaseClient/outboxPolicy`` for this state's sends
+    ///     (nil: the client's; the outbox needs the client's ``ChatbaseClient/store``).
     public init(client: ChatbaseClient, conversationId: String? = nil, outbox: OutboxPolicy? = nil) {
         self.client = client
         self.conversationId = conversationId
