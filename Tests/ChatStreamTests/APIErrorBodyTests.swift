@@ -63,8 +63,12 @@ import Testing
             let result = Self.events([Array(#"{"choices":[]}"#.utf8)], format: format)
             #expect(result.error?.kind == .malformed, "\(format)")
             #expect(result.error?.message.contains("one JSON object") == true, "\(format)")
+            #expect(result.error?.message.contains("not a \(format.rawValue) stream") == true, "\(format)")
             let broken = Self.events([Array("{\n  \"error\": {".utf8)], format: format)
             #expect(broken.error?.kind == .malformed, "\(format)")
+            // The format's name, never a Swift type's: a wrapping dialect gives the same message.
+            #expect(broken.error?.message.contains("not a \(format.rawValue) stream") == true, "\(format)")
+            #expect(broken.error?.message.contains("Dialect") == false, "\(format)")
         }
     }
 

@@ -203,6 +203,7 @@ import Testing
         #expect(lent.ownedFromDialect == 0, "\(D.self): a text delta came owned")
         #expect(lent.ownedViews == 0)
         #expect(lent.textFromViews == lent.textFromEvents)
+        #expect(lent.errorFromViews == lent.errorFromEvents)
     }
 
     // Bugs the fuzzers found, as plain unit tests.

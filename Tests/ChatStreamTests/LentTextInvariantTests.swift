@@ -25,6 +25,7 @@ struct OwnedTextCounting<Inner: StreamDialect>: StreamDialect {
     }
 
     var unknownUnitCount: Int { inner.unknownUnitCount }
+    static var formatName: String { Inner.formatName }
 
     mutating func decode(_ unit: FramedUnit, textDelta: TextDeltaSink, emit: EventSink) throws {
         var owned = 0
@@ -72,6 +73,9 @@ struct LentPathOutcome {
     var lentViews = 0
     var textFromViews = ""
     var textFromEvents = ""
+    /// The errors each path ended with: a wrapper must not change them (it once did, naming itself).
+    var errorFromViews: StreamError?
+    var errorFromEvents: StreamError?
 }
 
 enum LentPath {
@@ -97,7 +101,9 @@ enum LentPath {
         do {
             for piece in pieces { try piece.withUnsafeBytes { try views.decodeViews($0, take) } }
             try views.finishViews(take)
-        } catch {}
+        } catch {
+            outcome.errorFromViews = error as? StreamError
+        }
         outcome.ownedFromDialect = views.dialect.ownedTextDeltas
         outcome.lentFromDialect = views.dialect.lentTextDeltas
         var events = StreamDecoder<Dialect>(configuration: configuration)
@@ -107,7 +113,9 @@ enum LentPath {
         do {
             for piece in pieces { try piece.withUnsafeBytes { try events.decode($0, emit: append) } }
             try events.finish(emit: append)
-        } catch {}
+        } catch {
+            outcome.errorFromEvents = error as? StreamError
+        }
         return outcome
     }
 

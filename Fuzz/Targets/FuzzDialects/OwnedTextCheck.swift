@@ -15,6 +15,7 @@ struct OwnedTextCheck<Inner: StreamDialect>: StreamDialect {
     }
 
     var unknownUnitCount: Int { inner.unknownUnitCount }
+    static var formatName: String { Inner.formatName }
 
     mutating func decode(_ unit: FramedUnit, textDelta: TextDeltaSink, emit: EventSink) throws {
         try inner.decode(unit, textDelta: textDelta, emit: { try Self.checked($0, emit) })

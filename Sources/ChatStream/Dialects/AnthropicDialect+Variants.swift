@@ -2,6 +2,9 @@
 // what each becomes (VendorVariants.md prints the table).
 
 extension AnthropicDialect: RegisteredDialect {
+    /// ``StreamFormat/anthropic``'s raw value, which error messages name.
+    public static var formatName: String { StreamFormat.anthropic.rawValue }
+
     /// The variants this dialect reads: which field, which shapes, what each becomes.
     public static let variants: [DialectVariant] = [
         DialectVariant(

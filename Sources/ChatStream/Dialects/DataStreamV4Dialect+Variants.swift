@@ -2,6 +2,9 @@
 // prints the table).
 
 extension DataStreamV4Dialect: RegisteredDialect {
+    /// ``StreamFormat/aiSDKv4``'s raw value, which error messages name.
+    public static var formatName: String { StreamFormat.aiSDKv4.rawValue }
+
     /// The variants this dialect reads: which field, which shapes, what each becomes.
     public static let variants: [DialectVariant] = [
         DialectVariant(

@@ -7,6 +7,9 @@
 import ChatStreamJSON
 
 extension GeminiDialect: RegisteredDialect {
+    /// ``StreamFormat/jsonArray``'s raw value, which error messages name.
+    public static var formatName: String { StreamFormat.jsonArray.rawValue }
+
     /// The vendor variants this dialect reads: which field, which shapes, what each becomes.
     public static let variants: [DialectVariant] = [
         DialectVariant(

@@ -2,6 +2,9 @@
 // the table).
 
 extension OllamaDialect: RegisteredDialect {
+    /// ``StreamFormat/ndjson``'s raw value, which error messages name.
+    public static var formatName: String { StreamFormat.ndjson.rawValue }
+
     /// The variants this dialect reads: which field, which shapes, what each becomes.
     public static let variants: [DialectVariant] = [
         DialectVariant(

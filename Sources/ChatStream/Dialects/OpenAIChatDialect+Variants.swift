@@ -5,6 +5,9 @@
 import ChatStreamJSON
 
 extension OpenAIChatDialect: RegisteredDialect {
+    /// ``StreamFormat/openAIChat``'s raw value, which error messages name.
+    public static var formatName: String { StreamFormat.openAIChat.rawValue }
+
     /// The vendor variants this dialect reads: which field, which shapes, what each becomes.
     public static let variants: [DialectVariant] = [
         DialectVariant(

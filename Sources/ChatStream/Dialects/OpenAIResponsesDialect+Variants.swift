@@ -2,6 +2,9 @@
 // copy it, and what each becomes (VendorVariants.md prints the table).
 
 extension OpenAIResponsesDialect: RegisteredDialect {
+    /// ``StreamFormat/openAIResponses``'s raw value, which error messages name.
+    public static var formatName: String { StreamFormat.openAIResponses.rawValue }
+
     /// The variants this dialect reads: which field, which shapes, what each becomes.
     public static let variants: [DialectVariant] = [
         DialectVariant(

@@ -2,6 +2,9 @@
 // becomes (VendorVariants.md prints the table).
 
 extension UIMessageStreamDialect: RegisteredDialect {
+    /// ``StreamFormat/uiMessageStream``'s raw value, which error messages name.
+    public static var formatName: String { StreamFormat.uiMessageStream.rawValue }
+
     /// The variants this dialect reads: which field, which shapes, what each becomes.
     public static let variants: [DialectVariant] = [
         DialectVariant(

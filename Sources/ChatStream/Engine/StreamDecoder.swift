@@ -159,7 +159,7 @@ public struct StreamDecoder<Dialect: StreamDialect> {
                 // A body that was one JSON value ends here (as its error, or malformed).
                 guard
                     let release = try bodyGate.finish(
-                        configuration: configuration.json, formatName: "\(Dialect.self)", emit: emit)
+                        configuration: configuration.json, formatName: Dialect.formatName, emit: emit)
                 else { return }
                 try release.withUnsafeBytes {
                     try Self.feed(&framer, &_dialect, &_skippedErrors, configuration.lenient, $0, textDelta, emit)

@@ -50,4 +50,12 @@ public protocol StreamDialect {
 
     /// How many units of unknown type were skipped.
     var unknownUnitCount: Int { get }
+
+    /// The format's name in error messages (a built-in dialect says its ``StreamFormat`` raw
+    /// value, such as `openai-chat`; by default, the dialect's type name).
+    static var formatName: String { get }
+}
+
+extension StreamDialect {
+    public static var formatName: String { "\(Self.self)" }
 }
