@@ -9,7 +9,8 @@
 # crashes, leaks and timeouts land in Fuzz/artifacts/TARGET/. Set SKIP_BUILD=1 to reuse the build.
 # Prints executions per second and the final coverage (cov/ft) at the end; exits non-zero when
 # libFuzzer found a problem. FUZZ_BUILD_PATH overrides the build folder (default .build-fuzz);
-# FUZZ_RUN_NAME suffixes the log name (two runs of one target at once).
+# FUZZ_RUN_NAME suffixes the log name (two runs of one target at once); FUZZ_WORK_DIR replaces
+# the work corpus folder (ci.sh gives each target an empty one, as a fresh clone has).
 set -euo pipefail
 
 target=${1:?usage: Fuzz/run.sh TARGET SECONDS}
@@ -35,7 +36,7 @@ fi
 binary=$(CHATSTREAM_FUZZ=1 swift build --product "$target" --build-path "$build_path" --show-bin-path \
     --sanitize=fuzzer -Xswiftc -sanitize=fuzzer,address)/$target
 
-work=Fuzz/corpus-work/$target
+work=${FUZZ_WORK_DIR:-Fuzz/corpus-work/$target}
 seeds=Fuzz/corpus-work/$target-seeds${FUZZ_RUN_NAME:+-$FUZZ_RUN_NAME}
 artifacts=Fuzz/artifacts/$target
 mkdir -p "$work" "$artifacts"
