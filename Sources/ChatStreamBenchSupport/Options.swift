@@ -34,6 +34,12 @@ package struct Options: Sendable {
     /// `--serve-child`: the local server on a free loopback port until standard input closes (the
     /// report's server process).
     package var serveChild = false
+    /// `--simdjson`: ChatStream against the simdjson On-Demand program, whole processes paired.
+    package var simdjson = false
+    /// `--decode-file FORMAT PATH [--tool]`: decode one file as `--simdjson`'s ChatStream side.
+    package var decodeFile: (format: String, path: String)? = nil
+    /// `--tool`: with --decode-file, read the streamed tool input instead of the text.
+    package var tool = false
 
     package init() {}
 
@@ -43,6 +49,8 @@ package struct Options: Sendable {
                chatstream-bench --check-allocations Fixtures/allocation-limits.json
                chatstream-bench --write-payload FORMAT PATH
                chatstream-bench --snapshot-scaling [--runs N]
+               chatstream-bench --simdjson [--runs N] [--quick]
+               chatstream-bench --decode-file FORMAT PATH [--tool]
 
           --json               print one JSON object instead of the table
           --runs N             runs per measurement; the median is reported (default 5, --quick 3;
@@ -76,6 +84,13 @@ package struct Options: Sendable {
                                ndjson, json-array) to PATH, for measuring other decoders on the same bytes
           --snapshot-scaling   per-event time of messageUpdates(format:) consumers at 0.5 MB and 1 MB of text
                                in 10-byte deltas (one keeping its own text, one keeping the latest snapshot)
+          --simdjson           every format's text (32 MB, --quick 4 MB) and the UI, OpenAI chat and Anthropic
+                               tool input (200,000 1-byte deltas, --quick 50,000) read by ChatStream and by the
+                               simdjson On-Demand program (Benchmarks/simdjson-peer, built on first use from
+                               Debian's libsimdjson-dev; CHATSTREAM_SIMDJSON_PEER names another build), as
+                               whole processes in alternation; prints each side's MB/s and ChatStream / simdjson
+          --decode-file        read FORMAT from PATH in 4 KiB pieces (the lent path) and print "FORMAT: N text
+                               bytes", as the simdjson program does; with --tool, the streamed tool input
         """
 
     /// What `arguments` (without the program's name) ask for.
@@ -122,12 +137,19 @@ package struct Options: Sendable {
                 options.writePayload = (arguments[index + 1], arguments[index + 2])
                 index += 2
             case "--snapshot-scaling": options.snapshotScaling = true
+            case "--simdjson": options.simdjson = true
+            case "--tool": options.tool = true
+            case "--decode-file":
+                guard index + 2 < arguments.count else { return .failure("--decode-file needs a FORMAT and a PATH") }
+                options.decodeFile = (arguments[index + 1], arguments[index + 2])
+                index += 2
             case "-h", "--help": return .help
             default: return .failure("unknown argument \(argument)")
             }
             index += 1
         }
         if options.noValgrind && !options.report { return .failure("--no-valgrind goes with --report") }
+        if options.tool && options.decodeFile == nil { return .failure("--tool goes with --decode-file") }
         if !options.runsGiven {
             if options.report {
                 options.runs = options.quick ? 5 : 11

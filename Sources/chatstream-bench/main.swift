@@ -4,6 +4,7 @@
 //   swift run -c release chatstream-bench --check-allocations Fixtures/allocation-limits.json
 //   swift run -c release chatstream-bench --write-payload FORMAT PATH
 //   swift run -c release chatstream-bench --snapshot-scaling [--runs N]
+//   swift run -c release chatstream-bench --simdjson [--runs N] [--quick]
 //   swift run -c release chatstream-bench --report [--json] [--quick] [--runs N] [--no-valgrind]
 
 import ChatStream
@@ -28,6 +29,12 @@ if options.report {
     let report = await RatioReport.run(options: options)
     if options.json { report.printJSON() } else { report.printTable() }
     exit(0)
+}
+if options.simdjson {
+    exit(SimdjsonColumn.run(options: options))
+}
+if let (format, path) = options.decodeFile {
+    exit(SimdjsonColumn.decodeFile(format: format, path: path, tool: options.tool))
 }
 if let (format, path) = options.writePayload {
     exit(PayloadFile.write(format: format, path: path))

@@ -87,6 +87,10 @@ struct BenchOptionsTests {
         let payload = try #require(Self.options(["--write-payload", "openai-chat", "/tmp/x.sse"]).map(\.writePayload))
         #expect(payload?.format == "openai-chat" && payload?.path == "/tmp/x.sse")
         #expect(try #require(Self.options(["--serve-child"])).serveChild)
+        let simdjson = try #require(Self.options(["--simdjson", "--quick", "--runs", "3"]))
+        #expect(simdjson.simdjson && simdjson.quick && simdjson.runs == 3)
+        let decode = try #require(Self.options(["--decode-file", "anthropic", "/tmp/a.sse", "--tool"]))
+        #expect(decode.decodeFile?.format == "anthropic" && decode.decodeFile?.path == "/tmp/a.sse" && decode.tool)
     }
 
     @Test func badCommandLinesSayWhy() {
@@ -95,6 +99,8 @@ struct BenchOptionsTests {
         #expect(Self.failure(["--profile"]) != nil)
         #expect(Self.failure(["--write-payload", "openai-chat"]) != nil)
         #expect(Self.failure(["--no-valgrind"]) == "--no-valgrind goes with --report")
+        #expect(Self.failure(["--tool"]) == "--tool goes with --decode-file")
+        #expect(Self.failure(["--decode-file", "ndjson"]) == "--decode-file needs a FORMAT and a PATH")
         #expect(Self.failure(["--fast"]) == "unknown argument --fast")
         if case .help = Options.outcome(of: ["--report", "-h"]) {} else { Issue.record("-h is not help") }
     }

@@ -1,0 +1,270 @@
+// SimdjsonColumn: `--simdjson`, ChatStream against the state of the art of issue 32: a C++ program
+// (Benchmarks/simdjson-peer) that frames with memchr and reads each unit with simdjson On-Demand,
+// extracting the same field into a growing string.
+//
+// Both sides are whole processes reading the same file: the simdjson program, and this bench as
+// `--decode-file` (the file in 4 KiB pieces through `AnyStreamDecoder.decodeViews`, the text or
+// tool input appended to one growing byte array). Each side also reads a tiny stream of the same
+// format, so the figure is net of start-up (reported apart). Runs alternate between the sides
+// (peer, ours, peer tiny, ours tiny) so load on a shared machine falls on both; medians of
+// `--runs` rounds. The throughput figures are CPU time (user + system, from wait4), which a
+// loaded machine disturbs far less than wall time; the whole-process wall ratio is shown beside. Both sides must print the same number of text bytes, and that number must be
+// the payload's, before anything is timed.
+//
+// Example: `chatstream-bench --simdjson --quick` prints one row per payload (its name, MB, each
+// side's MB/s, ChatStream / simdjson net of start-up, and whole-process), then both start-ups.
+
+import ChatStream
+import ChatStreamBenchSupport
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+enum SimdjsonColumn {
+    /// One payload both sides read.
+    struct Case {
+        var name: String
+        /// The `--format` name both programs take.
+        var format: String
+        var tool: Bool
+        var make: () -> (bytes: [UInt8], expectedBytes: Int)
+    }
+
+    /// Every format's text and the three tool-input streams of the bench.
+    static func cases(quick: Bool) -> [Case] {
+        let size = quick ? 4_000_000 : 32_000_000
+        let deltas = quick ? 50_000 : 200_000
+        func text(_ name: String, _ format: String, _ make: @escaping (Int) -> StreamPayload) -> [Case] {
+            [
+                Case(name: "\(name) text", format: format, tool: false) {
+                    let payload = make(size)
+                    return (payload.bytes, payload.expectedText.utf8.count)
+                }
+            ]
+        }
+        func tool(_ name: String, _ format: String, _ kind: Payloads.ToolFormat) -> Case {
+            Case(name: "\(name) tool input, 1-byte deltas", format: format, tool: true) {
+                let (payload, input) = Payloads.toolInputStream(inputBytes: deltas, format: kind)
+                return (payload.bytes, input.utf8.count)
+            }
+        }
+        return text("UI message stream", "ui-message-stream") { Payloads.homeTextDeltas(targetBytes: $0) }
+            + text("OpenAI chat", "openai-chat") { Payloads.openAIChatChunks(targetBytes: $0) }
+            + text("Anthropic", "anthropic") { Payloads.anthropicEvents(targetBytes: $0) }
+            + text("OpenAI Responses", "openai-responses") { Payloads.responsesEvents(targetBytes: $0) }
+            + text("AI SDK v4", "ai-sdk-v4") { Payloads.dataStreamV4Parts(targetBytes: $0) }
+            + text("Ollama NDJSON", "ndjson") { Payloads.ollamaLines(targetBytes: $0) }
+            + text("Gemini array", "json-array") { Payloads.geminiArray(targetBytes: $0) }
+            + [
+                tool("UI message stream", "ui-message-stream", .uiMessageStream),
+                tool("OpenAI chat", "openai-chat", .openAIChat),
+                tool("Anthropic", "anthropic", .anthropic),
+            ]
+    }
+
+    // MARK: The ChatStream side
+
+    /// `--decode-file FORMAT PATH [--tool]`: the lent path over the file in 4 KiB pieces; prints
+    /// "FORMAT: N text bytes". Returns the exit status.
+    static func decodeFile(format name: String, path: String, tool: Bool) -> Int32 {
+        guard let format = StreamFormat(rawValue: name) else {
+            print("chatstream-bench: unknown format \(name)")
+            return 2
+        }
+        guard let bytes = FileManager.default.contents(atPath: path) else {
+            print("chatstream-bench: cannot read \(path)")
+            return 1
+        }
+        var decoder = AnyStreamDecoder(format: format)
+        var out: [UInt8] = []
+        func take(_ event: StreamEvent) {
+            switch event {
+            case .textDelta(_, let delta) where !tool: out += delta.utf8
+            case .toolInputDelta(_, let delta) where tool: out += delta.utf8
+            default: break
+            }
+        }
+        do {
+            try bytes.withUnsafeBytes { all in
+                var offset = 0
+                while offset < all.count {
+                    let piece = UnsafeRawBufferPointer(rebasing: all[offset..<min(offset + 4096, all.count)])
+                    try decoder.decodeViews(piece) { view in
+                        switch view {
+                        case .textDelta(_, let delta): if !tool { delta.append(to: &out) }
+                        case .event(let event): take(event)
+                        }
+                    }
+                    offset += 4096
+                }
+            }
+            try decoder.finish(emit: take)
+        } catch {
+            print("chatstream-bench: \(path): \(error)")
+            return 1
+        }
+        print("\(name): \(out.count) text bytes")
+        return 0
+    }
+
+    // MARK: The comparison
+
+    /// One payload's medians, in seconds.
+    struct Row {
+        var name: String
+        var bytes: Int
+        /// CPU seconds of each side on the payload and on the tiny stream.
+        var peer: Double
+        var ours: Double
+        var peerStart: Double
+        var oursStart: Double
+        /// Wall seconds of each side on the payload, whole process.
+        var peerWall: Double
+        var oursWall: Double
+        /// ChatStream's throughput over simdjson's, net of each side's start-up.
+        var netRatio: Double { max(peer - peerStart, 1e-9) / max(ours - oursStart, 1e-9) }
+        var wholeRatio: Double { peerWall / oursWall }
+        func megabytesPerSecond(_ seconds: Double, _ start: Double) -> Double {
+            Double(bytes) / 1e6 / max(seconds - start, 1e-9)
+        }
+    }
+
+    /// `--simdjson`: prints the table; returns the exit status.
+    static func run(options: Options) -> Int32 {
+        do {
+            let peer = try peerPath()
+            let ours = try selfPath()
+            let work = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "chatstream-simdjson-\(getpid())")
+            try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: work) }
+            print("simdjson On-Demand: \(peer)")
+            print("load before: \(RatioReport.loadAverage().map { String(format: "%.2f", $0) }.joined(separator: " "))")
+            var rows: [Row] = []
+            for (index, item) in cases(quick: options.quick).enumerated() {
+                let (bytes, expected) = item.make()
+                let big = work.appendingPathComponent("\(index).stream").path
+                try Data(bytes).write(to: URL(fileURLWithPath: big))
+                let tiny = work.appendingPathComponent("\(index)-tiny.stream").path
+                try Data(tinyStream(item)).write(to: URL(fileURLWithPath: tiny))
+                let toolArgument = item.tool ? ["tool"] : []
+                let peerCommand = { (file: String) in [peer, item.format, file] + toolArgument }
+                let ourCommand = { (file: String) in
+                    [ours, "--decode-file", item.format, file] + (item.tool ? ["--tool"] : [])
+                }
+                // Both must read the payload's bytes before anything is timed.
+                for (side, command) in [("simdjson", peerCommand(big)), ("ChatStream", ourCommand(big))] {
+                    let read = try textBytes(command, work: work)
+                    guard read == expected else {
+                        throw ReportError("\(item.name): \(side) read \(read) text bytes, the payload has \(expected)")
+                    }
+                }
+                var times: [[Double]] = Array(repeating: [], count: 4)
+                var walls: [[Double]] = Array(repeating: [], count: 2)
+                for _ in 0..<options.runs {
+                    for (slot, command) in [peerCommand(big), ourCommand(big), peerCommand(tiny), ourCommand(tiny)]
+                        .enumerated()
+                    {
+                        let exit = try ChildProcess.start(command).wait()
+                        guard exit.status == 0 else { throw ReportError("\(command.joined(separator: " ")) failed") }
+                        times[slot].append(exit.cpuSeconds)
+                        if slot < 2 { walls[slot].append(exit.wallSeconds) }
+                    }
+                }
+                let medians = times.map(median)
+                rows.append(
+                    Row(
+                        name: item.name, bytes: bytes.count, peer: medians[0], ours: medians[1],
+                        peerStart: medians[2], oursStart: medians[3], peerWall: median(walls[0]),
+                        oursWall: median(walls[1])))
+                try? FileManager.default.removeItem(atPath: big)
+            }
+            print(table(rows, runs: options.runs))
+            print("load after: \(RatioReport.loadAverage().map { String(format: "%.2f", $0) }.joined(separator: " "))")
+            return 0
+        } catch {
+            print("chatstream-bench: --simdjson: \(error)")
+            return 1
+        }
+    }
+
+    /// The table: MB/s net of start-up on each side, and the ratios.
+    static func table(_ rows: [Row], runs: Int) -> String {
+        var lines = [
+            "whole processes, alternating, median of \(runs) runs each; MB/s and the first ratio are CPU time "
+                + "(user + system) net of each side's start-up (its run on a tiny stream of the format); the last "
+                + "is whole-process wall time",
+            "| payload | MB | simdjson MB/s | ChatStream MB/s | ChatStream / simdjson | whole process |",
+            "| --- | --- | --- | --- | --- | --- |",
+        ]
+        for row in rows {
+            lines.append(
+                "| \(row.name) | \(String(format: "%.1f", Double(row.bytes) / 1e6)) | "
+                    + "\(String(format: "%.0f", row.megabytesPerSecond(row.peer, row.peerStart))) | "
+                    + "\(String(format: "%.0f", row.megabytesPerSecond(row.ours, row.oursStart))) | "
+                    + "\(String(format: "%.2f", row.netRatio)) | \(String(format: "%.2f", row.wholeRatio)) |")
+        }
+        let peerStart = median(rows.map(\.peerStart)) * 1000
+        let oursStart = median(rows.map(\.oursStart)) * 1000
+        lines.append(
+            "start-up CPU (tiny stream, median over payloads): simdjson \(String(format: "%.1f", peerStart)) ms, "
+                + "ChatStream \(String(format: "%.1f", oursStart)) ms")
+        return lines.joined(separator: "\n")
+    }
+
+    /// A stream of the case's format with a handful of events: each side's start-up and file read.
+    static func tinyStream(_ item: Case) -> [UInt8] {
+        if item.tool {
+            let kind: Payloads.ToolFormat =
+                item.format == "openai-chat" ? .openAIChat : item.format == "anthropic" ? .anthropic : .uiMessageStream
+            return Payloads.toolInputStream(inputBytes: 40, format: kind).payload.bytes
+        }
+        switch item.format {
+        case "openai-chat": return Payloads.openAIChatChunks(targetBytes: 300).bytes
+        case "anthropic": return Payloads.anthropicEvents(targetBytes: 300).bytes
+        case "openai-responses": return Payloads.responsesEvents(targetBytes: 300).bytes
+        case "ai-sdk-v4": return Payloads.dataStreamV4Parts(targetBytes: 300).bytes
+        case "ndjson": return Payloads.ollamaLines(targetBytes: 300).bytes
+        case "json-array": return Payloads.geminiArray(targetBytes: 300).bytes
+        default: return Payloads.homeTextDeltas(targetBytes: 300).bytes
+        }
+    }
+
+    /// The number in the "FORMAT: N text bytes" line `command` prints.
+    static func textBytes(_ command: [String], work: URL) throws -> Int {
+        let output = work.appendingPathComponent("output.txt").path
+        let exit = try ChildProcess.start(command, output: output, error: output).wait()
+        let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+        guard exit.status == 0, let count = text.split(separator: " ").dropLast(2).last.flatMap({ Int($0) }) else {
+            throw ReportError("\(command.joined(separator: " ")) failed: \(text)")
+        }
+        return count
+    }
+
+    /// The simdjson program: CHATSTREAM_SIMDJSON_PEER, else .build/simdjson-peer/simdjson-peer,
+    /// built first with Benchmarks/simdjson-peer/build.sh when missing.
+    static func peerPath() throws -> String {
+        if let path = ProcessInfo.processInfo.environment["CHATSTREAM_SIMDJSON_PEER"] { return path }
+        let path = ".build/simdjson-peer/simdjson-peer"
+        if access(path, X_OK) == 0 { return path }
+        print("building the simdjson program (Benchmarks/simdjson-peer/build.sh)...")
+        let exit = try ChildProcess.start(["Benchmarks/simdjson-peer/build.sh"], output: nil, error: "/dev/stderr")
+            .wait()
+        guard exit.status == 0, access(path, X_OK) == 0 else {
+            throw ReportError(
+                "Benchmarks/simdjson-peer/build.sh failed (run it from the package's folder; it needs apt or "
+                    + "libsimdjson-dev and g++)")
+        }
+        return path
+    }
+
+    /// This executable, for the ChatStream side.
+    static func selfPath() throws -> String {
+        guard let path = Bundle.main.executablePath else { throw ReportError("cannot find this executable") }
+        return path
+    }
+}
