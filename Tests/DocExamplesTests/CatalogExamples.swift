@@ -260,3 +260,18 @@ func deliveryResume(client: ChatbaseClient) async throws {
     // From the Stop button:
     await chat.stop()
 }
+
+// LiveUpdates.md
+
+func catalogLiveState(client: ChatbaseClient) async throws {
+    let events = client.events()
+    for try await event in events {
+        print(events.state, event.kind)   // .live once the server confirmed the subscription
+    }
+}
+
+@MainActor func catalogShowLive(list: ConversationListState) async {
+    await list.load()
+    list.startLive()
+    if case .reconnecting(let delay) = list.liveState { print("reconnecting in", delay) }
+}

@@ -26,6 +26,7 @@ extension ConversationEvent {
         case .conversationClosed: "conversation.closed"
         case .sessionStatusChanged: "session.status_changed"
         case .reset: "reset"
+        case .subscribed: "subscribed"
         }
     }
 
@@ -100,7 +101,7 @@ extension ConversationEvent {
         case .sessionStatusChanged(let id, let status):
             add("conversationId", .string(id))
             add("status", .string(status))
-        case .reset:
+        case .reset, .subscribed:
             break
         }
         return .object(JSONObject(members))
@@ -156,7 +157,7 @@ extension ConversationEvent {
                 ? " \(action.payload.jsonText)" : action.options.map { " [\($0.title)]" }.joined()
         case .acknowledged(_, let acknowledgement): line += " \(acknowledgement.messageId)"
         case .sessionStatusChanged(_, let status): line += " \(status)"
-        case .conversationClosed, .reset: break
+        case .conversationClosed, .reset, .subscribed: break
         }
         return line
     }

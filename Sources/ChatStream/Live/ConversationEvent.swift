@@ -65,6 +65,9 @@ public struct ConversationEvent: Sendable, Hashable {
         case sessionStatusChanged(conversationId: String, status: String)
         /// The server cannot resume after the given ID: refetch what you show, then events continue.
         case reset
+        /// The subscription is established: the event's ID is the caller's position when it began
+        /// (the home protocol's `subscribed`, sent before any change; resume after it).
+        case subscribed
     }
 
     /// The conversation the event is about; `nil` for ``Kind/reset``.
@@ -77,7 +80,7 @@ public struct ConversationEvent: Sendable, Hashable {
             .messageDelta(let id, _), .messageStreamValidated(let id, _), .routingWorkResult(let id, _),
             .queuePosition(let id, _), .progress(let id, _), .clientAction(let id, _):
             id
-        case .reset: nil
+        case .reset, .subscribed: nil
         }
     }
 }

@@ -42,6 +42,7 @@ enum HomeLiveEventDialect {
             }
         }
         if view.typeIs("reset") { return .event(.reset) }
+        if view.typeIs("subscribed") { return .event(.subscribed) }
         return .unknown
     }
 

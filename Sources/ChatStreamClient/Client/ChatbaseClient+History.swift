@@ -124,7 +124,7 @@ extension ChatbaseClient {
         }
         record(
             conversations: page.items, list: Self.listKey(conversations: query), after: cursor, next: page.cursor,
-            hasMore: page.hasMore, total: page.total ?? page.items.count)
+            hasMore: page.hasMore, total: page.total ?? page.items.count, ascending: query.order == .ascending)
         return PaginatedResponse(
             data: page.items, hasMore: page.hasMore, total: page.total, cursor: page.cursor, limit: limit
         ) { [self] cursor, limit in

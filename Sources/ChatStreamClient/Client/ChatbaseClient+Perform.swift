@@ -10,6 +10,20 @@ import Foundation
 #endif
 
 extension ChatbaseClient {
+    /// The longest one request may take, its streamed answer included, however steadily the
+    /// server keeps sending (a reply that trickles one token a minute is never idle); nil (the
+    /// default) for no limit. Past it the answer ends with a timeout error, everything received
+    /// before handed over (see ``HTTPRequest/totalTimeout``). The live event stream is endless and
+    /// is not limited. ChatStream's own.
+    ///
+    /// ```swift
+    /// client.totalTimeout = .seconds(120)
+    /// ```
+    public var totalTimeout: Duration? {
+        get { withState { $0.totalTimeout } }
+        set { withState { $0.totalTimeout = newValue } }
+    }
+
     /// Whether a request with `method` can be sent twice without doing anything twice.
     static func isIdempotent(method: String) -> Bool {
         ["GET", "HEAD", "PUT", "DELETE", "OPTIONS"].contains(method.uppercased())
@@ -35,8 +49,10 @@ extension ChatbaseClient {
         var waited = Duration.zero
         while true {
             do {
-                let response = try await attempt(request, extensionRoute: extensionRoute)
+                let started = ContinuousClock.now
+                var response = try await attempt(request, extensionRoute: extensionRoute)
                 reachedServer()
+                if let total = request.totalTimeout { response.body = response.body.ending(at: started + total) }
                 return response
             } catch let failure as AttemptFailure {
                 guard failure.isPassing, retries + 1 < policy.maxAttempts, !Task.isCancelled else {
@@ -84,7 +100,7 @@ extension ChatbaseClient {
                 code: code, message: message, details: details.isEmpty ? nil : details, retryAfter: retryAfter))
         throw AttemptFailure(
             error: error, isPassing: [429, 502, 503, 504].contains(response.status),
-            retryAfter: retryAfter.map { .milliseconds(Int64(($0 * 1000).rounded(.up))) })
+            retryAfter: retryAfter.map(NetworkDurations.duration(seconds:)))
     }
 
     /// Whether a transport failure means the server could not be reached or did not answer in time

@@ -34,6 +34,27 @@ extension ChatbaseClient {
         return scopes
     }
 
+    /// The anonymous device's scope, whoever is signed in; nil without a store or a device ID.
+    var deviceStoreScope: String? {
+        guard store != nil, let device = try? storedDeviceId(), !device.isEmpty else { return nil }
+        return storePrefix + "d:" + device
+    }
+
+    /// After `verify`: the device's rows become the user's (the server moved its conversations),
+    /// as do the same user's rows under an earlier scope; another user's rows are deleted.
+    /// `before` is the scope from before the token was set.
+    func moveCacheToUser(from before: String?, previousUserScopes: [String], sameUser: Bool) {
+        guard let store, let after = storeScope else { return }
+        if previousUserScopes.isEmpty || sameUser {
+            for scope in previousUserScopes.isEmpty ? [before].compactMap({ $0 }) : previousUserScopes {
+                try? store.move(scope: scope, to: after)
+            }
+        } else {
+            try? store.clear(scopes: previousUserScopes)
+            if let device = deviceStoreScope { try? store.move(scope: device, to: after) }
+        }
+    }
+
     /// A stable digest of a token (FNV-1a, 64 bits) so the token itself is never written.
     static func tokenDigest(_ token: String) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
@@ -53,11 +74,15 @@ extension ChatbaseClient {
 
     // MARK: Recording answers (a cache: a failed write never fails the call)
 
+    /// Files a page of conversations; `after` (the cursor that asked for it) and `ascending` place
+    /// it in the server's order of changes, so ties read back as the server lists them.
     func record(
-        conversations page: [Conversation], list: String, after: String?, next: String?, hasMore: Bool, total: Int
+        conversations page: [Conversation], list: String, after: String?, next: String?, hasMore: Bool, total: Int,
+        ascending: Bool = false
     ) {
         guard let store, let scope = storeScope else { return }
-        try? store.save(conversations: page, scope: scope)
+        let placement: HistoryStore.PagePlacement = (after == nil) != ascending ? .top : .bottom
+        try? store.save(conversations: page, scope: scope, ascending: ascending, placement: placement)
         try? store.save(cursor: next, hasMore: hasMore, total: total, list: list, after: after, scope: scope)
     }
 
@@ -92,6 +117,12 @@ extension ChatbaseClient {
     func record(reply: ChatResponse, userText: String?, clientMessageId: String?) {
         guard let store, let scope = storeScope else { return }
         try? store.save(reply: reply, userText: userText, clientMessageId: clientMessageId, scope: scope)
+    }
+
+    /// The cached copy of conversation `id` (nil without a store or when it is not cached).
+    func cachedConversation(id: String) -> Conversation? {
+        guard let store, let scope = storeScope else { return nil }
+        return try? store.conversation(id: id, scope: scope)
     }
 
     // MARK: Local pages

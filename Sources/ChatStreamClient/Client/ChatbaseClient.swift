@@ -52,6 +52,8 @@ public final class ChatbaseClient: Sendable {
     let outboxQueue = Outbox()
 
     struct State {
+        /// ``ChatbaseClient/totalTimeout``.
+        var totalTimeout: Duration?
         var conversationId: String?
         var userToken: String?
         var userId: String?
@@ -205,7 +207,8 @@ public final class ChatbaseClient: Sendable {
 
     /// Verifies `token` with the server, then sends it as `X-User-Token` on every request and
     /// saves it in the identity store, so the user stays signed in after the app restarts. The
-    /// device's anonymous conversations now belong to the user.
+    /// device's anonymous conversations now belong to the user; in the ``store`` they move to the
+    /// user's rows (a previous user's rows are deleted).
     ///
     /// ```swift
     /// try await client.identify(token: jwt)
@@ -218,11 +221,14 @@ public final class ChatbaseClient: Sendable {
         let bytes = try await performForBytes(
             "POST", ["verify"], body: ["token": .string(token)], extensionRoute: false, checkIdentity: false)
         let userId = try? WireDecoding.parse(bytes) { $0["data"]?["userId"]?.string }
+        let (before, previousUserScopes) = (storeScope, signedInScopes)
+        let sameUser = withState { $0.userToken == token || ($0.userId != nil && $0.userId == userId) }
         state.withLock {
             $0.userToken = token
             $0.userId = userId
             $0.identityError = nil
         }
+        moveCacheToUser(from: before, previousUserScopes: previousUserScopes, sameUser: sameUser)
         do {
             try identityStore.setSignedInUser(SignedInUser(token: token, userId: userId))
         } catch {
@@ -232,10 +238,13 @@ public final class ChatbaseClient: Sendable {
 
     /// Back to anonymous: stops sending the user token, removes it from the identity store (a
     /// stored user that could not be read included) and forgets the current conversation and user.
-    /// The signed-in user's rows in the ``store`` (history, cursors, outbox) are deleted.
+    /// The signed-in user's rows in the ``store`` (history, cursors, outbox) are deleted, and so
+    /// are the device's rows from before it signed in (those conversations are the user's now).
     public func logout() {
-        let userScopes = signedInScopes
-        if let store, !userScopes.isEmpty { try? store.clear(scopes: userScopes) }
+        // The user's rows, and any the device still holds from before it signed in (the server
+        // moved those conversations to the user): nothing of the user is left on the device.
+        let scopes = signedInScopes + (deviceStoreScope.map { [$0] } ?? [])
+        if let store, !scopes.isEmpty { try? store.clear(scopes: scopes) }
         state.withLock {
             $0.userToken = nil
             $0.userId = nil
@@ -288,11 +297,12 @@ public final class ChatbaseClient: Sendable {
         return set
     }()
 
-    /// `baseURL/agents/{agentId}/<components...>?<query>`.
+    /// `baseURL/agents/{agentId}/<components...>?<query>`; a component that is a UUID is sent
+    /// lower-case (``UUIDIdentifiers``).
     func url(_ components: [String], query: [(String, String)] = []) throws -> URL {
         var text = baseURL.absoluteString
         while text.hasSuffix("/") { text.removeLast() }
-        for component in ["agents", agentId] + components {
+        for component in ["agents", agentId] + components.map(UUIDIdentifiers.normalized) {
             text += "/" + (component.addingPercentEncoding(withAllowedCharacters: Self.pathAllowed) ?? component)
         }
         if let invalidBaseURL { throw ChatError.invalidURL(invalidBaseURL) }
@@ -319,9 +329,27 @@ public final class ChatbaseClient: Sendable {
         if checkIdentity, let identityError { throw ChatError.identity(identityError) }
         if let token { headers["X-User-Token"] = token }
         if body != nil { headers["Content-Type"] = "application/json" }
-        return HTTPRequest(
-            method: method, url: target, headers: headers, body: body?.jsonBytes,
+        var request = HTTPRequest(
+            method: method, url: target, headers: headers, body: body.map(Self.normalizingIdentifiers)?.jsonBytes,
             idleTimeout: idleTimeout)
+        request.totalTimeout = totalTimeout
+        return request
+    }
+
+    /// `body` with its top-level `id`, `conversationId` and `messageId` lower-cased when they are
+    /// UUIDs, as the server stores them.
+    static func normalizingIdentifiers(_ body: JSONTree) -> JSONTree {
+        guard case .object(var object) = body,
+            ["id", "conversationId", "messageId"].contains(where: { key in
+                object[key]?.stringValue.map(UUIDIdentifiers.needsNormalizing) ?? false
+            })
+        else { return body }
+        for key in ["id", "conversationId", "messageId"] {
+            if case .string(let id)? = object[key], UUIDIdentifiers.needsNormalizing(id) {
+                object[key] = .string(id.lowercased())
+            }
+        }
+        return .object(object)
     }
 
     /// Performs a JSON request and returns the whole 2xx body.

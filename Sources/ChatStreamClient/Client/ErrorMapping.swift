@@ -40,15 +40,8 @@ enum ErrorMapping {
         .decodingFailed(byteOffset.map { "\(message) (at byte \($0))" } ?? message)
     }
 
-    /// Reads `Retry-After`: delay seconds or an HTTP date.
+    /// Reads `Retry-After`: delay seconds or an HTTP date, clamped (see ``NetworkDurations``).
     static func parseRetryAfter(_ value: String?, now: Date = Date()) -> TimeInterval? {
-        guard let value = value?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
-        if let seconds = Double(value), seconds >= 0 { return seconds }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        guard let date = formatter.date(from: value) else { return nil }
-        return max(0, date.timeIntervalSince(now))
+        NetworkDurations.retryAfter(value, now: now)
     }
 }

@@ -3,13 +3,19 @@
 //
 // The iterator owns one ConversationEventDecoder for the whole life of the sequence (so the last
 // event ID and the server's `retry` carry over connections), one open response at a time, and the
-// ID of the last event it handed over. When a connection ends or fails it waits (the server's
-// `retry`, doubled on each failure in a row, capped, with jitter) and connects again with
-// `Last-Event-ID`. The server resends nothing the client had and sends `reset` when it cannot
-// resume; as a safety net the iterator also drops any event whose numeric ID is not above the
-// last one handed over, so an event is never handed over twice. Only answers that will not heal
-// end it with an error: 401, 403, 404 (a 404 `NOT_FOUND` is reported once as
-// `.notSupportedByServer`). Cancelling the task or dropping the iterator ends it quietly.
+// position it resumes from: the ID of the last event it handed over or, before any, the ID of the
+// server's `subscribed` event (where the subscription began; it never moves on a reconnect, so an
+// idle subscriber misses nothing across a server restart). When a connection ends or fails it
+// waits and connects again with `Last-Event-ID`. The wait: the server's `retry` for the first
+// reconnection after a connection that brought changes (or lived long); after that, at least
+// `minimumBackoff`, doubled per attempt, capped, jittered, so `retry: 0` and a server that closes
+// at once cost a few requests, not thousands. The server resends nothing the client had and sends
+// `reset` when it cannot resume; as a safety net the iterator also drops any event whose numeric
+// ID is not above the last one handed over, so an event is never handed over twice. Only answers
+// that will not heal end it with an error: 401, 403, 404 (a 404 `NOT_FOUND` is reported once as
+// `.notSupportedByServer`). Cancelling the task or dropping the iterator ends it quietly. Each
+// change of LiveConnectionState is published to the sequence's box and, for the UI states that
+// follow it, handed over in order with the events (`nextUpdate()`).
 
 import ChatStream
 import Foundation
@@ -25,16 +31,21 @@ public struct LiveEventOptions: Sendable, Hashable {
     /// The longest silence on an open stream before it is given up and reopened (the server
     /// sends a heartbeat at least every 15 s). Default 45 s.
     public var idleTimeout: Duration
+    /// The least wait from the second reconnection in a row on (connections that bring no change):
+    /// a server's `retry: 0` means "at once" for the first only. Default 500 ms (never above
+    /// ``maxDelay``).
+    public var minimumBackoff: Duration
 
     /// Makes options.
     public init(
         defaultRetry: Duration = .seconds(1), maxDelay: Duration = .seconds(30), jitter: Double = 0.3,
-        idleTimeout: Duration = .seconds(45)
+        idleTimeout: Duration = .seconds(45), minimumBackoff: Duration = .milliseconds(500)
     ) {
         self.defaultRetry = defaultRetry
         self.maxDelay = maxDelay
         self.jitter = min(1, max(0, jitter))
         self.idleTimeout = idleTimeout
+        self.minimumBackoff = max(.zero, minimumBackoff)
     }
 }
 
@@ -46,26 +57,30 @@ public struct AsyncLiveEventSequence: AsyncSequence, Sendable {
     let client: ChatbaseClient
     let since: String?
     let options: LiveEventOptions
+    let box = LiveStateBox()
+
+    /// Where the subscription stands (the latest iterator's, when the sequence is iterated more
+    /// than once); ``LiveConnectionState/stopped`` before iteration begins and after it ends.
+    public var state: LiveConnectionState { box.state }
 
     /// Makes the iterator (each iterator is its own subscription).
     public func makeAsyncIterator() -> Iterator {
-        Iterator(client: client, since: since, options: options)
+        Iterator(state: LiveEventSubscription(client: client, since: since, options: options, box: box))
     }
 
     /// Reads events, reconnecting as needed.
     public struct Iterator: AsyncIteratorProtocol {
-        private let state: LiveEventSubscription
-
-        init(client: ChatbaseClient, since: String?, options: LiveEventOptions) {
-            state = LiveEventSubscription(client: client, since: since, options: options)
-        }
+        let state: LiveEventSubscription
 
         /// The next event; nil when cancelled (or after `.notSupportedByServer`).
         ///
         /// - Throws: ``APIError`` on 401, 403 and 404 answers to the route (and the identity store's
         ///   error when the device ID cannot be read).
         public mutating func next() async throws -> LiveEvent? {
-            try await state.next()
+            while let update = try await state.nextUpdate() {
+                if case .event(let event) = update { return event }
+            }
+            return nil
         }
     }
 }
@@ -75,40 +90,78 @@ extension AsyncLiveEventSequence.Iterator: Sendable {}
 
 /// The mutable side of one subscription.
 final class LiveEventSubscription {
+    /// What ``nextUpdate()`` hands over: an event, or a change of the connection's state.
+    enum Update: Sendable {
+        case event(LiveEvent)
+        case state(LiveConnectionState)
+    }
+
+    /// A connection that stayed open this long counts as healthy (the backoff starts over).
+    static let healthyConnection: Duration = .seconds(5)
+
     private let client: ChatbaseClient
     private let options: LiveEventOptions
+    private let box: LiveStateBox
     private var decoder = ConversationEventDecoder(format: .home)
     private var body: HTTPBody.AsyncIterator?
-    private var pending: [LiveEvent] = []
-    private var lastHanded: String?
+    private var pending: [Update] = []
+    /// Where the next connection resumes: the last event handed over, else where the subscription began.
+    private(set) var position: String?
+    /// Reconnections in a row without a change (connection ends and failed attempts).
     private var failuresInARow = 0
     private var isFinished = false
-    private var isFirstConnection = true
+    private var scheduledPause: Duration?
+    private var connectedAt: ContinuousClock.Instant?
+    private var current: LiveConnectionState = .stopped
     /// The server's `retry` from before a decoder was replaced.
     private var savedRetry: Int?
     /// The server's `Retry-After` on the last failed attempt, if any.
     private var retryAfter: Duration?
 
-    init(client: ChatbaseClient, since: String?, options: LiveEventOptions) {
+    init(client: ChatbaseClient, since: String?, options: LiveEventOptions, box: LiveStateBox) {
         self.client = client
         self.options = options
-        lastHanded = since
+        self.box = box
+        position = since
+        set(.connecting)
+    }
+
+    deinit {
+        // An iterator dropped mid-subscription no longer follows.
+        if current != .unsupported { box.state = .stopped }
     }
 
     /// The number of connections made (for tests and the CLI's counters).
     private(set) var connectionCount = 0
 
-    func next() async throws -> LiveEvent? {
+    func nextUpdate() async throws -> Update? {
         while true {
             if !pending.isEmpty { return pending.removeFirst() }
-            if isFinished || Task.isCancelled { return nil }
-            if body == nil {
-                if !isFirstConnection {
-                    await pause()
-                    if Task.isCancelled { return nil }
+            if isFinished || Task.isCancelled {
+                if current != .unsupported && current != .stopped {
+                    set(.stopped)
+                    continue
                 }
-                isFirstConnection = false
-                try await connect()
+                return nil
+            }
+            if body == nil {
+                if let pause = scheduledPause {
+                    scheduledPause = nil
+                    try? await Task.sleep(for: pause)
+                    if Task.isCancelled { continue }
+                    set(.connecting)
+                } else if connectionCount > 0 {
+                    let pause = nextPause()
+                    scheduledPause = pause
+                    set(.reconnecting(after: pause))
+                    continue
+                }
+                do {
+                    try await connect()
+                } catch {
+                    set(.stopped)
+                    throw error
+                }
                 continue
             }
             do {
@@ -125,30 +178,52 @@ final class LiveEventSubscription {
                 body = nil
                 failuresInARow += 1
             } catch {
-                if Task.isCancelled || error is CancellationError { return nil }
+                if Task.isCancelled || error is CancellationError {
+                    isFinished = true
+                    continue
+                }
                 endConnection(failed: true)
             }
         }
     }
 
+    private func set(_ state: LiveConnectionState) {
+        guard state != current else { return }
+        current = state
+        box.state = state
+        pending.append(.state(state))
+    }
+
     private func accept(_ event: ConversationEvent) {
-        if let id = event.id, let last = lastHanded, let new = Int(id), let old = Int(last), new <= old {
+        if event.kind == .subscribed {
+            // Where the subscription begins; a resumed subscription keeps its own position.
+            if position == nil, let id = event.id { position = id }
+            set(.live)
+            return
+        }
+        if let id = event.id, let last = position, let new = Int(id), let old = Int(last), new <= old {
             // Already handed over (a server that resent it): never twice.
             if event.kind != .reset { return }
         }
+        // A server without `subscribed` is taken to be live at its first event.
+        set(.live)
         failuresInARow = 0
-        if let id = event.id { lastHanded = id }
+        if let id = event.id { position = id }
         if let live = LiveEvent(event) {
             // With a local store, the cache follows the live stream too.
             client.record(live: live)
-            pending.append(live)
+            pending.append(.event(live))
         }
     }
 
     private func endConnection(failed: Bool) {
         _ = try? decoder.finish()
         body = nil
-        if failed || connectionCount > 0 { failuresInARow += 1 }
+        if let connectedAt, ContinuousClock.now - connectedAt >= Self.healthyConnection, current == .live {
+            failuresInARow = 0
+        }
+        connectedAt = nil
+        failuresInARow += 1
     }
 
     private func connect() async throws {
@@ -156,36 +231,48 @@ final class LiveEventSubscription {
         var request: HTTPRequest
         request = try client.request("GET", ["events"], accept: "text/event-stream")
         request.idleTimeout = options.idleTimeout
+        // Endless by design: the client's total timeout is for answers that end.
+        request.totalTimeout = nil
         // The protocol's heartbeat (`: ping`, at least every 15 s) keeps the stream alive; other comments do not.
         request.idleActivity = .serverSentEvents(keepAliveComment: "ping")
-        if let lastHanded { request.headers["Last-Event-ID"] = lastHanded }
+        if let position { request.headers["Last-Event-ID"] = position }
         retryAfter = nil
         do {
             let response = try await client.perform(request, extensionRoute: true)
             body = response.body.makeAsyncIterator()
+            connectedAt = .now
         } catch let error as APIError where error.isNotSupportedByServer {
             isFinished = true
-            pending.append(LiveEvent(id: nil, kind: .notSupportedByServer))
+            set(.unsupported)
+            pending.append(.event(LiveEvent(id: nil, kind: .notSupportedByServer)))
         } catch let error as APIError {
             if let status = error.statusCode, [401, 403, 404].contains(status) { throw error }
-            if let seconds = error.retryAfter { retryAfter = .milliseconds(Int(seconds * 1000)) }
+            if let seconds = error.retryAfter { retryAfter = NetworkDurations.duration(seconds: seconds) }
             failuresInARow += 1
         } catch {
-            if Task.isCancelled || error is CancellationError { isFinished = true; return }
+            if Task.isCancelled || error is CancellationError {
+                isFinished = true
+                return
+            }
             failuresInARow += 1
         }
     }
 
-    /// Waits before the next attempt: the server's retry, doubled per failure in a row, capped, jittered.
-    private func pause() async {
-        let base = (decoder.reconnectionTime ?? savedRetry).map { Duration.milliseconds($0) } ?? options.defaultRetry
-        var delay = base
-        for _ in 0..<max(0, failuresInARow - 1) where delay < options.maxDelay { delay *= 2 }
+    /// The wait before the next attempt: the server's retry after a connection that brought
+    /// changes; from the second attempt in a row on, at least `minimumBackoff`, doubled per
+    /// attempt; capped, jittered; never less than a `Retry-After`.
+    func nextPause() -> Duration {
+        let retry = (decoder.reconnectionTime ?? savedRetry).map(NetworkDurations.duration(milliseconds:))
+        var delay = retry ?? options.defaultRetry
+        if failuresInARow >= 2 {
+            delay = max(delay, min(options.minimumBackoff, options.maxDelay))
+            for _ in 0..<(failuresInARow - 2) where delay < options.maxDelay { delay *= 2 }
+        }
         delay = min(delay, options.maxDelay)
         if let retryAfter { delay = max(delay, min(retryAfter, options.maxDelay)) }
         let spread = Double(delay.pollMilliseconds) * options.jitter
         let jittered = Double(delay.pollMilliseconds) - spread + Double.random(in: 0...max(spread, 0))
-        try? await Task.sleep(for: .milliseconds(Int(max(0, jittered))))
+        return .milliseconds(Int(max(0, jittered)))
     }
 }
 
@@ -213,8 +300,16 @@ extension ChatbaseClient {
     /// }
     /// ```
     ///
+    /// With `since: nil` the subscription begins where the server says it does (its `subscribed`
+    /// event, before any change) and resumes from there on every reconnection until an event
+    /// arrives, so nothing is missed across a dropped connection or a server restart.
+    /// ``AsyncLiveEventSequence/state`` says whether it is live yet. A server that sends no
+    /// `subscribed` (an older one) is taken to be live at its first event; until then a
+    /// reconnection begins again from the server's "now".
+    ///
     /// - Parameters:
-    ///   - since: an event ID handed over before (resume after it); nil starts from now.
+    ///   - since: an event ID handed over before (resume after it); nil starts where the
+    ///     subscription is established.
     ///   - options: how the sequence reconnects (see `LiveEventOptions`).
     public func events(since: String? = nil, options: LiveEventOptions = LiveEventOptions()) -> AsyncLiveEventSequence {
         AsyncLiveEventSequence(client: self, since: since, options: options)

@@ -13,7 +13,9 @@ import ChatStream
 
 extension ConversationListState: LiveFollowing {
     /// Follows the client's live events (``ChatbaseClient/events(since:options:)``) until
-    /// ``stopLive()``. Calling it again while following does nothing.
+    /// ``stopLive()``. Calling it again while following does nothing. ``liveState`` says where
+    /// the subscription stands; once it is first ``LiveConnectionState/live`` the conversations
+    /// changed since the list was loaded are fetched, so `load()` then `startLive()` leaves no gap.
     ///
     /// ```swift
     /// .task { await list.load(); list.startLive() }
@@ -25,6 +27,20 @@ extension ConversationListState: LiveFollowing {
     public func stopLive() {
         unfollowLive()
         typingConversationIds = []
+    }
+
+    /// Brings in the conversations changed between the list's last read and the subscription's
+    /// start (waiting for a load under way to finish first).
+    func catchUpAfterSubscribing() async {
+        while isLoading {
+            try? await Task.sleep(for: .milliseconds(20))
+            if Task.isCancelled { return }
+        }
+        do {
+            try await catchUp()
+        } catch {
+            self.error = error
+        }
     }
 
     /// Applies one live event (also used by tests and by apps that run their own event loop).
@@ -46,6 +62,7 @@ extension ConversationListState: LiveFollowing {
             await load()
         case .notSupportedByServer:
             isLive = false
+            liveState = .unsupported
         case .other:
             break
         }

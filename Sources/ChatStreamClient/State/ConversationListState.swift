@@ -48,6 +48,8 @@ public final class ConversationListState {
     public internal(set) var typingConversationIds: Set<String> = []
     /// Whether the list follows the live stream.
     public internal(set) var isLive = false
+    /// Where the list's live subscription stands (``LiveConnectionState/stopped`` when not following).
+    public internal(set) var liveState: LiveConnectionState = .stopped
     @ObservationIgnored var liveTask: Task<Void, Never>?
 
     private var page: PaginatedResponse<Conversation>?
@@ -199,7 +201,7 @@ public final class ConversationListState {
     }
 
     /// Brings in, from the top of the list, the conversations updated or started during the walk.
-    private func catchUp() async throws {
+    func catchUp() async throws {
         let top = query.newestChangeFirst
         for _ in 0..<3 {
             var changed: [Conversation] = []

@@ -32,6 +32,7 @@ extension ConversationState {
         } catch {
             self.error = error
         }
+        await loadStatus(of: conversationId)
     }
 
     /// Loads the next older page in front of the rows; does nothing when there is none.

@@ -5,13 +5,17 @@
 // messages heard while a send runs wait until it ends, so the reply being streamed is not shown
 // twice. `conversation.updated` carries the status, so a conversation ended or taken over says so
 // through ``ConversationState/status`` and ``ConversationState/canSend``. Typing shows through
-// ``ConversationState/typingParticipants``; a `reset` reloads the newest page of history.
+// ``ConversationState/typingParticipants``; a `reset` reloads the newest page of history. The
+// status is also read when history is loaded (the local store's row at once, then the server's
+// conversation), and when the subscription first becomes live the newest page is read again and
+// messages newer than those shown are added, so `loadHistory` then `startLive()` leaves no gap.
 
 import ChatStream
 
 extension ConversationState: LiveFollowing {
-    /// Whether the composer should take a message: false once the live stream (or a reply) said
-    /// the conversation is no longer ongoing, and while a send runs.
+    /// Whether the composer should take a message: false once ``status`` says the conversation is
+    /// no longer ongoing (known after ``loadHistory(conversationId:limit:)`` and from the live
+    /// stream), and while a send runs.
     public var canSend: Bool { !isSending && (status == nil || status == .ongoing) }
 
     /// Whether the agent or a human agent is typing in this conversation now.
@@ -33,27 +37,59 @@ extension ConversationState: LiveFollowing {
         typingParticipants = []
     }
 
-    /// Applies one live event (also used by tests and by apps that run their own event loop).
-    public func handleLive(_ event: LiveEvent) async {
-        // No conversation yet: no event names it, and a reset has no history to reload.
+    /// Reads the conversation's status: the local store's at once (when it has the
+    /// conversation), then the server's. A server without the single-conversation route leaves
+    /// it as it was.
+    func loadStatus(of conversationId: String) async {
+        if let cached = client.cachedConversation(id: conversationId) { status = cached.status }
+        if let conversation = try? await client.conversation(id: conversationId),
+            UUIDIdentifiers.same(self.conversationId, conversationId)
+        {
+            status = conversation.status
+        }
+    }
+
+    /// Adds the messages stored between the last load and the subscription's start: those of the
+    /// newest page that are not shown and not older than the newest shown (held while a send runs).
+    func catchUpAfterSubscribing() async {
         guard let conversationId else { return }
-        switch event.kind {
-        case .messageCreated(let id, let message) where id == conversationId:
+        await loadStatus(of: conversationId)
+        guard let page = try? await client.listMessages(conversationId: conversationId),
+            UUIDIdentifiers.same(self.conversationId, conversationId)
+        else { return }
+        let shown = Set(messages.compactMap(\.messageId))
+        let newest = messages.filter { $0.messageId != nil }.map(\.date).max() ?? .distantPast
+        for message in page.data where !shown.contains(message.id) && message.date >= newest {
             if isSending {
                 deferredLiveMessages.append(message)
             } else {
                 show(liveMessage: message)
             }
-        case .conversationUpdated(let conversation) where conversation.id == conversationId,
-            .conversationCreated(let conversation) where conversation.id == conversationId:
+        }
+    }
+
+    /// Applies one live event (also used by tests and by apps that run their own event loop).
+    public func handleLive(_ event: LiveEvent) async {
+        // No conversation yet: no event names it, and a reset has no history to reload.
+        guard let conversationId else { return }
+        switch event.kind {
+        case .messageCreated(let id, let message) where UUIDIdentifiers.same(id, conversationId):
+            if isSending {
+                deferredLiveMessages.append(message)
+            } else {
+                show(liveMessage: message)
+            }
+        case .conversationUpdated(let conversation) where UUIDIdentifiers.same(conversation.id, conversationId),
+            .conversationCreated(let conversation) where UUIDIdentifiers.same(conversation.id, conversationId):
             status = conversation.status
-        case .typing(let id, let participant, let active) where id == conversationId:
+        case .typing(let id, let participant, let active) where UUIDIdentifiers.same(id, conversationId):
             if active { typingParticipants.insert(participant) } else { typingParticipants.remove(participant) }
         case .reset:
             typingParticipants = []
             await loadHistory(conversationId: conversationId)
         case .notSupportedByServer:
             isLive = false
+            liveState = .unsupported
         default:
             break
         }

@@ -182,6 +182,8 @@ public final class ConversationState {
     public internal(set) var status: ConversationStatus?
     /// Whether the state follows the live stream.
     public internal(set) var isLive = false
+    /// Where the state's live subscription stands (``LiveConnectionState/stopped`` when not following).
+    public internal(set) var liveState: LiveConnectionState = .stopped
     @ObservationIgnored var liveTask: Task<Void, Never>?
     /// How many main-actor turns applied streamed updates (for tests and figures).
     @ObservationIgnored var deliveryTurns = 0

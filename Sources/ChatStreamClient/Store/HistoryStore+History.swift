@@ -11,12 +11,42 @@ import Foundation
 extension HistoryStore {
     // MARK: Conversations
 
-    /// Stores (or replaces) `conversations` (a page, newest first) under `scope`. Ties of
-    /// `updatedAt` keep the page's order: rows are stamped oldest first with a rising sequence.
-    func save(conversations: [Conversation], scope: String) throws {
+    /// Where a page of conversations belongs in the server's order of changes: ``top`` (a first
+    /// page newest first, a later page of an oldest-first list, a single changed conversation)
+    /// or ``bottom`` (a later page newest first, the first page of an oldest-first list).
+    enum PagePlacement {
+        case top, bottom
+    }
+
+    /// Stores (or replaces) `conversations` under `scope`, a page in the server's order
+    /// (`ascending`: oldest change first). Ties of `updatedAt` keep the server's order at every
+    /// page size: each row gets a sequence number in the server's order of changes, above every
+    /// cached row for a page at the ``PagePlacement/top``, below every one for a page at the
+    /// ``PagePlacement/bottom`` (a later page holds what changed before the pages already read).
+    func save(
+        conversations: [Conversation], scope: String, ascending: Bool = false, placement: PagePlacement = .top
+    ) throws {
         guard !conversations.isEmpty else { return }
+        let newestFirst = ascending ? Array(conversations.reversed()) : conversations
         try write("saving conversations") { database in
-            for conversation in conversations.reversed() { try Self.upsert(conversation, scope: scope, database) }
+            switch placement {
+            case .top:
+                var sequence = try Self.nextSequence(scope: scope, database)
+                for conversation in newestFirst.reversed() {
+                    try Self.upsert(conversation, scope: scope, sequence: sequence, database)
+                    sequence += 1
+                }
+            case .bottom:
+                var sequence =
+                    try database.first("SELECT coalesce(min(seq), 1) - 1 FROM conversations WHERE scope = ?1", [scope])
+                {
+                    $0.int(0)
+                } ?? 0
+                for conversation in newestFirst {
+                    try Self.upsert(conversation, scope: scope, sequence: sequence, database)
+                    sequence -= 1
+                }
+            }
         }
     }
 
@@ -27,7 +57,7 @@ extension HistoryStore {
         } ?? 1
     }
 
-    static func upsert(_ conversation: Conversation, scope: String, _ database: SQLiteDatabase) throws {
+    static func upsert(_ conversation: Conversation, scope: String, sequence: Int, _ database: SQLiteDatabase) throws {
         try database.run(
             """
             INSERT INTO conversations(
@@ -38,10 +68,10 @@ extension HistoryStore {
                 tags = excluded.tags, unread_count = excluded.unread_count, seq = excluded.seq
             """,
             [
-                scope, conversation.id, conversation.title, conversation.createdAt.timeIntervalSince1970,
+                scope, UUIDIdentifiers.normalized(conversation.id), conversation.title,
+                conversation.createdAt.timeIntervalSince1970,
                 conversation.updatedAt.timeIntervalSince1970, conversation.userId, conversation.rawStatus,
-                conversation.tags.map { $0.joined(separator: "\n") }, conversation.unreadCount,
-                try nextSequence(scope: scope, database),
+                conversation.tags.map { $0.joined(separator: "\n") }, conversation.unreadCount, sequence,
             ])
     }
 
@@ -54,7 +84,7 @@ extension HistoryStore {
                 scope, id, title, created_at, updated_at, user_id, status, tags, unread_count, seq)
             VALUES (?1, ?2, NULL, ?3, ?3, NULL, 'ongoing', NULL, NULL, ?4)
             ON CONFLICT(scope, id) DO UPDATE SET updated_at = max(updated_at, excluded.updated_at), seq = excluded.seq
-            """, [scope, id, seconds, try Self.nextSequence(scope: scope, database)])
+            """, [scope, UUIDIdentifiers.normalized(id), seconds, try Self.nextSequence(scope: scope, database)])
     }
 
     /// The cached conversations of `scope` matching `query`, in its order (newest change first
@@ -102,6 +132,17 @@ extension HistoryStore {
         return (Array(matching[start..<end]), end < matching.count, matching.count)
     }
 
+    /// The cached conversation `id` of `scope`, if any.
+    func conversation(id: String, scope: String) throws -> Conversation? {
+        try access("reading a conversation") { database in
+            try database.first(
+                """
+                SELECT id, title, created_at, updated_at, user_id, status, tags, unread_count FROM conversations
+                WHERE scope = ?1 AND id = ?2
+                """, [scope, UUIDIdentifiers.normalized(id)], Self.conversation)
+        }
+    }
+
     /// A conversation from a row of `id, title, created_at, updated_at, user_id, status, tags, unread_count`.
     static func conversation(_ row: borrowing SQLiteRow) -> Conversation {
         Conversation(
@@ -128,6 +169,8 @@ extension HistoryStore {
         _ message: Message, conversationId: String, scope: String, clientMessageId: String? = nil,
         _ database: SQLiteDatabase
     ) throws {
+        let id = UUIDIdentifiers.normalized(message.id)
+        let conversationId = UUIDIdentifiers.normalized(conversationId)
         try database.run(
             """
             INSERT INTO messages(scope, id, conversation_id, sender, created_at, feedback, score, client_message_id)
@@ -137,15 +180,15 @@ extension HistoryStore {
                 score = excluded.score, client_message_id = coalesce(excluded.client_message_id, client_message_id)
             """,
             [
-                scope, message.id, conversationId, message.sender == .user ? "user" : "agent",
+                scope, id, conversationId, message.sender == .user ? "user" : "agent",
                 message.date.timeIntervalSince1970, message.feedback?.rawValue, message.score,
                 clientMessageId ?? message.clientMessageId,
             ])
-        try database.run("DELETE FROM message_parts WHERE scope = ?1 AND message_id = ?2", [scope, message.id])
+        try database.run("DELETE FROM message_parts WHERE scope = ?1 AND message_id = ?2", [scope, id])
         for (position, part) in message.assembledParts.enumerated() {
             try database.run(
                 "INSERT INTO message_parts(scope, message_id, position, part) VALUES (?1, ?2, ?3, ?4)",
-                [scope, message.id, position, part.jsonValue.jsonText])
+                [scope, id, position, part.jsonValue.jsonText])
         }
     }
 
@@ -154,7 +197,8 @@ extension HistoryStore {
     func messages(scope: String, conversationId: String, offset: Int, limit: Int) throws -> (
         [Message], hasMore: Bool, total: Int
     ) {
-        try access("reading messages") { database in
+        let conversationId = UUIDIdentifiers.normalized(conversationId)
+        return try access("reading messages") { database in
             let total =
                 try database.first(
                     "SELECT COUNT(*) FROM messages WHERE scope = ?1 AND conversation_id = ?2", [scope, conversationId]
@@ -256,7 +300,7 @@ extension HistoryStore {
                     """
                     INSERT INTO current_conversation(scope, conversation_id) VALUES (?1, ?2)
                     ON CONFLICT(scope) DO UPDATE SET conversation_id = excluded.conversation_id
-                    """, [scope, id])
+                    """, [scope, UUIDIdentifiers.normalized(id)])
             } else {
                 try database.run("DELETE FROM current_conversation WHERE scope = ?1", [scope])
             }

@@ -114,6 +114,19 @@ public final class HistoryStore: Sendable {
         }
     }
 
+    /// Files every row of scope `from` under scope `to` (a row `to` already has is replaced),
+    /// except the page cursors, which are the old identity's listing and are deleted: the
+    /// server moved the device's conversations to the user (`verify`).
+    func move(scope from: String, to: String) throws {
+        guard from != to else { return }
+        try write("moving rows to the signed-in user") { database in
+            for table in ["conversations", "messages", "message_parts", "current_conversation", "outbox"] {
+                try database.run("UPDATE OR REPLACE \(table) SET scope = ?2 WHERE scope = ?1", [from, to])
+            }
+            try database.run("DELETE FROM page_cursors WHERE scope = ?1", [from])
+        }
+    }
+
     /// How many conversations are cached for `scope` (tests and the CLI).
     func conversationCount(scope: String) throws -> Int {
         try access("counting") {

@@ -17,6 +17,8 @@ public struct HTTPBody: AsyncSequence, Sendable {
     private let taken: (@Sendable (Int) -> Void)?
     /// A transport's batches, when the body is fed by one directly rather than by a stream.
     private let batches: HTTPBodyBatches?
+    /// When the body must have ended (``HTTPRequest/totalTimeout``), if ever.
+    private var deadline: ContinuousClock.Instant?
 
     /// A body fed by an `AsyncThrowingStream` (what transports and test doubles use).
     public init(_ stream: AsyncThrowingStream<[UInt8], any Error>) {
@@ -54,14 +56,29 @@ public struct HTTPBody: AsyncSequence, Sendable {
             })
     }
 
+    /// The same body, ending with ``TransportError/Kind/timedOut`` once `deadline` has passed
+    /// (see ``HTTPRequest/totalTimeout``): every chunk received before is handed over first.
+    public func ending(at deadline: ContinuousClock.Instant) -> HTTPBody {
+        var body = self
+        body.deadline = Swift.min(deadline, self.deadline ?? deadline)
+        return body
+    }
+
     /// Reads the chunks one by one.
     public struct AsyncIterator: AsyncIteratorProtocol {
         fileprivate var base: AsyncThrowingStream<[UInt8], any Error>.AsyncIterator?
         fileprivate let taken: (@Sendable (Int) -> Void)?
         fileprivate let batches: HTTPBodyBatches?
+        fileprivate let deadline: ContinuousClock.Instant?
 
-        /// The next chunk, nil at the end; throws the transport's error.
+        /// The next chunk, nil at the end; throws the transport's error, or
+        /// ``TransportError/Kind/timedOut`` when the body's deadline has passed.
         public mutating func next() async throws -> [UInt8]? {
+            if let deadline, ContinuousClock.now >= deadline {
+                // Dropping the iterator (and so the body) cancels the transfer.
+                base = nil
+                throw TransportError(.timedOut, "the response did not end before its total timeout")
+            }
             if let batches { return try await batches.source.nextBatch() }
             let chunk = try await base?.next()
             if let chunk, let taken { taken(chunk.count) }
@@ -71,7 +88,7 @@ public struct HTTPBody: AsyncSequence, Sendable {
 
     /// An iterator over the chunks.
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(base: stream?.makeAsyncIterator(), taken: taken, batches: batches)
+        AsyncIterator(base: stream?.makeAsyncIterator(), taken: taken, batches: batches, deadline: deadline)
     }
 
     /// The whole body as one array.

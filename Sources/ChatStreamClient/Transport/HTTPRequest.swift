@@ -20,6 +20,11 @@ public struct HTTPRequest: Sendable {
     /// The longest silence allowed: waiting for the response head, and between two body chunks.
     /// A stream that keeps sending is never cut, however long it runs. Default 60 s.
     public var idleTimeout: Duration
+    /// The longest the whole exchange may take, however steadily the body keeps arriving (a
+    /// stream that trickles); nil (the default) for no limit. The body then ends with
+    /// ``TransportError/Kind/timedOut`` at the first chunk asked for after the deadline, every
+    /// chunk received before it handed over; a stream that stalls is ended by ``idleTimeout``.
+    public var totalTimeout: Duration?
     /// What resets the idle timeout once the head is in (default ``IdleActivity/anyBytes``; chat
     /// streams use ``IdleActivity/serverSentEvents``, so comments alone do not keep them alive).
     public var idleActivity: IdleActivity = .anyBytes

@@ -178,4 +178,19 @@ func decodeLive(
         #expect(events.map(\.kind) == [.reset])
         #expect(decoder.unknownEventCount == 0 && decoder.malformedEventCount == 0)
     }
+
+    @Test func subscribedCarriesTheStartingPositionBeforeAnyChange() throws {
+        let input = Array(
+            "retry: 1000\nid: 41\nevent: subscribed\ndata: {}\n\n: ping\n\nid: 42\nevent: reset\ndata: {}\n\n".utf8)
+        for chunking in Chunkings.all(of: input) {
+            let (events, decoder) = try decodeLive(chunking.pieces, format: .home)
+            #expect(events.map(\.kind) == [.subscribed, .reset], "\(chunking)")
+            #expect(events.map(\.id) == ["41", "42"], "\(chunking)")
+            #expect(events.first?.typeName == "subscribed" && events.first?.conversationId == nil)
+            #expect(decoder.unknownEventCount == 0, "\(chunking)")
+        }
+        // Cut before its blank line, it is not dispatched.
+        let (cut, _) = try decodeLive([Array("id: 41\nevent: subscribed\ndata: {}\n".utf8)], format: .home)
+        #expect(cut.isEmpty)
+    }
 }

@@ -1,0 +1,173 @@
+// The live subscription's position and state against a scripted loopback server (issue 28,
+// deliverable 3; issue 31, deliverable 5): `subscribed` gives the position a reconnection resumes
+// from (an idle subscriber misses nothing), a resumed subscription keeps its own position, a
+// server without `subscribed` is live at its first event, the states come in order, `retry: 0`
+// and a server that closes at once cost a few requests, and absurd `Retry-After` values on the
+// events route neither trap nor stall.
+
+import ChatStream
+import Foundation
+import HTTPTestSupport
+import Synchronization
+import TestSupport
+import Testing
+
+@testable import ChatStreamClient
+@testable import ChatStreamServer
+
+@Suite("Live subscriptions: position, state, backoff")
+struct LiveSubscriptionTests {
+    /// Each connection's `Last-Event-ID` (nil: none), in order.
+    final class Connections: Sendable {
+        let lastEventIds = Mutex<[String?]>([])
+        var count: Int { lastEventIds.withLock { $0.count } }
+        func note(_ request: HTTPServerRequest) -> Int {
+            lastEventIds.withLock {
+                $0.append(request.headers["Last-Event-ID"])
+                return $0.count
+            }
+        }
+    }
+
+    static let typing = #"{"conversationId":"c1","participant":"agent","active":true}"#
+
+    static func client(_ server: HTTPServer) -> ChatbaseClient {
+        ChatbaseClient(
+            agentId: "agent-live", baseURL: HTTPTestServer.url(server, ""),
+            identityStore: InMemoryIdentityStore(deviceId: "device-live"), store: nil)
+    }
+
+    /// A subscription's updates as text (`state:live`, `event:42`), collected from a task.
+    final class Updates: Sendable {
+        let items = Mutex<[String]>([])
+        let task = Mutex<Task<Void, Never>?>(nil)
+
+        init(_ sequence: AsyncLiveEventSequence) {
+            let started = Task(executorPreference: NetworkTestExecutor.shared) { [self] in
+                let subscription = sequence.makeAsyncIterator().state
+                while let update = try? await subscription.nextUpdate() {
+                    let text =
+                        switch update {
+                        case .state(let state): "state:\(state)"
+                        case .event(let event): "event:\(event.id ?? "-")"
+                        }
+                    items.withLock { $0.append(text) }
+                }
+            }
+            task.withLock { $0 = started }
+        }
+
+        var snapshot: [String] { items.withLock { $0 } }
+        func cancel() { task.withLock { $0?.cancel() } }
+    }
+
+    static func stream(_ response: HTTPServerResponseWriter, _ text: String) throws {
+        try response.startStream(status: 200, headers: [("Content-Type", "text/event-stream")])
+        try response.write(text)
+        try response.finishStream()
+    }
+
+    static let quick = LiveEventOptions(
+        defaultRetry: .milliseconds(10), maxDelay: .milliseconds(200), jitter: 0, minimumBackoff: .milliseconds(20))
+
+    @Test func theSubscribedPositionIsResumedFromAndKeptAcrossReconnections() async throws {
+        let connections = Connections()
+        try await HTTPTestServer.with(handler: { request, response in
+            switch connections.note(request) {
+            case 1:
+                // Idle: the server says where the subscription begins, then goes away.
+                try Self.stream(response, "retry: 10\nid: 41\nevent: subscribed\ndata: {}\n\n")
+            case 2:
+                // Resumed after 41: the server's own "now" (50) must not move the position.
+                try Self.stream(
+                    response, "id: 50\nevent: subscribed\ndata: {}\n\nid: 42\nevent: typing\ndata: \(Self.typing)\n\n")
+            default:
+                try Self.stream(response, "id: 60\nevent: subscribed\ndata: {}\n\n")
+            }
+        }) { server in
+            let sequence = Self.client(server).events(options: Self.quick)
+            let updates = Updates(sequence)
+            defer { updates.cancel() }
+            #expect(await TestWait.until { connections.count >= 3 })
+            let ids = connections.lastEventIds.withLock { Array($0.prefix(3)) }
+            #expect(ids == [nil, "41", "42"])
+            #expect(await TestWait.until { updates.snapshot.count >= 6 })
+            #expect(
+                Array(updates.snapshot.prefix(6)) == [
+                    "state:connecting", "state:live", "state:reconnecting(after: 0.01 seconds)", "state:connecting",
+                    "state:live", "event:42",
+                ])
+            #expect(updates.snapshot.filter { $0.hasPrefix("event:") } == ["event:42"])
+        }
+    }
+
+    @Test func aServerWithoutSubscribedIsLiveAtItsFirstEvent() async throws {
+        let connections = Connections()
+        try await HTTPTestServer.with(handler: { request, response in
+            if connections.note(request) == 1 {
+                try Self.stream(response, "retry: 10\n: ping\n\n")
+            } else {
+                try Self.stream(response, ": ping\n\nid: 7\nevent: typing\ndata: \(Self.typing)\n\n")
+            }
+        }) { server in
+            let sequence = Self.client(server).events(options: Self.quick)
+            let updates = Updates(sequence)
+            defer { updates.cancel() }
+            #expect(await TestWait.until { updates.snapshot.contains("event:7") })
+            #expect(
+                Array(updates.snapshot.prefix(5)) == [
+                    "state:connecting", "state:reconnecting(after: 0.01 seconds)", "state:connecting", "state:live",
+                    "event:7",
+                ])
+            // Without `subscribed` there was no position before the first event.
+            #expect(connections.lastEventIds.withLock { Array($0.prefix(2)) } == [nil, nil])
+            #expect(sequence.state != .stopped)
+        }
+    }
+
+    /// Connections made in `window` against a server that answers every connection with `text` and closes.
+    static func connections(answering text: String, window: Duration) async throws -> Int {
+        let connections = Connections()
+        return try await HTTPTestServer.with(handler: { request, response in
+            _ = connections.note(request)
+            try Self.stream(response, text)
+        }) { server in
+            let updates = Updates(Self.client(server).events())
+            try await Task.sleep(for: window)
+            updates.cancel()
+            return connections.count
+        }
+    }
+
+    @Test func retryZeroMeansAtOnceThenBacksOff() async throws {
+        // Default options (500 ms minimum backoff, doubling, 30% jitter): 0, then at least
+        // 0.35 s, 0.7 s, 1.4 s... at most 5 connections in 3 s; the first reconnection is at once.
+        let withSubscribed = try await Self.connections(
+            answering: "retry: 0\nid: 1\nevent: subscribed\ndata: {}\n\n", window: .seconds(3))
+        let withoutSubscribed = try await Self.connections(answering: "retry: 0\n\n", window: .seconds(3))
+        for count in [withSubscribed, withoutSubscribed] {
+            #expect(count >= 3 && count <= 6, "\(count) connections in 3 s")
+        }
+    }
+
+    @Test(arguments: ["inf", "1e300", "10000000000000000", "-1", "NaN", "99999999999999999999999999"])
+    func anAbsurdRetryAfterOnTheEventsRouteNeitherTrapsNorStalls(_ value: String) async throws {
+        let connections = Connections()
+        try await HTTPTestServer.with(handler: { request, response in
+            if connections.note(request) == 1 {
+                try response.respond(
+                    status: 503, headers: [("Retry-After", value), ("Content-Type", "application/json")],
+                    body: Array(#"{"error":{"code":"UNAVAILABLE","message":"busy"}}"#.utf8))
+            } else {
+                try Self.stream(
+                    response, "id: 3\nevent: subscribed\ndata: {}\n\nid: 4\nevent: typing\ndata: \(Self.typing)\n\n")
+            }
+        }) { server in
+            let sequence = Self.client(server).events(options: Self.quick)
+            let updates = Updates(sequence)
+            defer { updates.cancel() }
+            // A day-long Retry-After is capped by maxDelay (200 ms here): the second attempt comes soon.
+            #expect(await TestWait.until(timeout: .seconds(10)) { updates.snapshot.contains("event:4") }, "\(value)")
+        }
+    }
+}
