@@ -261,17 +261,21 @@ func deliveryResume(client: ChatbaseClient) async throws {
     await chat.stop()
 }
 
-// LiveUpdates.md
+// MARK: ChatStreamClient.docc/LiveUpdates.md
 
-func catalogLiveState(client: ChatbaseClient) async throws {
-    let events = client.events()
-    for try await event in events {
-        print(events.state, event.kind)   // .live once the server confirmed the subscription
+func catalogLiveState() {
+    func watch(client: ChatbaseClient) async throws {
+        let events = client.events()
+        for try await event in events {
+            print(events.state, event.kind)   // .live once the server confirmed the subscription
+        }
     }
 }
 
-@MainActor func catalogShowLive(list: ConversationListState) async {
-    await list.load()
-    list.startLive()
-    if case .reconnecting(let delay) = list.liveState { print("reconnecting in", delay) }
+func catalogShowLive() {
+    @MainActor func showLive(list: ConversationListState) async {
+        await list.load()
+        list.startLive()
+        if case .reconnecting(let delay) = list.liveState { print("reconnecting in", delay) }
+    }
 }

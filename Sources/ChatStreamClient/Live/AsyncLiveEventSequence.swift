@@ -3,9 +3,10 @@
 //
 // The iterator owns one ConversationEventDecoder for the whole life of the sequence (so the last
 // event ID and the server's `retry` carry over connections), one open response at a time, and the
-// position it resumes from: the ID of the last event it handed over or, before any, the ID of the
-// server's `subscribed` event (where the subscription began; it never moves on a reconnect, so an
-// idle subscriber misses nothing across a server restart). When a connection ends or fails it
+// position it resumes from: the ID of the server's `subscribed` event (the caller's position when
+// the connection became live, after any replay; /work/notes/wire-decisions.md section 1) or of
+// the last event handed over after it. An idle subscriber thus resumes from where its
+// subscription began and misses nothing across a server restart. When a connection ends or fails it
 // waits and connects again with `Last-Event-ID`. The wait: the server's `retry` for the first
 // reconnection after a connection that brought changes (or lived long); after that, at least
 // `minimumBackoff`, doubled per attempt, capped, jittered, so `retry: 0` and a server that closes
@@ -110,6 +111,8 @@ final class LiveEventSubscription {
     /// Reconnections in a row without a change (connection ends and failed attempts).
     private var failuresInARow = 0
     private var isFinished = false
+    /// Whether this server has sent `subscribed` (then only `subscribed` makes the state live).
+    private var serverSendsSubscribed = false
     private var scheduledPause: Duration?
     private var connectedAt: ContinuousClock.Instant?
     private var current: LiveConnectionState = .stopped
@@ -196,8 +199,11 @@ final class LiveEventSubscription {
 
     private func accept(_ event: ConversationEvent) {
         if event.kind == .subscribed {
-            // Where the subscription begins; a resumed subscription keeps its own position.
-            if position == nil, let id = event.id { position = id }
+            // The caller's position now: every event up to it was sent before it (the replay of a
+            // resumed connection comes first), so it is where the next connection resumes, even
+            // when it equals the last ID. Never handed over as a change.
+            if let id = event.id { position = id }
+            serverSendsSubscribed = true
             set(.live)
             return
         }
@@ -205,8 +211,9 @@ final class LiveEventSubscription {
             // Already handed over (a server that resent it): never twice.
             if event.kind != .reset { return }
         }
-        // A server without `subscribed` is taken to be live at its first event.
-        set(.live)
+        // A server without `subscribed` is taken to be live at its first event; one with it is
+        // live only from `subscribed` on (a replay before it does not make it live).
+        if !serverSendsSubscribed { set(.live) }
         failuresInARow = 0
         if let id = event.id { position = id }
         if let live = LiveEvent(event) {
@@ -301,8 +308,9 @@ extension ChatbaseClient {
     /// ```
     ///
     /// With `since: nil` the subscription begins where the server says it does (its `subscribed`
-    /// event, before any change) and resumes from there on every reconnection until an event
-    /// arrives, so nothing is missed across a dropped connection or a server restart.
+    /// event, before any change) and each reconnection resumes from the last position the server
+    /// gave or the last event handed over, so nothing is missed across a dropped connection or a
+    /// server restart.
     /// ``AsyncLiveEventSequence/state`` says whether it is live yet. A server that sends no
     /// `subscribed` (an older one) is taken to be live at its first event; until then a
     /// reconnection begins again from the server's "now".

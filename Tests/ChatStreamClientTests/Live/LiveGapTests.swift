@@ -56,7 +56,9 @@ final class ScriptedLiveServer: Sendable {
                 return Self.page(data.withLock { $0.messages })
             case "events":
                 let (stream, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
-                continuation.yield(Array("retry: 10\nid: 5\nevent: subscribed\ndata: {}\n\n".utf8))
+                // The position now: the given Last-Event-ID when nothing happened since, else 5.
+                let position = request.headers["Last-Event-ID"] ?? "5"
+                continuation.yield(Array("retry: 10\nid: \(position)\nevent: subscribed\ndata: {}\n\n".utf8))
                 data.withLock {
                     $0.streams.append(continuation)
                     $0.lastEventIds.append(request.headers["Last-Event-ID"])

@@ -1,7 +1,7 @@
 // The live subscription's position and state against a scripted loopback server (issue 28,
 // deliverable 3; issue 31, deliverable 5): `subscribed` gives the position a reconnection resumes
-// from (an idle subscriber misses nothing), a resumed subscription keeps its own position, a
-// server without `subscribed` is live at its first event, the states come in order, `retry: 0`
+// from (an idle subscriber misses nothing; a resumed connection's replay comes before it and does
+// not make it live), a server without `subscribed` is live at its first event, the states come in order, `retry: 0`
 // and a server that closes at once cost a few requests, and absurd `Retry-After` values on the
 // events route neither trap nor stall.
 
@@ -70,7 +70,7 @@ struct LiveSubscriptionTests {
     static let quick = LiveEventOptions(
         defaultRetry: .milliseconds(10), maxDelay: .milliseconds(200), jitter: 0, minimumBackoff: .milliseconds(20))
 
-    @Test func theSubscribedPositionIsResumedFromAndKeptAcrossReconnections() async throws {
+    @Test func eachConnectionResumesFromTheSubscribedPosition() async throws {
         let connections = Connections()
         try await HTTPTestServer.with(handler: { request, response in
             switch connections.note(request) {
@@ -78,9 +78,10 @@ struct LiveSubscriptionTests {
                 // Idle: the server says where the subscription begins, then goes away.
                 try Self.stream(response, "retry: 10\nid: 41\nevent: subscribed\ndata: {}\n\n")
             case 2:
-                // Resumed after 41: the server's own "now" (50) must not move the position.
+                // Resumed after 41: the replay first, then the position now (50: another identity's
+                // events took 43...49).
                 try Self.stream(
-                    response, "id: 50\nevent: subscribed\ndata: {}\n\nid: 42\nevent: typing\ndata: \(Self.typing)\n\n")
+                    response, "id: 42\nevent: typing\ndata: \(Self.typing)\n\nid: 50\nevent: subscribed\ndata: {}\n\n")
             default:
                 try Self.stream(response, "id: 60\nevent: subscribed\ndata: {}\n\n")
             }
@@ -90,12 +91,12 @@ struct LiveSubscriptionTests {
             defer { updates.cancel() }
             #expect(await TestWait.until { connections.count >= 3 })
             let ids = connections.lastEventIds.withLock { Array($0.prefix(3)) }
-            #expect(ids == [nil, "41", "42"])
+            #expect(ids == [nil, "41", "50"])
             #expect(await TestWait.until { updates.snapshot.count >= 6 })
             #expect(
                 Array(updates.snapshot.prefix(6)) == [
                     "state:connecting", "state:live", "state:reconnecting(after: 0.01 seconds)", "state:connecting",
-                    "state:live", "event:42",
+                    "event:42", "state:live",
                 ])
             #expect(updates.snapshot.filter { $0.hasPrefix("event:") } == ["event:42"])
         }

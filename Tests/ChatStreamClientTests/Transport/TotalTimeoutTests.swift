@@ -40,10 +40,10 @@ struct TotalTimeoutTests {
             failure = error
         }
         #expect(failure?.kind == .timedOut)
-        // Far sooner than the 4 s a whole run takes, with the chunks in order and none lost.
-        #expect(ContinuousClock.now - started < .seconds(3))
+        // Before the stream's end (it runs at least 4 s), with the chunks in order and none lost.
+        // (No bound on the time: a loaded machine may starve the consumer, never the check.)
         #expect(received == (0..<UInt8(received.count)).map { $0 })
-        #expect(received.count >= 1 && received.count < 150)
+        #expect(received.count >= 1 && received.count < 200)
     }
 
     /// A server whose every answer is a JSON list trickled a byte every 50 ms (about 3 s in all).
