@@ -578,3 +578,20 @@ func symbolOutboxPolicy() {
 func symbolStopReply(client: ChatbaseClient, id: String, replyId: String) async throws {
     try await client.stopReply(conversationId: id, messageId: replyId)
 }
+
+// MARK: Sources/ChatStreamClient/Client/ChatbaseClient+Perform.swift
+func symbolTotalTimeout(client: ChatbaseClient) {
+    client.totalTimeout = .seconds(120)
+}
+
+// MARK: Sources/ChatStreamClient/Live/LiveConnectionState.swift
+@MainActor func symbolLiveConnectionState(list: ConversationListState) {
+    let banner =
+        switch list.liveState {
+        case .live: "Live"
+        case .reconnecting(let delay): "Reconnecting in \(delay.components.seconds) s"
+        case .connecting: "Connecting…"
+        case .unsupported, .stopped: ""
+        }
+    print(banner)
+}
