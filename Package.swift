@@ -71,8 +71,9 @@ var package = Package(
         .executableTarget(name: "chatstream", dependencies: ["ChatStreamClient", "ChatStreamServer"]),
         // Counting malloc for the benchmark's allocation figures; linked into chatstream-bench only.
         .target(name: "CAllocCounter"),
-        // The bench's command line and the arithmetic of its report (tested in ChatStreamBenchTests).
-        .target(name: "ChatStreamBenchSupport"),
+        // The bench's command line, the arithmetic of its report (tested in ChatStreamBenchTests) and
+        // the client's delivery measurement (run by MainActorDeliveryTests too).
+        .target(name: "ChatStreamBenchSupport", dependencies: ["ChatStreamClient"]),
         // --report also runs the client against curl (a server child process) and ConversationState.
         .executableTarget(
             name: "chatstream-bench",
@@ -98,7 +99,9 @@ var package = Package(
             name: "ChatStreamBenchTests", dependencies: ["ChatStreamBenchSupport"], exclude: ["Fixtures"]),
         .testTarget(
             name: "ChatStreamClientTests",
-            dependencies: ["ChatStreamClient", "ChatStreamServer", "TestSupport", "HTTPTestSupport"]
+            dependencies: [
+                "ChatStreamClient", "ChatStreamServer", "TestSupport", "HTTPTestSupport", "ChatStreamBenchSupport",
+            ]
         ),
         // The Swift blocks of the README, the DocC catalogs and the `///` comments, compiled
         // (Tests/DocExamplesTests/README.md).

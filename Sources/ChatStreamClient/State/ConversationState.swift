@@ -186,7 +186,7 @@ public final class ConversationState {
     public internal(set) var liveState: LiveConnectionState = .stopped
     @ObservationIgnored var liveTask: Task<Void, Never>?
     /// How many main-actor turns applied streamed updates (for tests and figures).
-    @ObservationIgnored var deliveryTurns = 0
+    @ObservationIgnored package internal(set) var deliveryTurns = 0
     /// The reply's updates on their way to the main actor (see StreamedUpdates).
     nonisolated let streamedUpdates = StreamedUpdates()
     /// Live messages that arrived while a send was running, shown once it ended (those the send

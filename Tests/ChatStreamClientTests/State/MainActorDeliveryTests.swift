@@ -5,6 +5,7 @@
 // measurement is DeliveryBenchmark's, which `chatstream-bench --report` runs too.
 
 import ChatStream
+import ChatStreamBenchSupport
 import Foundation
 import Testing
 

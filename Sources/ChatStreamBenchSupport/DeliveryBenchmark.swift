@@ -1,5 +1,6 @@
 // DeliveryBenchmark: a 1 MB streamed reply into ConversationState on the main actor, and the same
-// reply read off it, for MainActorDeliveryTests and `chatstream-bench --report` (package access).
+// reply read off it, for MainActorDeliveryTests and `chatstream-bench --report` (package access;
+// the bench's own code, kept out of the ChatStreamClient library).
 //
 // The reply comes from a scripted transport (every request answered with the same SSE bytes, in
 // one piece), so the figure is the client's decoding and the state's main-actor delivery alone:
@@ -7,6 +8,7 @@
 // text callback that only counts, run off the main actor, in the same process.
 
 import ChatStream
+import ChatStreamClient
 import Foundation
 import Synchronization
 
