@@ -579,7 +579,7 @@ func symbolStopReply(client: ChatbaseClient, id: String, replyId: String) async 
     try await client.stopReply(conversationId: id, messageId: replyId)
 }
 
-// MARK: Sources/ChatStreamClient/Client/ChatbaseClient+Perform.swift
+// MARK: Sources/ChatStreamClient/Client/ChatbaseClient+Requests.swift
 func symbolTotalTimeout(client: ChatbaseClient) {
     client.totalTimeout = .seconds(120)
 }

@@ -88,7 +88,7 @@ extension ChatbaseClient {
                 outboxQueue.tell(.delivered(delivery))
             } catch is CancellationError {
                 throw CancellationError()
-            } catch  where Self.isPassingFailure(error) {
+            } catch  where RequestPerformer.isPassingFailure(error) {
                 break
             } catch {
                 if (try? store.outbox(scope: scope))?.contains(where: {
@@ -139,7 +139,7 @@ extension ChatbaseClient {
                 if error is CancellationError {
                     try? store.dequeue(clientMessageId: id, scope: scope)
                 } else {
-                    let passing = Self.isPassingFailure(error)
+                    let passing = RequestPerformer.isPassingFailure(error)
                     try? store.noteAttempt(clientMessageId: id, failed: !passing, error: "\(error)", scope: scope)
                 }
             }

@@ -99,7 +99,7 @@ extension ChatbaseClient {
             clientMessageId: clientMessageId ?? Self.newClientMessageId())
         let reply = try await throughOutbox(round, policy: outboxPolicy) { round, accepted in
             try await intoKnownConversation(round) { round in
-                try await plainRound(round, index: 0, accepted: accepted) { _ in }
+                try await ReplyRunner(client: self).plainRound(round, index: 0, accepted: accepted) { _ in }
             }
         }
         guard let id = reply.conversationId ?? conversationId else { throw ChatError.noContent }
@@ -187,116 +187,14 @@ extension ChatbaseClient {
         }
     }
 
-    /// The response to the rounds merged in `reply`.
-    func finished(_ reply: AssembledMessage, conversationId: String, userMessageId: String?) -> ChatResponse {
-        return ChatResponse(assembled: reply, conversationId: conversationId, userMessageId: userMessageId)
-    }
-
-    /// Runs rounds until a reply does not end in tool calls that the client must answer.
+    /// Runs rounds until a reply does not end in tool calls that the client must answer (a
+    /// ``ReplyRunner``), through the outbox `outbox` names (nil: ``outboxPolicy``).
     func runLoop(
         from first: Round, streaming: Bool, outbox: OutboxPolicy? = nil, emit: (ChatUpdate) async -> Void
     ) async throws -> ChatResponse {
         try await throughOutbox(first, policy: outbox ?? outboxPolicy) { first, accepted in
-            try await runRounds(from: first, streaming: streaming, accepted: accepted, emit: emit)
+            try await ReplyRunner(client: self).run(from: first, streaming: streaming, accepted: accepted, emit: emit)
         }
-    }
-
-    /// The rounds of ``runLoop(from:streaming:emit:)``; `accepted` is called once the server took
-    /// the first round.
-    private func runRounds(
-        from first: Round, streaming: Bool, accepted: @escaping @Sendable () -> Void,
-        emit: (ChatUpdate) async -> Void
-    ) async throws -> ChatResponse {
-        var round = first
-        var index = 0
-        var userMessageId: String? = nil
-        var conversationId = first.conversationId
-        // Every round's parts, in order: the response's text joins every round's text.
-        var merged: AssembledMessage? = nil
-        while true {
-            var onAccepted: @Sendable () -> Void = {}
-            if index == 0 { onAccepted = accepted }
-            var message = try await intoKnownConversation(round) { round in
-                streaming
-                    ? try await streamRound(round, index: index, accepted: onAccepted, emit: emit)
-                    : try await plainRound(round, index: index, accepted: onAccepted, emit: emit)
-            }
-            if let id = message.conversationId { conversationId = id }
-            if userMessageId == nil { userMessageId = message.userMessageId }
-            let answered = Set(
-                message.parts.compactMap { part -> String? in
-                    if case .toolResult(let result) = part { return result.toolCallId }
-                    return nil
-                })
-            let calls = message.toolCalls.filter { !$0.providerExecuted && !answered.contains($0.toolCallId) }
-            guard message.finishReason == .toolCalls, !calls.isEmpty else {
-                guard let conversationId else { throw ChatError.noContent }
-                let response = finished(
-                    Self.merge(merged, message), conversationId: conversationId, userMessageId: userMessageId)
-                recordReply(response, to: first)
-                return response
-            }
-            guard let conversationId else { throw ChatError.noContent }
-            for call in calls {
-                try Task.checkCancellation()
-                let output = try await runTool(call)
-                try await postToolResult(conversationId: conversationId, toolCallId: call.toolCallId, output: output)
-                // Reported once the server has the result.
-                let result = ToolResultPart(toolCallId: call.toolCallId, toolName: call.toolName, output: output)
-                message.parts.append(.toolResult(result))
-                await emit(
-                    ChatUpdate(
-                        event: .toolResult(
-                            id: call.toolCallId, name: call.toolName, output: output, preliminary: false),
-                        message: message, round: index))
-            }
-            merged = Self.merge(merged, message)
-            // As the SDK counts: `maxToolLoopSteps` chat requests at most, so the limit ends the
-            // loop before a request past it is sent.
-            guard index + 1 < maxToolLoopSteps else { throw ChatError.toolLoopLimitExceeded(limit: maxToolLoopSteps) }
-            index += 1
-            round = .chat(message: nil, conversationId: conversationId)
-        }
-    }
-
-    /// `round` appended to the rounds before it: their parts then its parts, its ID (when it has
-    /// one), finish, usage and metadata.
-    static func merge(_ earlier: AssembledMessage?, _ round: AssembledMessage) -> AssembledMessage {
-        guard var merged = earlier else { return round }
-        merged.parts += round.parts
-        merged.id = round.id ?? merged.id
-        merged.conversationId = round.conversationId ?? merged.conversationId
-        merged.userMessageId = merged.userMessageId ?? round.userMessageId
-        merged.finishReason = round.finishReason
-        merged.rawFinishReason = round.rawFinishReason
-        merged.usage = round.usage
-        merged.metadata = round.metadata ?? merged.metadata
-        merged.error = round.error
-        merged.isFinished = round.isFinished
-        return merged
-    }
-
-    /// Runs the registered handler; an unknown tool or a throwing handler gives `{"error": ...}`
-    /// (a cancelled one ends the send).
-    func runTool(_ call: ToolCallPart) async throws -> JSONTree {
-        guard let handler = withState({ $0.tools[call.toolName] }) else {
-            return ["error": .string("no handler is registered for tool \(call.toolName)")]
-        }
-        do {
-            return try await handler(JSONValue(call.input)).jsonTree
-        } catch is CancellationError {
-            throw CancellationError()
-        } catch {
-            return ["error": .string(error.localizedDescription)]
-        }
-    }
-
-    /// Posts one tool result (idempotent: the same call's result again changes nothing), retried
-    /// under ``retryPolicy``.
-    func postToolResult(conversationId: String, toolCallId: String, output: JSONTree) async throws {
-        _ = try await performForBytes(
-            "POST", ["conversations", conversationId, "tool-result"],
-            body: ["toolCallId": .string(toolCallId), "output": output], extensionRoute: false, idempotent: true)
     }
 
     /// Files a finished reply in the store, with the user's message the first round sent.
@@ -318,6 +216,15 @@ extension ChatbaseClient {
         return false
     }
 
+    /// The request of a streamed `round`.
+    func streamRequest(_ round: Round) throws -> HTTPRequest {
+        var request = try roundRequest(round, streaming: true)
+        // Only events keep a reply alive: a stream of comments alone times out (PROTOCOLS.md has no
+        // heartbeat for chat streams).
+        request.idleActivity = .serverSentEvents
+        return request
+    }
+
     func roundRequest(_ round: Round, streaming: Bool) throws -> HTTPRequest {
         let accept = streaming ? "text/event-stream" : "application/json"
         switch round {
@@ -335,50 +242,4 @@ extension ChatbaseClient {
         }
     }
 
-    /// One non-streamed round: the whole reply at once, emitted as synthetic events.
-    func plainRound(
-        _ round: Round, index: Int, accepted: @Sendable () -> Void = {}, emit: (ChatUpdate) async -> Void
-    ) async throws -> AssembledMessage {
-        let response = try await perform(
-            try roundRequest(round, streaming: false), extensionRoute: false, idempotent: Self.isIdempotent(round))
-        accepted()
-        let bytes: [UInt8]
-        do {
-            bytes = try await response.body.collect(upTo: 64 << 20)
-        } catch {
-            throw ErrorMapping.wrapping(error)
-        }
-        var message = try WireDecoding.chatMessage(bytes)
-        if message.conversationId == nil { message.conversationId = round.conversationId }
-        if let userId = message.metadata?["userId"]?.stringValue { rememberUserId(userId) }
-        if let id = message.conversationId {
-            noteConversation(id)
-            await emit(ChatUpdate(event: .conversationAssigned(id: id), message: message, round: index))
-        }
-        for part in message.parts {
-            switch part {
-            case .text(let text):
-                await emit(
-                    ChatUpdate(event: .textDelta(id: message.id ?? "text", delta: text), message: message, round: index)
-                )
-            case .toolCall(let call):
-                await emit(
-                    ChatUpdate(
-                        event: .toolInputAvailable(id: call.toolCallId, name: call.toolName, input: call.input),
-                        message: message, round: index))
-            case .toolResult(let result):
-                await emit(
-                    ChatUpdate(
-                        event: .toolResult(
-                            id: result.toolCallId, name: result.toolName, output: result.output, preliminary: false),
-                        message: message, round: index))
-            default: break
-            }
-        }
-        await emit(
-            ChatUpdate(
-                event: .finish(reason: message.finishReason, rawReason: message.rawFinishReason), message: message,
-                round: index))
-        return message
-    }
 }

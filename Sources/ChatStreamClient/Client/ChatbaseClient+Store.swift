@@ -124,47 +124,4 @@ extension ChatbaseClient {
         guard let store, let scope = storeScope else { return nil }
         return try? store.conversation(id: id, scope: scope)
     }
-
-    // MARK: Local pages
-
-    /// The offset a local cursor (`local:<n>`) names; 0 for none or a server's cursor.
-    static func localOffset(_ cursor: String?) -> Int {
-        guard let cursor, cursor.hasPrefix("local:") else { return 0 }
-        return Int(cursor.dropFirst(6)) ?? 0
-    }
-
-    /// A page of the cached conversations matching `query` (empty without a store).
-    func localConversationPage(_ query: ConversationQuery, offset: Int) throws -> PaginatedResponse<Conversation> {
-        let limit = query.limit ?? 20
-        guard let store, let scope = storeScope else {
-            return PaginatedResponse(data: [], hasMore: false, total: 0, cursor: nil, limit: limit) { _, _ in
-                throw APIError.invalidArgument("cursor", "names no local page")
-            }
-        }
-        let (items, hasMore, total) = try store.conversations(scope: scope, query: query, offset: offset, limit: limit)
-        let next = offset + items.count
-        return PaginatedResponse(
-            data: items, hasMore: hasMore, total: total, cursor: hasMore ? "local:\(next)" : nil, limit: limit
-        ) { [self] cursor, _ in
-            try localConversationPage(query, offset: Self.localOffset(cursor))
-        }
-    }
-
-    /// A page of the cached messages of `conversationId` (empty without a store).
-    func localMessagePage(conversationId: String, offset: Int, limit: Int?) throws -> PaginatedResponse<Message> {
-        let size = limit ?? 20
-        guard let store, let scope = storeScope else {
-            return PaginatedResponse(data: [], hasMore: false, total: 0, cursor: nil, limit: limit) { _, _ in
-                throw APIError.invalidArgument("cursor", "names no local page")
-            }
-        }
-        let (items, hasMore, total) = try store.messages(
-            scope: scope, conversationId: conversationId, offset: offset, limit: size)
-        let next = offset + size
-        return PaginatedResponse(
-            data: items, hasMore: hasMore, total: total, cursor: hasMore ? "local:\(next)" : nil, limit: limit
-        ) { [self] cursor, limit in
-            try localMessagePage(conversationId: conversationId, offset: Self.localOffset(cursor), limit: limit)
-        }
-    }
 }

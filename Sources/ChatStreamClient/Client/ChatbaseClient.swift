@@ -2,9 +2,11 @@
 // with the Chatbase iOS SDK's documented API.
 //
 // One class, Sendable, its few mutable fields (current conversation, user, token, tools) behind a
-// Mutex. Every request goes through `perform`, which checks the status before reading a body:
-// a non-2xx answer is read as the API's error body into an APIError. Bodies are read with the
-// yajl layer (WireDecoding), streams with the UI-message-stream decoder and MessageAssembler.
+// Mutex: the documented façade over its collaborators. Requests are built from the client's
+// identity (ChatbaseClient+Requests) and sent by a RequestPerformer (retries, error mapping);
+// a ReplyRunner runs a send's rounds; a HistoryRepository answers lists from the server or the
+// store. Bodies are read with the yajl layer (WireDecoding), streams with the UI-message-stream
+// decoder and MessageAssembler.
 
 import ChatStream
 import Foundation
@@ -45,11 +47,13 @@ public final class ChatbaseClient: Sendable {
     public let store: HistoryStore?
 
     /// The base URL text when it was not a URL: every request then throws ``ChatError/invalidURL(_:)``.
-    private let invalidBaseURL: String?
+    let invalidBaseURL: String?
     private let identityStore: any IdentityStore
     private let state: Mutex<State>
     /// Serialises outbox flushes and tracks the messages on their way.
     let outboxQueue = Outbox()
+    /// Sends requests, maps failures to the client's errors, retries the idempotent ones.
+    let performer: RequestPerformer
 
     struct State {
         /// ``ChatbaseClient/totalTimeout``.
@@ -155,6 +159,7 @@ public final class ChatbaseClient: Sendable {
         self.state = Mutex(initial)
         self.maxToolLoopSteps = maxToolLoopSteps
         self.retryPolicy = retryPolicy
+        self.performer = RequestPerformer(transport: transport, retryPolicy: retryPolicy)
         self.idleTimeout = idleTimeout
         self.invalidBaseURL = invalidBaseURL
         self.store = store
@@ -287,84 +292,6 @@ public final class ChatbaseClient: Sendable {
 
     func withState<R: Sendable>(_ body: (inout sending State) -> sending R) -> R {
         state.withLock { body(&$0) }
-    }
-
-    // MARK: Requests
-
-    static let pathAllowed: CharacterSet = {
-        var set = CharacterSet.urlPathAllowed
-        set.remove(charactersIn: "/;?#")
-        return set
-    }()
-
-    /// `baseURL/agents/{agentId}/<components...>?<query>`; a component that is a UUID is sent
-    /// lower-case (``UUIDIdentifiers``).
-    func url(_ components: [String], query: [(String, String)] = []) throws -> URL {
-        var text = baseURL.absoluteString
-        while text.hasSuffix("/") { text.removeLast() }
-        for component in ["agents", agentId] + components.map(UUIDIdentifiers.normalized) {
-            text += "/" + (component.addingPercentEncoding(withAllowedCharacters: Self.pathAllowed) ?? component)
-        }
-        if let invalidBaseURL { throw ChatError.invalidURL(invalidBaseURL) }
-        guard var parts = URLComponents(string: text) else { throw ChatError.invalidURL(text) }
-        if !query.isEmpty { parts.queryItems = query.map { URLQueryItem(name: $0.0, value: $0.1) } }
-        // `+` is literal in URLComponents' encoding but a space to many servers.
-        parts.percentEncodedQuery = parts.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
-        guard let url = parts.url else { throw ChatError.invalidURL(text) }
-        return url
-    }
-
-    func request(
-        _ method: String, _ components: [String], query: [(String, String)] = [], body: JSONTree? = nil,
-        accept: String = "application/json", checkIdentity: Bool = true
-    ) throws -> HTTPRequest {
-        let target = try url(components, query: query)
-        var headers: HTTPHeaderFields = ["Accept": accept, "User-Agent": "ChatStream/\(Self.version)"]
-        do {
-            headers["X-Device-Id"] = try storedDeviceId()
-        } catch {
-            throw ChatError.identity(Self.identityError(error))
-        }
-        let (token, identityError) = state.withLock { ($0.userToken, $0.identityError) }
-        if checkIdentity, let identityError { throw ChatError.identity(identityError) }
-        if let token { headers["X-User-Token"] = token }
-        if body != nil { headers["Content-Type"] = "application/json" }
-        var request = HTTPRequest(
-            method: method, url: target, headers: headers, body: body.map(Self.normalizingIdentifiers)?.jsonBytes,
-            idleTimeout: idleTimeout)
-        request.totalTimeout = totalTimeout
-        return request
-    }
-
-    /// `body` with its top-level `id`, `conversationId` and `messageId` lower-cased when they are
-    /// UUIDs, as the server stores them.
-    static func normalizingIdentifiers(_ body: JSONTree) -> JSONTree {
-        guard case .object(var object) = body,
-            ["id", "conversationId", "messageId"].contains(where: { key in
-                object[key]?.stringValue.map(UUIDIdentifiers.needsNormalizing) ?? false
-            })
-        else { return body }
-        for key in ["id", "conversationId", "messageId"] {
-            if case .string(let id)? = object[key], UUIDIdentifiers.needsNormalizing(id) {
-                object[key] = .string(id.lowercased())
-            }
-        }
-        return .object(object)
-    }
-
-    /// Performs a JSON request and returns the whole 2xx body.
-    func performForBytes(
-        _ method: String, _ components: [String], query: [(String, String)] = [], body: JSONTree? = nil,
-        extensionRoute: Bool, checkIdentity: Bool = true, idempotent: Bool? = nil
-    ) async throws -> [UInt8] {
-        let request = try request(method, components, query: query, body: body, checkIdentity: checkIdentity)
-        let response = try await perform(
-            request, extensionRoute: extensionRoute, idempotent: idempotent ?? Self.isIdempotent(method: method))
-        do {
-            return try await response.body.collect(upTo: 64 << 20)
-        } catch {
-            throw ErrorMapping.wrapping(error)
-        }
     }
 }
 

@@ -1,4 +1,4 @@
-// One streamed round, and its resumption (PROTOCOLS.md section 8): the round's events are decoded
+// ReplyRunner+Stream: one streamed round, and its resumption (PROTOCOLS.md section 8): the round's events are decoded
 // and applied to one MessageAssembler across every connection the reply needs, so the app gets
 // each event once and the final message is whole.
 //
@@ -22,7 +22,7 @@
 import ChatStream
 import Foundation
 
-extension ChatbaseClient {
+extension ReplyRunner {
     /// The reply of one streamed round as it is read, over one or more connections.
     struct ReplyReading {
         var assembler = MessageAssembler()
@@ -54,8 +54,8 @@ extension ChatbaseClient {
     func streamRound(
         _ round: Round, index: Int, accepted: @Sendable () -> Void = {}, emit: (ChatUpdate) async -> Void
     ) async throws -> AssembledMessage {
-        let response = try await perform(
-            try streamRequest(round), extensionRoute: false, idempotent: Self.isIdempotent(round))
+        let response = try await client.perform(
+            try client.streamRequest(round), extensionRoute: false, idempotent: ChatbaseClient.isIdempotent(round))
         accepted()
         var reading = ReplyReading()
         reading.messageId = response.headers["X-Message-Id"]
@@ -79,11 +79,12 @@ extension ChatbaseClient {
                     waited = .zero
                 }
                 reading.progressed = false
-                let wait = retryPolicy.delay(retry: retries)
-                guard retries + 1 < retryPolicy.maxAttempts, waited + wait <= retryPolicy.totalBudget else {
+                let wait = client.retryPolicy.delay(retry: retries)
+                guard retries + 1 < client.retryPolicy.maxAttempts, waited + wait <= client.retryPolicy.totalBudget
+                else {
                     throw Self.replyError(cut.stream, reading.message, transport: cut.transport)
                 }
-                try await retryPolicy.sleep(wait)
+                try await client.retryPolicy.sleep(wait)
                 try Task.checkCancellation()
                 waited += wait
                 retries += 1
@@ -92,7 +93,7 @@ extension ChatbaseClient {
                     resumed = try await resume(round, &reading, index: index, emit: emit)
                 } catch is CancellationError {
                     throw CancellationError()
-                } catch  where Self.isPassingFailure(error) {
+                } catch  where RequestPerformer.isPassingFailure(error) {
                     continue  // the resumption could not get through: another attempt, within the budget
                 } catch {
                     let streamError = StreamError(
@@ -126,22 +127,14 @@ extension ChatbaseClient {
                 detail: APIErrorDetail(
                     code: info.code ?? APIErrorDetail.streamingErrorCode, message: info.message, partialReply: message))
         }
-        if let id = message.conversationId { noteConversation(id) }
-        if let userId = message.metadata?["userId"]?.stringValue { rememberUserId(userId) }
+        if let id = message.conversationId { client.noteConversation(id) }
+        if let userId = message.metadata?["userId"]?.stringValue { client.rememberUserId(userId) }
         return message
-    }
-
-    func streamRequest(_ round: Round) throws -> HTTPRequest {
-        var request = try roundRequest(round, streaming: true)
-        // Only events keep a reply alive: a stream of comments alone times out (PROTOCOLS.md has no
-        // heartbeat for chat streams).
-        request.idleActivity = .serverSentEvents
-        return request
     }
 
     /// Reads one connection's events into `reading`, skipping the first `reading.handedOver`
     /// (a replay from the reply's first event); throws ``BrokenStream`` when it ends early.
-    private func read(
+    func read(
         _ body: HTTPBody, into reading: inout ReplyReading, round: Int, emit: (ChatUpdate) async -> Void
     ) async throws {
         let skip = reading.handedOver
@@ -160,7 +153,7 @@ extension ChatbaseClient {
                 case .textStart(let id), .textDelta(let id, _): reading.openTextId = id
                 case .textEnd: reading.openTextId = nil
                 case .finish, .done: reading.ended = true
-                case .conversationAssigned(let id): noteConversation(id)
+                case .conversationAssigned(let id): client.noteConversation(id)
                 default: break
                 }
                 await emit(
@@ -199,17 +192,17 @@ extension ChatbaseClient {
     }
 
     /// Picks a broken reply up again (see the file's header).
-    private func resume(
+    func resume(
         _ round: Round, _ reading: inout ReplyReading, index: Int, emit: (ChatUpdate) async -> Void
     ) async throws -> Resumption {
         let conversationId = reading.message.conversationId ?? round.conversationId
         if let conversationId, let messageId = reading.messageId {
-            var request = try request(
+            var request = try client.request(
                 "GET", ["conversations", conversationId, "messages", messageId, "stream"],
                 accept: "text/event-stream")
             request.idleActivity = .serverSentEvents
             do {
-                return .body(try await perform(request, extensionRoute: true, idempotent: true).body)
+                return .body(try await client.perform(request, extensionRoute: true, idempotent: true).body)
             } catch let error where Self.meansEventsGone(error) {
                 try await completeFromHistory(
                     &reading, conversationId: conversationId, messageId: messageId, index: index, emit: emit)
@@ -217,8 +210,9 @@ extension ChatbaseClient {
             }
         }
         // A resend is idempotent only within its conversation: a message that starts one is not resent.
-        guard Self.isIdempotent(round), round.conversationId != nil else { return .impossible }
-        let response = try await perform(try streamRequest(round), extensionRoute: false, idempotent: true)
+        guard ChatbaseClient.isIdempotent(round), round.conversationId != nil else { return .impossible }
+        let response = try await client.perform(
+            try client.streamRequest(round), extensionRoute: false, idempotent: true)
         if reading.messageId == nil { reading.messageId = response.headers["X-Message-Id"] }
         return .body(response.body)
     }
@@ -237,90 +231,6 @@ extension ChatbaseClient {
             let call = message.toolCalls.first(where: { $0.toolCallId == id })
         else { return event }
         return .toolResult(id: id, name: call.toolName, output: output, preliminary: preliminary)
-    }
-
-    /// Reads the stored reply from history and hands over only what the app has not seen: the
-    /// text after the text already streamed, the tool calls and results not yet shown, and the
-    /// finish. Waits (with the retry policy's backoff and budget) while the reply is not stored yet.
-    private func completeFromHistory(
-        _ reading: inout ReplyReading, conversationId: String, messageId: String, index: Int,
-        emit: (ChatUpdate) async -> Void
-    ) async throws {
-        var retries = 0
-        var waited = Duration.zero
-        var stored: Message?
-        while stored == nil {
-            let page = try await listMessages(conversationId: conversationId, limit: 20)
-            stored = page.data.first { $0.id == messageId }
-            if stored != nil { break }
-            let wait = retryPolicy.delay(retry: retries)
-            guard retries + 1 < retryPolicy.maxAttempts, waited + wait <= retryPolicy.totalBudget else {
-                throw APIError.httpError(
-                    statusCode: 404,
-                    detail: APIErrorDetail(
-                        code: "RESOURCE_MESSAGE_NOT_FOUND",
-                        message: "reply \(messageId) is neither resumable nor in the conversation's history"))
-            }
-            try await retryPolicy.sleep(wait)
-            waited += wait
-            retries += 1
-        }
-        guard let stored else { return }
-        let events = Self.unseenEvents(
-            of: stored, after: reading.message, openTextId: reading.openTextId, conversationId: conversationId)
-        for event in events {
-            reading.assembler.apply(event)
-            reading.handedOver += 1
-            await emit(ChatUpdate(event: event, message: reading.message, round: index))
-        }
-    }
-
-    /// The events that take `seen` to the stored message `stored`: the rest of its text (into the
-    /// open text part `openTextId`, when there is one), its tool calls and results not seen yet,
-    /// and a finish.
-    static func unseenEvents(
-        of stored: Message, after seen: AssembledMessage, openTextId: String?, conversationId: String
-    ) -> [StreamEvent] {
-        var events: [StreamEvent] = []
-        if seen.id == nil { events.append(.messageStart(id: stored.id)) }
-        if seen.conversationId == nil { events.append(.conversationAssigned(id: conversationId)) }
-        let seenText = seen.parts.compactMap(\.text).joined()
-        let storedText = stored.parts.compactMap { part -> String? in
-            if case .text(let text) = part { return text }
-            return nil
-        }.joined()
-        if storedText.count > seenText.count, storedText.hasPrefix(seenText) {
-            // The rest continues the open text part, or is a part of its own.
-            let textId = openTextId ?? "resumed-" + stored.id
-            if openTextId == nil { events.append(.textStart(id: textId)) }
-            events.append(.textDelta(id: textId, delta: String(storedText.dropFirst(seenText.count))))
-            events.append(.textEnd(id: textId))
-        }
-        let seenCalls = Set(seen.toolCalls.map(\.toolCallId))
-        let seenResults = Set(
-            seen.parts.compactMap { part -> String? in
-                if case .toolResult(let result) = part { return result.toolCallId }
-                return nil
-            })
-        var unanswered = Set<String>()
-        for part in stored.parts {
-            switch part {
-            case .toolCall(let id, let name, let input):
-                unanswered.insert(id)
-                if !seenCalls.contains(id) {
-                    events.append(.toolInputAvailable(id: id, name: name, input: input.jsonTree))
-                }
-            case .toolResult(let id, let name, let output):
-                unanswered.remove(id)
-                if !seenResults.contains(id) {
-                    events.append(.toolResult(id: id, name: name, output: output.jsonTree, preliminary: false))
-                }
-            case .text: break
-            }
-        }
-        let reason: StreamFinishReason = unanswered.isEmpty ? .stop : .toolCalls
-        events.append(.finish(reason: reason, rawReason: reason.rawValue))
-        return events
     }
 
     /// The error a broken reply ends with: everything received is in its partial message.

@@ -1,7 +1,8 @@
-// The request path: one attempt reads a non-2xx answer as the API's error body; `perform` repeats
-// the attempt under the client's RetryPolicy when the request is idempotent and the failure is a
-// passing one (unreachable server, connect or head timeout, 429, 502, 503, 504). Cancellation
-// ends the waits at once (Task.sleep throws), and nothing else is retried.
+// RequestPerformer: the client's request path, one collaborator of ChatbaseClient. One attempt
+// reads a non-2xx answer as the API's error body; `perform` repeats the attempt under a
+// RetryPolicy when the request is idempotent and the failure is a passing one (unreachable
+// server, connect or head timeout, 429, 502, 503, 504), honouring a clamped `Retry-After`.
+// Cancellation ends the waits at once (Task.sleep throws), and nothing else is retried.
 
 import Foundation
 
@@ -9,25 +10,13 @@ import Foundation
     import FoundationNetworking
 #endif
 
-extension ChatbaseClient {
-    /// The longest one request may take, its streamed answer included, however steadily the
-    /// server keeps sending (a reply that trickles one token a minute is never idle); nil (the
-    /// default) for no limit. Past it the answer ends with a timeout error, everything received
-    /// before handed over (see ``HTTPRequest/totalTimeout``). The live event stream is endless and
-    /// is not limited. ChatStream's own.
-    ///
-    /// ```swift
-    /// client.totalTimeout = .seconds(120)
-    /// ```
-    public var totalTimeout: Duration? {
-        get { withState { $0.totalTimeout } }
-        set { withState { $0.totalTimeout = newValue } }
-    }
-
-    /// Whether a request with `method` can be sent twice without doing anything twice.
-    static func isIdempotent(method: String) -> Bool {
-        ["GET", "HEAD", "PUT", "DELETE", "OPTIONS"].contains(method.uppercased())
-    }
+/// Sends requests through a transport, maps failures to the client's errors and retries the
+/// idempotent ones after a passing failure.
+struct RequestPerformer: Sendable {
+    /// Where requests go.
+    let transport: any HTTPTransport
+    /// How idempotent requests are retried.
+    let retryPolicy: ChatbaseClient.RetryPolicy
 
     /// One failed attempt: the error to throw, and whether (and after how long at least) the
     /// same request may succeed.
@@ -40,10 +29,8 @@ extension ChatbaseClient {
     /// Sends `request`; returns the response of a 2xx answer, throws ``APIError`` otherwise
     /// (``APIError/isNotSupportedByServer`` when `extensionRoute` and the server answers
     /// `404 NOT_FOUND`: it lacks the route). An `idempotent` request is retried under
-    /// ``retryPolicy``.
-    func perform(_ request: HTTPRequest, extensionRoute: Bool, idempotent: Bool = false) async throws
-        -> HTTPResponse
-    {
+    /// ``retryPolicy``. A ``HTTPRequest/totalTimeout`` counts from the attempt that succeeded.
+    func perform(_ request: HTTPRequest, extensionRoute: Bool, idempotent: Bool) async throws -> HTTPResponse {
         let policy = idempotent ? retryPolicy : .none
         var retries = 0
         var waited = Duration.zero
@@ -51,7 +38,6 @@ extension ChatbaseClient {
             do {
                 let started = ContinuousClock.now
                 var response = try await attempt(request, extensionRoute: extensionRoute)
-                reachedServer()
                 if let total = request.totalTimeout { response.body = response.body.ending(at: started + total) }
                 return response
             } catch let failure as AttemptFailure {
@@ -70,7 +56,7 @@ extension ChatbaseClient {
     }
 
     /// One attempt; every failure comes as an ``AttemptFailure``.
-    private func attempt(_ request: HTTPRequest, extensionRoute: Bool) async throws -> HTTPResponse {
+    func attempt(_ request: HTTPRequest, extensionRoute: Bool) async throws -> HTTPResponse {
         let response: HTTPResponse
         do {
             response = try await transport.send(request)
@@ -90,8 +76,7 @@ extension ChatbaseClient {
         if extensionRoute, response.status == 404, code == "NOT_FOUND" || parsed == nil {
             throw AttemptFailure(
                 error: APIError.notSupportedByServer("\(request.method) \(request.url.path)", status: 404),
-                isPassing: false,
-                retryAfter: nil)
+                isPassing: false, retryAfter: nil)
         }
         let details = parsed?.details ?? [:]
         let error = APIError.httpError(
@@ -101,6 +86,11 @@ extension ChatbaseClient {
         throw AttemptFailure(
             error: error, isPassing: [429, 502, 503, 504].contains(response.status),
             retryAfter: retryAfter.map(NetworkDurations.duration(seconds:)))
+    }
+
+    /// Whether a request with `method` can be sent twice without doing anything twice.
+    static func isIdempotent(method: String) -> Bool {
+        ["GET", "HEAD", "PUT", "DELETE", "OPTIONS"].contains(method.uppercased())
     }
 
     /// Whether a transport failure means the server could not be reached or did not answer in time
@@ -121,7 +111,8 @@ extension ChatbaseClient {
     }
 
     /// Whether `error`, as the client throws it, says the server could not be reached or was
-    /// overloaded (no connection, timeout, 429, 502, 503, 504): a message may wait in the outbox.
+    /// overloaded (no connection, timeout, 429, 500, 502, 503, 504): a message may wait in the
+    /// outbox, a list may come from the store.
     static func isPassingFailure(_ error: any Error) -> Bool {
         switch error {
         case let error as APIError:
