@@ -14,7 +14,7 @@ enum ServeCommand {
             .value("delay-ms", "N"), .value("chunk-size", "N"), .value("drop-after", "N"),
             .value("fail-status", "CODE"), .value("events-drop-every", "N"), .switch("allow-fault-header"),
             .value("jwt-secret", "SECRET"), .value("jwt-secret-file", "PATH"), .value("max-connections", "N"),
-            .value("max-connections-per-address", "N"),
+            .value("max-connections-per-address", "N"), .value("store-budget-mib", "N"),
             .switch("no-extensions"), .switch("no-resume"),
         ],
         summary: "run the local Chatbase-compatible server until SIGINT/SIGTERM (fault flags for testing clients)",
@@ -71,6 +71,9 @@ enum ServeCommand {
         if let cap = try number("max-connections", 1...65_536) { configuration.http.maxConnections = cap }
         if let cap = try number("max-connections-per-address", 1...65_536) {
             configuration.http.maxConnectionsPerAddress = cap
+        }
+        if let budget = try number("store-budget-mib", 0...(1 << 30)) {
+            configuration.quotas.storeBudgetBytes = budget == 0 ? nil : budget << 20
         }
         // The fault flags make this a test server: per-request fault headers are honoured too.
         configuration.allowsFaultHeader = parsed.has("allow-fault-header") || !configuration.fault.isEmpty

@@ -157,7 +157,8 @@ struct QuotaAndPreviewTests {
         let preview = try store.read { try $0.lastVisibleMessage(of: "c") }
         let usage = try store.read { try $0.usage(of: "d:device-a") }
         #expect(preview?.text == "hello there")
-        #expect(usage.bytes == parts.utf8.count)
+        // The parts, and the one-byte title (titles count in the quota too).
+        #expect(usage.bytes == parts.utf8.count + 1)
         #expect(try SQLiteDatabase(path: file).schemaVersion == StoreSchema.migrations.count)
     }
 }

@@ -59,6 +59,13 @@ public struct LiveEvent: Sendable, Hashable {
         }
     }
 
+    /// Whether this `message.created` carries only the message's preview (`"truncated": true`: the
+    /// server sends a long message's start, not its body); fetch the history to show it whole.
+    public var carriesPreviewOnly: Bool {
+        guard case .messageCreated(let live)? = event?.kind else { return false }
+        return live.json["truncated"] == .bool(true)
+    }
+
     /// Maps a decoded event into the client's types; nil when its conversation or message
     /// cannot be read (a message with no parts, as history skips it).
     public init?(_ event: ConversationEvent) {

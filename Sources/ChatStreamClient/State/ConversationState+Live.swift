@@ -76,6 +76,11 @@ extension ConversationState: LiveFollowing {
         case .messageCreated(let id, let message) where UUIDIdentifiers.same(id, conversationId):
             if isSending {
                 deferredLiveMessages.append(message)
+            } else if event.carriesPreviewOnly {
+                // Too long to travel in the event (the server sent its start): fetch it, unless shown.
+                if !messages.contains(where: { $0.messageId == message.id }) {
+                    await loadHistory(conversationId: conversationId)
+                }
             } else {
                 show(liveMessage: message)
             }

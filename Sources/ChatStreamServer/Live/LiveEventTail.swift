@@ -3,7 +3,9 @@
 // contending with the writers). The events table stays the record: a subscriber whose cursor is
 // older than the tail reaches back to it (a resume after a reconnect or a restart).
 //
-// The tail holds every event after `coveredFrom`, in ID order, at most `capacity` of them. Events
+// The tail holds every event after `coveredFrom`, in ID order, at most `capacity` of them and at
+// most `byteCapacity` bytes of their JSON (the newest is always kept), so its memory is bounded in
+// bytes whatever the events carry. Events
 // are appended by the store's writer right after their transaction committed, still under the
 // writer's lock, so they arrive in ID order and a rolled-back transaction adds nothing.
 
@@ -15,7 +17,9 @@ final class LiveEventTail: Sendable {
         /// Every event after this ID is in ``events``.
         var coveredFrom: Int
         var lastId: Int
-        var events: [(audience: String, record: LiveEventRecord)] = []
+        var events: [(audience: String, record: LiveEventRecord, bytes: Int)] = []
+        /// The bytes of JSON of ``events``.
+        var bytes = 0
         /// Per audience, the newest ID the events table pruned: a resume from before it is `reset`,
         /// as the table would answer, even while the tail still holds the events.
         var evictedThrough: [String: Int]
@@ -23,17 +27,22 @@ final class LiveEventTail: Sendable {
 
     private let state: Mutex<State>
     private let capacity: Int
+    private let byteCapacity: Int
 
     /// An empty tail after event `lastId` (the log's newest) with the table's evictions, holding at
-    /// most `capacity` events.
-    init(lastId: Int, evictedThrough: [String: Int], capacity: Int = 4096) {
+    /// most `capacity` events and `byteCapacity` bytes of their JSON.
+    init(lastId: Int, evictedThrough: [String: Int], capacity: Int = 4096, byteCapacity: Int = 8 << 20) {
         state = Mutex(State(coveredFrom: lastId, lastId: lastId, evictedThrough: evictedThrough))
         self.capacity = max(1, capacity)
+        self.byteCapacity = max(0, byteCapacity)
     }
+
+    /// The number of events held and the bytes of their JSON.
+    var held: (count: Int, bytes: Int) { state.withLock { ($0.events.count, $0.bytes) } }
 
     /// Appends events just committed (in ID order, newer than any held) and the evictions their
     /// transaction made.
-    func append(_ recorded: [(audience: String, record: LiveEventRecord)], evictions: [String: Int]) {
+    func append(_ recorded: [(audience: String, record: LiveEventRecord, bytes: Int)], evictions: [String: Int]) {
         guard !recorded.isEmpty || !evictions.isEmpty else { return }
         state.withLock { state in
             for (audience, id) in evictions {
@@ -41,11 +50,19 @@ final class LiveEventTail: Sendable {
             }
             guard !recorded.isEmpty else { return }
             state.events += recorded
+            state.bytes += recorded.reduce(0) { $0 + $1.bytes }
             state.lastId = recorded.last!.record.id
-            let excess = state.events.count - capacity
+            var excess = max(0, state.events.count - capacity)
+            var bytes = state.bytes
+            for index in 0..<excess { bytes -= state.events[index].bytes }
+            while bytes > byteCapacity, excess < state.events.count - 1 {
+                bytes -= state.events[excess].bytes
+                excess += 1
+            }
             if excess > 0 {
                 state.coveredFrom = state.events[excess - 1].record.id
                 state.events.removeFirst(excess)
+                state.bytes = bytes
             }
         }
     }

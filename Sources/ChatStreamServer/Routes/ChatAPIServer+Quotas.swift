@@ -11,6 +11,7 @@ extension ChatAPIServer {
     /// | ``conversationsPerIdentity`` | 1,000 | 429 `QUOTA_CONVERSATIONS_EXCEEDED`, `Retry-After: 3600` |
     /// | ``messagesPerConversation`` | 2,000 | 413 `QUOTA_MESSAGES_EXCEEDED` |
     /// | ``storedBytesPerIdentity`` | 64 MiB | 413 `QUOTA_STORAGE_EXCEEDED` |
+    /// | ``storeBudgetBytes`` (all identities) | 8 GiB | 507 `STORE_FULL` |
     ///
     /// ```swift
     /// var configuration = ChatAPIServer.Configuration()
@@ -21,8 +22,12 @@ extension ChatAPIServer {
         public var conversationsPerIdentity: Int = 1_000
         /// Messages (the user's and the agent's) one conversation may hold.
         public var messagesPerConversation: Int = 2_000
-        /// Bytes of message parts (as stored, UTF-8 JSON) across one identity's conversations.
+        /// Bytes one identity stores: its messages' parts (UTF-8 JSON), its conversations' titles,
+        /// its tags and its live events.
         public var storedBytesPerIdentity: Int = 64 << 20
+        /// Bytes the whole database may use (its pages in use), whoever writes: device IDs cost
+        /// nothing, so per-identity quotas alone do not bound the total. nil: no budget.
+        public var storeBudgetBytes: Int? = 8 << 30
 
         /// The defaults above.
         public init() {}
@@ -38,6 +43,8 @@ extension APIError {
         message: "the conversation holds as many messages as it may; start a new one")
     static let storageQuota = APIError(
         status: 413, code: "QUOTA_STORAGE_EXCEEDED", message: "this identity's conversations hold as much as they may")
+    static let storeFull = APIError(
+        status: 507, code: "STORE_FULL", message: "the server's store holds as much as its budget allows")
 }
 
 extension ChatAPIHandlers {
@@ -56,5 +63,8 @@ extension ChatAPIHandlers {
             if try store.messageCount(of: id) > quotas.messagesPerConversation { throw APIError.messageQuota }
         }
         if usage.bytes + pendingBytes > quotas.storedBytesPerIdentity { throw APIError.storageQuota }
+        if let budget = quotas.storeBudgetBytes, try store.databaseBytes() + pendingBytes > budget {
+            throw APIError.storeFull
+        }
     }
 }

@@ -40,14 +40,18 @@ public final class ChatAPIServer: Sendable {
         var loadError: (any Error)?
         let store: ConversationStore
         let capacity = configuration.extensionsEnabled ? max(1, configuration.liveEvents.capacityPerCaller) : 0
-        do {
-            store = try ConversationStore(
-                path: configuration.dataFile, liveEventCapacity: capacity,
+        let live = configuration.liveEvents
+        func open(_ path: String?) throws -> ConversationStore {
+            try ConversationStore(
+                path: path, liveEventCapacity: capacity, liveEventBytes: live.bytesPerCaller,
+                inlineMessageBytes: live.inlineMessageBytes, tailBytes: live.memoryBytes,
                 previewLength: configuration.lastMessagePreviewLength)
+        }
+        do {
+            store = try open(configuration.dataFile)
         } catch {
             loadError = error
-            store = try! ConversationStore(
-                path: nil, liveEventCapacity: capacity, previewLength: configuration.lastMessagePreviewLength)
+            store = try! open(nil)
         }
         self.loadError = loadError
         let handlers = ChatAPIHandlers(configuration: configuration, store: store)

@@ -33,8 +33,8 @@ final class ConversationStore: Sendable {
     let previewLength: Int
     /// The database file, nil in memory.
     let path: String?
-    /// Live events held per audience; 0 records none (the live extension is off).
-    let liveEventCapacity: Int
+    /// Live events held per audience (a count of 0 records none: the live extension is off).
+    let liveEventBounds: LiveEventBounds
     /// Wakes live-event subscribers after a transaction that recorded events committed.
     let liveEventSignal = LiveEventSignal()
     /// The newest live events in memory, for the subscribers a commit wakes.
@@ -44,14 +44,17 @@ final class ConversationStore: Sendable {
 
     /// Opens the database at `path` (created when missing; a JSON data file of the earlier format
     /// found there is imported first and kept beside it as `<path>.json-backup`), or an in-memory
-    /// one when `path` is nil, holding the last `liveEventCapacity` live events of each audience.
+    /// one when `path` is nil, holding the last `liveEventCapacity` live events of each audience
+    /// (at most `liveEventBytes` of their JSON) and in memory the newest events up to `tailBytes`.
     /// The database and its -wal and -shm files are 0600, in a directory created 0700 when missing.
     init(
         path: String?, options: SQLiteDatabase.Options = .durable, liveEventCapacity: Int = 0,
+        liveEventBytes: Int = 1 << 20, inlineMessageBytes: Int = 4 << 10, tailBytes: Int = 8 << 20,
         previewLength: Int = 200, readerCount: Int = 4
     ) throws {
         self.path = path
-        self.liveEventCapacity = liveEventCapacity
+        self.liveEventBounds = LiveEventBounds(
+            count: liveEventCapacity, bytes: liveEventBytes, inlineMessageBytes: inlineMessageBytes)
         self.previewLength = previewLength
         if let path {
             try StorePersistence.importLegacyFile(at: path, options: options)
@@ -68,7 +71,8 @@ final class ConversationStore: Sendable {
             for _ in 0..<max(1, readerCount) { pool.append(try SQLiteDatabase(path: path, options: readOnly)) }
         }
         let log = StoreTransaction(database: database)
-        liveEventTail = LiveEventTail(lastId: try log.lastEventId(), evictedThrough: try log.eventEvictions())
+        liveEventTail = LiveEventTail(
+            lastId: try log.lastEventId(), evictedThrough: try log.eventEvictions(), byteCapacity: tailBytes)
         hasReaders = !pool.isEmpty
         readerSlots = DispatchSemaphore(value: pool.count)
         readers = Mutex(pool)
@@ -110,11 +114,11 @@ final class ConversationStore: Sendable {
         defer { if recorded { liveEventSignal.notify() } }
         lock.lock()
         defer { lock.unlock() }
-        let capacity = recordingEvents ? liveEventCapacity : 0
+        let recording = recordingEvents && liveEventBounds.count > 0
         let (result, changes) = try database.transaction {
             let store = StoreTransaction(database: database, previewLength: previewLength)
             let result = try body(store)
-            if capacity > 0 { try store.recordLiveEvents(capacity: capacity) }
+            if recording { try store.recordLiveEvents(bounds: liveEventBounds) }
             return (result, store.changes)
         }
         // Committed: the events join the in-memory tail (still under the writer's lock, so in ID order).
@@ -127,11 +131,14 @@ final class ConversationStore: Sendable {
     /// Records one live event about `conversationId` that changes no conversation (typing), in a
     /// transaction of its own. Does nothing when the live extension is off or there is no such conversation.
     func recordLiveEvent(type: String, data: JSONTree, conversationId: String) {
-        guard liveEventCapacity > 0 else { return }
+        guard liveEventBounds.count > 0 else { return }
         _ = try? write { store in
-            try store.recordLiveEvent(type: type, data: data, conversationId: conversationId)
+            try store.recordLiveEvent(type: type, data: data, conversationId: conversationId, bounds: liveEventBounds)
         }
     }
+
+    /// The events the in-memory tail holds and the bytes of their JSON.
+    var liveEventTailHeld: (count: Int, bytes: Int) { liveEventTail.held }
 
     /// What a subscriber of `audiences` gets after event `id`, and the log's last ID.
     func liveEvents(after id: Int, audiences: [String]) -> (LiveEventResumption, lastId: Int) {

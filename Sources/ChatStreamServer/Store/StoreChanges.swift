@@ -11,7 +11,7 @@ final class StoreChanges {
     private(set) var appendedMessages: [String: [Int]] = [:]
     private var seen: Set<String> = []
     /// The live events this transaction recorded, with their audiences (kept by ``reset()``).
-    private(set) var recordedEvents: [(audience: String, record: LiveEventRecord)] = []
+    private(set) var recordedEvents: [(audience: String, record: LiveEventRecord, bytes: Int)] = []
 
     /// Notes that conversation `id` changed.
     func changed(_ id: String) {
@@ -38,9 +38,9 @@ final class StoreChanges {
         evictions[audience] = max(evictions[audience] ?? 0, id)
     }
 
-    /// Notes a live event recorded for `audience`.
-    func recorded(_ record: LiveEventRecord, for audience: String) {
-        recordedEvents.append((audience, record))
+    /// Notes a live event recorded for `audience`, `bytes` the size of its JSON.
+    func recorded(_ record: LiveEventRecord, bytes: Int, for audience: String) {
+        recordedEvents.append((audience, record, bytes))
     }
 
     /// Forgets the changes noted (after their events were recorded).

@@ -73,6 +73,9 @@ struct ConversationView: Sendable {
 struct MessagePreview: Sendable {
     /// The most characters of text the database keeps per message for previews.
     static let storedLength = 1_000
+    /// The most bytes of UTF-8 the database keeps per message for previews: four per character,
+    /// so that characters with any number of combining marks cannot make a preview megabytes long.
+    static let storedBytes = 4 * (storedLength + 1)
 
     var id: String
     var role: String
@@ -83,6 +86,28 @@ struct MessagePreview: Sendable {
     /// Whether ``text`` was cut.
     var truncated: Bool
 
-    /// What the database keeps of `text` (one character more than a preview shows, to tell a cut).
-    static func stored(_ text: String) -> String { String(text.prefix(storedLength + 1)) }
+    /// What the database keeps of `text`: one character more than a preview shows, and at most
+    /// ``storedBytes`` (cut between Unicode scalars), so a cut shows as a longer stored text.
+    static func stored(_ text: String) -> String {
+        scalarPrefix(String(text.prefix(storedLength + 1)), maxBytes: storedBytes)
+    }
+
+    /// What a preview of `length` characters shows of a stored text: at most `length` characters
+    /// and four bytes per character. It was cut when it is shorter than `stored`.
+    static func shown(_ stored: String, length: Int) -> String {
+        scalarPrefix(String(stored.prefix(length)), maxBytes: 4 * length)
+    }
+
+    /// The longest prefix of `text` of at most `maxBytes` bytes of UTF-8, cut between Unicode scalars.
+    static func scalarPrefix(_ text: String, maxBytes: Int) -> String {
+        guard text.utf8.count > maxBytes else { return text }
+        var scalars = String.UnicodeScalarView()
+        var bytes = 0
+        for scalar in text.unicodeScalars {
+            bytes += UTF8.width(scalar)
+            guard bytes <= maxBytes else { break }
+            scalars.append(scalar)
+        }
+        return String(scalars)
+    }
 }

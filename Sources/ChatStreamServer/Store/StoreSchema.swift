@@ -24,6 +24,8 @@
 //                (version 3) a streamed reply's state while it is not simply finished (`generating`,
 //                `stopped`, `interrupted`; NULL otherwise) and how many of its events its stored
 //                parts cover (PROTOCOLS.md section 8)
+// events.size    (version 4) the UTF-8 size of an event's JSON, for the log's byte bound and the
+//                per-identity quota
 
 enum StoreSchema {
     static let migrations: [String] = [
@@ -99,6 +101,10 @@ enum StoreSchema {
         ALTER TABLE messages ADD COLUMN reply_state TEXT;
         ALTER TABLE messages ADD COLUMN reply_events INTEGER NOT NULL DEFAULT 0;
         CREATE INDEX messages_generating ON messages(reply_state) WHERE reply_state = 'generating';
+        """,
+        """
+        ALTER TABLE events ADD COLUMN size INTEGER NOT NULL DEFAULT 0;
+        UPDATE events SET size = length(CAST(data AS BLOB));
         """,
     ]
 }

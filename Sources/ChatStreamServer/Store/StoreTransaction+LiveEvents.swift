@@ -8,8 +8,15 @@
 // other change to what a list shows `conversation.updated`, carrying the conversation as its
 // audience sees it. Event IDs come from the table's AUTOINCREMENT key, so they strictly increase
 // for every caller and are never reused. Each audience (a conversation's owner key) keeps its last
-// `capacity` events; the newest ID pruned is kept per audience, and a resume from before it (or
-// from an ID the log never gave) answers `reset`.
+// `capacity` events and at most `bytes` of their JSON (the newest one always); the newest ID pruned
+// is kept per audience, and a resume from before it (or from an ID the log never gave) answers
+// `reset`.
+//
+// Events are small whatever was stored: a conversation carries its bounded title and tags and the
+// preview of its last message, and `message.created` carries the message whole only while its JSON
+// is at most `inlineMessageBytes`; a longer one is sent as its preview with `"truncated": true`
+// (clients fetch the history to show it). So a few cheap requests cannot make the log, the memory
+// tail or a subscriber's stream hold megabytes per event.
 
 import ChatStream
 import ChatStreamSQLite
@@ -21,6 +28,16 @@ struct LiveEventRecord: Sendable, Equatable {
     var data: JSONTree
 }
 
+/// How much of the live-event log one audience keeps and how large a message event may be.
+struct LiveEventBounds: Sendable, Hashable {
+    /// Events kept per audience (0: the live extension is off, nothing is recorded).
+    var count: Int
+    /// Bytes of event JSON kept per audience (the newest event is kept whatever its size).
+    var bytes: Int = 1 << 20
+    /// The largest message JSON a `message.created` carries whole; a longer one carries its preview.
+    var inlineMessageBytes: Int = 4 << 10
+}
+
 /// What a subscriber gets after an event ID.
 enum LiveEventResumption: Equatable {
     /// Every later event of its audiences, oldest first.
@@ -30,9 +47,9 @@ enum LiveEventResumption: Equatable {
 }
 
 extension StoreTransaction {
-    /// Records the live events of what this transaction changed, keeping at most `capacity` per
+    /// Records the live events of what this transaction changed, keeping what `bounds` allows per
     /// audience (each event recorded is also noted in ``changes``).
-    func recordLiveEvents(capacity: Int) throws {
+    func recordLiveEvents(bounds: LiveEventBounds) throws {
         guard !changes.conversations.isEmpty else { return }
         var changed: [ConversationRecord] = []
         for id in changes.conversations {
@@ -50,7 +67,10 @@ extension StoreTransaction {
             }
             for message in try messages(sequences: changes.appendedMessages[record.id] ?? []) {
                 guard !message.parts.isEmpty else { continue }
-                let data: JSONTree = ["conversationId": .string(record.id), "message": WireShapes.message(message)]
+                let data: JSONTree = [
+                    "conversationId": .string(record.id),
+                    "message": liveShape(of: message, inlineBytes: bounds.inlineMessageBytes),
+                ]
                 try appendEvent(audience: audience, type: "message.created", data: data)
             }
             if !created {
@@ -58,13 +78,28 @@ extension StoreTransaction {
             }
         }
         changes.reset()
-        for audience in audiences { try prune(audience: audience, capacity: capacity) }
+        for audience in audiences { try prune(audience: audience, bounds: bounds) }
+    }
+
+    /// A message as `message.created` carries it: whole when its JSON is at most `inlineBytes`, else
+    /// its preview as lists show it (one text part with the start of its text, `"truncated": true`).
+    func liveShape(of message: MessageRecord, inlineBytes: Int) -> JSONTree {
+        let whole = WireShapes.message(message)
+        guard whole.jsonText.utf8.count > inlineBytes else { return whole }
+        let length = min(max(0, previewLength), MessagePreview.storedLength)
+        let text = MessagePreview.stored(message.text)
+        return WireShapes.preview(
+            MessagePreview(
+                id: message.id, role: message.role, createdAt: message.createdAt,
+                clientMessageId: message.clientMessageId,
+                text: MessagePreview.shown(text, length: length), truncated: true))
     }
 
     /// Records one event about `conversationId` that is not a change of it (typing), for its audience.
-    func recordLiveEvent(type: String, data: JSONTree, conversationId: String) throws {
+    func recordLiveEvent(type: String, data: JSONTree, conversationId: String, bounds: LiveEventBounds) throws {
         guard let record = try conversation(conversationId) else { return }
         try appendEvent(audience: record.ownerKey, type: type, data: data)
+        try prune(audience: record.ownerKey, bounds: bounds)
     }
 
     /// The events of `audiences` after `id` (or ``LiveEventResumption/reset`` when some may be
@@ -81,10 +116,19 @@ extension StoreTransaction {
         }
         let placeholders = (0..<audiences.count).map { "?\($0 + 2)" }.joined(separator: ", ")
         let values: [any SQLiteBindable] = [id] + audiences
-        let records = try database.query(
+        let rows = try database.query(
             "SELECT seq, type, data FROM events WHERE seq > ?1 AND owner_key IN (\(placeholders)) ORDER BY seq", values
-        ) { row in
-            LiveEventRecord(id: row.int(0), type: row.text(1), data: try JSONTree(parsing: row.text(2)))
+        ) { row in (id: row.int(0), type: row.text(1), data: row.text(2)) }
+        var records: [LiveEventRecord] = []
+        records.reserveCapacity(rows.count)
+        for row in rows {
+            // A row that no longer parses (a damaged page, an edit by hand) is skipped and counted,
+            // so it cannot stall every subscriber resuming from before it.
+            guard let data = try? JSONTree(parsing: row.data) else {
+                LiveEventWarnings.unreadableRow(id: row.id, type: row.type)
+                continue
+            }
+            records.append(LiveEventRecord(id: row.id, type: row.type, data: data))
         }
         return (.events(records), lastId)
     }
@@ -95,18 +139,27 @@ extension StoreTransaction {
     }
 
     private func appendEvent(audience: String, type: String, data: JSONTree) throws {
+        let text = data.jsonText
+        let size = text.utf8.count
         try database.run(
-            "INSERT INTO events(owner_key, type, data, created_at) VALUES (?1, ?2, ?3, ?4)",
-            [audience, type, data.jsonText, ChatAPIHandlers.now])
-        changes.recorded(LiveEventRecord(id: database.lastInsertRowID, type: type, data: data), for: audience)
+            "INSERT INTO events(owner_key, type, data, created_at, size) VALUES (?1, ?2, ?3, ?4, ?5)",
+            [audience, type, text, ChatAPIHandlers.now, size])
+        changes.recorded(
+            LiveEventRecord(id: database.lastInsertRowID, type: type, data: data), bytes: size, for: audience)
     }
 
-    /// Drops `audience`'s events beyond its newest `capacity`, remembering the newest ID dropped.
-    private func prune(audience: String, capacity: Int) throws {
+    /// Drops `audience`'s events beyond its newest `bounds.count`, or beyond `bounds.bytes` of JSON
+    /// (keeping the newest), remembering the newest ID dropped.
+    private func prune(audience: String, bounds: LiveEventBounds) throws {
         guard
             let boundary = try database.first(
-                "SELECT seq FROM events WHERE owner_key = ?1 ORDER BY seq DESC LIMIT 1 OFFSET ?2",
-                [audience, max(1, capacity)], { $0.int(0) })
+                """
+                SELECT seq FROM (
+                    SELECT seq, row_number() OVER newest AS n, sum(size) OVER newest AS total
+                    FROM events WHERE owner_key = ?1 WINDOW newest AS (ORDER BY seq DESC))
+                WHERE n > ?2 OR (n > 1 AND total > ?3) ORDER BY seq DESC LIMIT 1
+                """,
+                [audience, max(1, bounds.count), max(0, bounds.bytes)], { $0.int(0) })
         else { return }
         try database.run("DELETE FROM events WHERE owner_key = ?1 AND seq <= ?2", [audience, boundary])
         try database.run(
@@ -116,6 +169,13 @@ extension StoreTransaction {
             """,
             [audience, boundary])
         changes.evicted(audience, through: boundary)
+    }
+
+    /// The bytes of event JSON the log holds for `audience` (counted in its storage quota).
+    func eventBytes(of audience: String) throws -> Int {
+        try database.first("SELECT coalesce(sum(size), 0) FROM events WHERE owner_key = ?1", [audience]) {
+            $0.int(0)
+        } ?? 0
     }
 
     /// Per audience, the newest event ID pruned.

@@ -266,11 +266,28 @@ struct StoreTransaction {
 
     // MARK: - Quotas
 
-    /// What an identity (an owner key) holds: its conversations and the bytes of their messages.
+    /// What an identity (an owner key) holds: its conversations, and the bytes of their messages,
+    /// titles and its tags on them, and of its live events.
     func usage(of ownerKey: String) throws -> (conversations: Int, bytes: Int) {
-        try database.first(
-            "SELECT count(*), coalesce(sum(stored_bytes), 0) FROM conversations WHERE owner_key = ?1", [ownerKey]
-        ) { ($0.int(0), $0.int(1)) } ?? (0, 0)
+        let (count, bytes) =
+            try database.first(
+                """
+                SELECT count(*), coalesce(sum(c.stored_bytes + coalesce(length(CAST(c.title AS BLOB)), 0)
+                    + (SELECT coalesce(sum(length(CAST(t.tag AS BLOB))), 0) FROM tags t
+                       WHERE t.conversation_id = c.id AND t.identity = ?1)), 0)
+                FROM conversations c WHERE c.owner_key = ?1
+                """,
+                [ownerKey]
+            ) { ($0.int(0), $0.int(1)) } ?? (0, 0)
+        return (count, bytes + (try eventBytes(of: ownerKey)))
+    }
+
+    /// The bytes the database file holds in use (its pages less the free ones), for the store budget.
+    func databaseBytes() throws -> Int {
+        let pages = try database.first("PRAGMA page_count") { $0.int(0) } ?? 0
+        let free = try database.first("PRAGMA freelist_count") { $0.int(0) } ?? 0
+        let size = try database.first("PRAGMA page_size") { $0.int(0) } ?? 0
+        return (pages - free) * size
     }
 
     /// The number of messages a conversation holds.
@@ -337,10 +354,10 @@ struct StoreTransaction {
             [conversationId]
         ) { row in
             let stored = row.text(4)
-            let truncated = stored.count > length
+            let shown = MessagePreview.shown(stored, length: length)
             return MessagePreview(
                 id: row.text(0), role: row.text(1), createdAt: row.int(2), clientMessageId: row.optionalText(3),
-                text: truncated ? String(stored.prefix(length)) : stored, truncated: truncated)
+                text: shown, truncated: shown.utf8.count < stored.utf8.count)
         }
     }
 
