@@ -64,6 +64,17 @@ struct JWTVerifier: Sendable {
         }
     }
 
+    /// When a token this verifier accepted stops being accepted (its `exp` plus the clock skew, in
+    /// epoch seconds); nil without a secret (development mode checks no dates) or without `exp`.
+    func acceptedUntil(_ token: String) -> Double? {
+        guard secret != nil else { return nil }
+        let segments = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard segments.count == 3, let bytes = Base64URL.decode(String(segments[1])),
+            let exp = (try? JSONTree(parsing: bytes))?["exp"]?.doubleValue
+        else { return nil }
+        return exp + Double(clockSkew.components.seconds)
+    }
+
     /// A signed HS256 token for `payload` under `secret` (for tests and tools).
     static func sign(_ payload: JSONTree, secret: [UInt8]) -> String {
         let header = Base64URL.encode(Array(#"{"alg":"HS256","typ":"JWT"}"#.utf8))

@@ -6,10 +6,12 @@
 // caller's position (the ID a reconnect resumes from, so nothing is missed), then sleeps on the store's
 // signal, waking for each commit and at least every heartbeat to send `: ping`. Events are pulled
 // from the log, never queued per subscriber, so a slow reader costs no memory: its writes block
-// until the write timeout, then it is disconnected and resumes later from its last ID.
+// until the write timeout, then it is disconnected and resumes later from its last ID. A stream
+// opened with a user token ends when that token expires (its `exp` plus the clock skew).
 
 import ChatStream
 import Dispatch
+import Foundation
 
 extension ChatAPIHandlers {
     /// GET /agents/{agentId}/events.
@@ -63,6 +65,8 @@ extension ChatAPIHandlers {
         try writer.write(opening)
         var quietSince = ContinuousClock.now
         while !store.liveEventSignal.isClosed {
+            // A stream lives no longer than the token it was opened with: the reconnect answers 401.
+            if let until = caller.tokenAcceptedUntil, Date().timeIntervalSince1970 >= until { break }
             let (resumption, newest) = store.liveEvents(after: cursor, audiences: caller.audiences)
             switch resumption {
             case .reset:

@@ -10,6 +10,9 @@ struct Caller: Sendable {
     var deviceId: String
     /// The `sub` of a valid `X-User-Token`, if one was sent.
     var userId: String?
+    /// When that token stops being accepted (epoch seconds), when the server checks dates and it has
+    /// an `exp`: a live stream opened with it is closed then.
+    var tokenAcceptedUntil: Double?
 
     /// A caller with these IDs (as a verified request would give).
     init(deviceId: String, userId: String? = nil) {
@@ -23,9 +26,14 @@ struct Caller: Sendable {
         guard let device = request.headers["X-Device-Id"]?.trimmingSpaces(), !device.isEmpty else {
             throw APIError.invalidBody("the X-Device-Id header is required", field: "X-Device-Id")
         }
+        try StringLimits.check(device, field: "X-Device-Id", maxBytes: StringLimits.deviceIdBytes)
         deviceId = device
         if let token = request.headers["X-User-Token"]?.trimmingSpaces(), !token.isEmpty {
-            userId = try verifier.verifiedSubject(of: token)
+            try StringLimits.check(token, field: "X-User-Token", maxBytes: StringLimits.tokenBytes)
+            let subject = try verifier.verifiedSubject(of: token)
+            try StringLimits.check(subject, field: "sub", maxBytes: StringLimits.subjectBytes)
+            userId = subject
+            tokenAcceptedUntil = verifier.acceptedUntil(token)
         }
     }
 

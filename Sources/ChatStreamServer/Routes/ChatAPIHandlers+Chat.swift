@@ -30,6 +30,8 @@ extension ChatAPIHandlers {
             throw APIError.invalidBody("message is required to start a conversation", field: "message")
         }
         let now = Self.now
+        // The message's stored forms (JSON, search text, preview) are made before the write lock.
+        let prepared = message.map { StoredParts([AssembledPart.text($0).jsonValue]) }
         let outcome = try write { store -> ChatOutcome in
             if let clientMessageId, message != nil,
                 let replay = try Self.replay(clientMessageId, conversationId: conversationId, caller: caller, store)
@@ -46,9 +48,9 @@ extension ChatAPIHandlers {
                 _ = try store.createConversation(id: id, title: nil, for: caller, now: now)
             }
             var userSequence: Int?
-            if let message {
+            if let message, let prepared {
                 let stored = try store.appendMessage(
-                    id: Self.newID(), role: "user", parts: [AssembledPart.text(message).jsonValue], to: id, now: now,
+                    id: Self.newID(), role: "user", prepared: prepared, to: id, now: now,
                     clientMessageId: clientMessageId)
                 userSequence = stored.sequence
                 if try store.conversation(id)?.title == nil { try store.setTitle(Self.title(for: message), of: id) }
@@ -132,6 +134,10 @@ extension ChatAPIHandlers {
         let body = try jsonObject(request)
         let toolCallId = try requiredString(body, "toolCallId")
         guard let output = body["output"] else { throw APIError.invalidBody("output is required", field: "output") }
+        // Bounded so the message that stores it can always be read back (and is no large write).
+        try StringLimits.check(
+            json: output, field: "output", maxBytes: StringLimits.toolOutputBytes,
+            maxDepth: StringLimits.toolOutputDepth)
         let now = Self.now
         try store.write { store in
             _ = try store.conversation(conversationId, for: caller)
@@ -164,9 +170,11 @@ extension ChatAPIHandlers {
         let body = try jsonObject(request)
         let token = try requiredString(body, "token")
         let userId = try verifier.verifiedSubject(of: token)
+        try StringLimits.check(userId, field: "sub", maxBytes: StringLimits.subjectBytes)
         guard let device = request.headers["X-Device-Id"]?.trimmingSpaces(), !device.isEmpty else {
             throw APIError.invalidBody("the X-Device-Id header is required", field: "X-Device-Id")
         }
+        try StringLimits.check(device, field: "X-Device-Id", maxBytes: StringLimits.deviceIdBytes)
         try store.write { store in try store.assignAnonymousConversations(ofDevice: device, toUser: userId) }
         try respond([:], writer)
     }

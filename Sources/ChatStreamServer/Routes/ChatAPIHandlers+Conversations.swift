@@ -18,7 +18,7 @@ extension ChatAPIHandlers {
             try PageCursor.decode(text, kind: "conversations", scope: "", filters: filterKey, key: cursorKey).anchor
         }
         let extensions = extensions
-        let page: JSONTree = try store.read { store in
+        let page: JSONTree = try store.read(search: query.search != nil) { store in
             let (items, hasMore, total) = try store.conversationPage(for: caller, query: query, after: anchor)
             let cursor =
                 hasMore

@@ -115,10 +115,12 @@ final class ChatAPIHandlers: Sendable {
         return object
     }
 
-    /// The string member `key`, nil when absent or null; 400 for another type.
+    /// The string member `key`, nil when absent or null; 400 for another type, or when longer than
+    /// its byte limit (``StringLimits/bodyMembers``).
     func optionalString(_ body: JSONObject, _ key: String) throws(APIError) -> String? {
         guard let value = body[key], !value.isNull else { return nil }
         guard let text = value.stringValue else { throw APIError.invalidBody("\(key) must be a string", field: key) }
+        if let limit = StringLimits.bodyMembers[key] { try StringLimits.check(text, field: key, maxBytes: limit) }
         return text
     }
 

@@ -65,6 +65,9 @@ extension ChatAPIServer {
         /// carries (its text parts joined, cut at this length, marked `"truncated": true`); the whole
         /// message is in the conversation's history. Default 200.
         public var lastMessagePreviewLength: Int = 200
+        /// The longest a request waits for one of the store's four read connections (searches may
+        /// hold two of them at once): then it answers 503 `STORE_BUSY` with `Retry-After: 1`. Default 2 s.
+        public var storeReadWait: Duration = .seconds(2)
         /// Limits and timeouts of the underlying HTTP server.
         public var http: HTTPServerConfiguration = HTTPServerConfiguration()
 

@@ -43,6 +43,9 @@ extension APIError {
         message: "the conversation holds as many messages as it may; start a new one")
     static let storageQuota = APIError(
         status: 413, code: "QUOTA_STORAGE_EXCEEDED", message: "this identity's conversations hold as much as they may")
+    static let storeBusy = APIError(
+        status: 503, code: "STORE_BUSY", message: "every store connection is busy; try again",
+        headers: [("Retry-After", "1")])
     static let storeFull = APIError(
         status: 507, code: "STORE_FULL", message: "the server's store holds as much as its budget allows")
 }

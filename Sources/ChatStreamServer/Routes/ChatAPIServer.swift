@@ -45,7 +45,7 @@ public final class ChatAPIServer: Sendable {
             try ConversationStore(
                 path: path, liveEventCapacity: capacity, liveEventBytes: live.bytesPerCaller,
                 inlineMessageBytes: live.inlineMessageBytes, tailBytes: live.memoryBytes,
-                previewLength: configuration.lastMessagePreviewLength)
+                previewLength: configuration.lastMessagePreviewLength, readWait: configuration.storeReadWait)
         }
         do {
             store = try open(configuration.dataFile)

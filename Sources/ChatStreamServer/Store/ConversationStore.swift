@@ -4,7 +4,10 @@
 // each runs alone; reads of a database file run on a small pool of read-only connections, each in
 // a read transaction, so a slow read (a search through large histories) holds no lock any writer
 // or other reader waits on (WAL mode lets readers and the writer proceed together); an in-memory
-// database has one connection, which reads share with writes. A `write` is one transaction:
+// database has one connection, which reads share with writes. A read waits for a connection at
+// most `readWait`, then answers 503 with `Retry-After` (a queue of slow searches cannot hold every
+// other read for seconds), and searches take at most `searchReaders` of the connections at once, so
+// the others stay free for lists and histories. A `write` is one transaction:
 // it commits before the handler answers, and when its body or the commit throws nothing of it
 // stays (the handler then answers 500, or the body's own API error). With `synchronous=FULL` a
 // committed write survives a crash of the process and a power loss.
@@ -28,6 +31,10 @@ final class ConversationStore: Sendable {
     /// Idle read-only connections (empty in memory: reads then use ``database`` under ``lock``).
     private let readers: Mutex<[SQLiteDatabase]>
     private let readerSlots: DispatchSemaphore
+    /// The connections searches may hold at once (fewer than ``readerSlots``).
+    private let searchSlots: DispatchSemaphore
+    /// The longest a read waits for a connection before 503.
+    private let readWait: Duration
     private let hasReaders: Bool
     /// The most characters of a `lastMessage` preview.
     let previewLength: Int
@@ -50,8 +57,9 @@ final class ConversationStore: Sendable {
     init(
         path: String?, options: SQLiteDatabase.Options = .durable, liveEventCapacity: Int = 0,
         liveEventBytes: Int = 1 << 20, inlineMessageBytes: Int = 4 << 10, tailBytes: Int = 8 << 20,
-        previewLength: Int = 200, readerCount: Int = 4
+        previewLength: Int = 200, readerCount: Int = 4, searchReaders: Int? = nil, readWait: Duration = .seconds(2)
     ) throws {
+        self.readWait = readWait
         self.path = path
         self.liveEventBounds = LiveEventBounds(
             count: liveEventCapacity, bytes: liveEventBytes, inlineMessageBytes: inlineMessageBytes)
@@ -75,6 +83,7 @@ final class ConversationStore: Sendable {
             lastId: try log.lastEventId(), evictedThrough: try log.eventEvictions(), byteCapacity: tailBytes)
         hasReaders = !pool.isEmpty
         readerSlots = DispatchSemaphore(value: pool.count)
+        searchSlots = DispatchSemaphore(value: max(1, min(searchReaders ?? pool.count / 2, pool.count)))
         readers = Mutex(pool)
         cursorKey = try database.transaction {
             if let key = try database.first("SELECT value FROM secrets WHERE name = 'cursor'", [], { $0.blob(0) }) {
@@ -87,14 +96,22 @@ final class ConversationStore: Sendable {
         }
     }
 
-    /// Runs `body` on the store without a write transaction (it must not change anything).
-    func read<R>(_ body: (StoreTransaction) throws -> R) throws -> R {
+    /// Runs `body` on the store without a write transaction (it must not change anything). A
+    /// `search` (a text filter that may scan histories) waits for one of the connections searches
+    /// may use. Throws 503 `STORE_BUSY` with `Retry-After: 1` when no connection frees up within
+    /// the read wait.
+    func read<R>(search: Bool = false, _ body: (StoreTransaction) throws -> R) throws -> R {
         guard hasReaders else {
             lock.lock()
             defer { lock.unlock() }
             return try body(StoreTransaction(database: database, previewLength: previewLength))
         }
-        readerSlots.wait()
+        let deadline = DispatchTime.now() + .milliseconds(Int(readWait.pollMilliseconds))
+        if search {
+            guard searchSlots.wait(timeout: deadline) == .success else { throw APIError.storeBusy }
+        }
+        defer { if search { searchSlots.signal() } }
+        guard readerSlots.wait(timeout: deadline) == .success else { throw APIError.storeBusy }
         let reader = readers.withLock { $0.removeLast() }
         defer {
             readers.withLock { $0.append(reader) }

@@ -30,6 +30,27 @@ struct MessageRecord: Sendable {
     }
 }
 
+/// A message's parts in the forms the store keeps (JSON, search text, preview, size), computed
+/// before the write lock is taken, so a long message costs the lock only its insert.
+struct StoredParts: Sendable {
+    var parts: [JSONTree]
+    var json: String
+    var text: String
+    var searchText: String
+    var preview: String
+
+    init(_ parts: [JSONTree]) {
+        self.parts = parts
+        json = JSONTree.array(parts).jsonText
+        text = MessageRecord.text(of: parts)
+        searchText = text.lowercased()
+        preview = MessagePreview.stored(text)
+    }
+
+    /// The UTF-8 size of the JSON (what the quota counts).
+    var size: Int { json.utf8.count }
+}
+
 /// How a streamed reply ended, when it did not simply finish (PROTOCOLS.md section 8); stored in
 /// `messages.reply_state`, NULL for a finished reply and every other message.
 enum ReplyState: String, Sendable {

@@ -65,12 +65,8 @@ extension StoreTransaction {
             if created {
                 try appendEvent(audience: audience, type: "conversation.created", data: ["conversation": shape])
             }
-            for message in try messages(sequences: changes.appendedMessages[record.id] ?? []) {
-                guard !message.parts.isEmpty else { continue }
-                let data: JSONTree = [
-                    "conversationId": .string(record.id),
-                    "message": liveShape(of: message, inlineBytes: bounds.inlineMessageBytes),
-                ]
+            for message in try liveMessageShapes(changes.appendedMessages[record.id] ?? [], bounds: bounds) {
+                let data: JSONTree = ["conversationId": .string(record.id), "message": message]
                 try appendEvent(audience: audience, type: "message.created", data: data)
             }
             if !created {
@@ -79,6 +75,40 @@ extension StoreTransaction {
         }
         changes.reset()
         for audience in audiences { try prune(audience: audience, bounds: bounds) }
+    }
+
+    /// The `message.created` shapes of the messages with these sequence numbers that have parts,
+    /// oldest first. A message whose stored parts alone pass the inline bound becomes its preview
+    /// from the stored preview column: its parts are neither loaded nor parsed under the write lock.
+    func liveMessageShapes(_ sequences: [Int], bounds: LiveEventBounds) throws -> [JSONTree] {
+        guard !sequences.isEmpty else { return [] }
+        let placeholders = sequences.indices.map { "?\($0 + 1)" }.joined(separator: ", ")
+        let rows = try database.query(
+            """
+            SELECT seq, id, role, created_at, client_message_id, size, preview FROM messages
+            WHERE seq IN (\(placeholders)) AND visible = 1 ORDER BY seq
+            """,
+            sequences
+        ) { row in
+            (
+                sequence: row.int(0), id: row.text(1), role: row.text(2), createdAt: row.int(3),
+                clientMessageId: row.optionalText(4), size: row.int(5), preview: row.text(6)
+            )
+        }
+        let length = min(max(0, previewLength), MessagePreview.storedLength)
+        var small: [Int] = []
+        for row in rows where row.size <= bounds.inlineMessageBytes { small.append(row.sequence) }
+        let whole = Dictionary(
+            try messages(sequences: small).map { ($0.sequence, $0) }, uniquingKeysWith: { first, _ in first })
+        return rows.map { row in
+            if let message = whole[row.sequence] {
+                return liveShape(of: message, inlineBytes: bounds.inlineMessageBytes)
+            }
+            return WireShapes.preview(
+                MessagePreview(
+                    id: row.id, role: row.role, createdAt: row.createdAt, clientMessageId: row.clientMessageId,
+                    text: MessagePreview.shown(row.preview, length: length), truncated: true))
+        }
     }
 
     /// A message as `message.created` carries it: whole when its JSON is at most `inlineBytes`, else

@@ -210,10 +210,22 @@ struct StoreTransaction {
         id: String, role: String, parts: [JSONTree], to conversationId: String, now: Int,
         clientMessageId: String? = nil, replyTo: Int? = nil, finishReason: String? = nil
     ) throws -> MessageRecord {
+        try appendMessage(
+            id: id, role: role, prepared: StoredParts(parts), to: conversationId, now: now,
+            clientMessageId: clientMessageId, replyTo: replyTo, finishReason: finishReason)
+    }
+
+    /// Appends a message whose stored forms were computed before the transaction.
+    @discardableResult
+    func appendMessage(
+        id: String, role: String, prepared: StoredParts, to conversationId: String, now: Int,
+        clientMessageId: String? = nil, replyTo: Int? = nil, finishReason: String? = nil
+    ) throws -> MessageRecord {
+        let parts = prepared.parts
         let record = MessageRecord(
             id: id, role: role, parts: parts, createdAt: now, sequence: try nextSequence(),
             clientMessageId: clientMessageId)
-        let json = JSONTree.array(parts).jsonText
+        let json = prepared.json
         try database.run(
             """
             INSERT INTO messages(seq, id, conversation_id, role, parts, visible, search_text, created_at,
@@ -221,10 +233,10 @@ struct StoreTransaction {
                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
             """,
             [
-                record.sequence, id, conversationId, role, json, !parts.isEmpty, record.text.lowercased(), now,
-                clientMessageId, replyTo, finishReason, json.utf8.count, MessagePreview.stored(record.text),
+                record.sequence, id, conversationId, role, json, !parts.isEmpty, prepared.searchText, now,
+                clientMessageId, replyTo, finishReason, prepared.size, prepared.preview,
             ])
-        try addStoredBytes(json.utf8.count, to: conversationId)
+        try addStoredBytes(prepared.size, to: conversationId)
         changes.appended(record.sequence, to: conversationId)
         return record
     }
