@@ -53,6 +53,10 @@ package final class SQLiteDatabase: @unchecked Sendable {
     /// The path opened (`:memory:` for an in-memory database).
     package let path: String
 
+    /// Whether the main database is open read-only (SQLite falls back to read-only, silently, for a
+    /// file the process may not write).
+    package var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
+
     /// Opens (creating when missing) the database at `path`; `:memory:` for an in-memory one.
     package init(path: String, options: Options = .durable) throws {
         var connection: OpaquePointer?

@@ -15,7 +15,7 @@ enum ServeCommand {
             .value("fail-status", "CODE"), .value("events-drop-every", "N"), .switch("allow-fault-header"),
             .value("jwt-secret", "SECRET"), .value("jwt-secret-file", "PATH"), .value("max-connections", "N"),
             .value("max-connections-per-address", "N"), .value("store-budget-mib", "N"),
-            .switch("no-extensions"), .switch("no-resume"),
+            .switch("no-extensions"), .switch("no-resume"), .switch("recover"),
         ],
         summary: "run the local Chatbase-compatible server until SIGINT/SIGTERM (fault flags for testing clients)",
         run: run)
@@ -67,6 +67,7 @@ enum ServeCommand {
         configuration.liveEvents.dropEvery = try number("events-drop-every", 1...Int(Int32.max))
         configuration.extensionsEnabled = !parsed.has("no-extensions")
         configuration.resumableReplies = !parsed.has("no-resume")
+        configuration.recover = parsed.has("recover")
         configuration.jwtSecret = try jwtSecret(parsed, environment: ProcessInfo.processInfo.environment)
         if let cap = try number("max-connections", 1...65_536) { configuration.http.maxConnections = cap }
         if let cap = try number("max-connections-per-address", 1...65_536) {

@@ -45,7 +45,8 @@ public final class ChatAPIServer: Sendable {
             try ConversationStore(
                 path: path, liveEventCapacity: capacity, liveEventBytes: live.bytesPerCaller,
                 inlineMessageBytes: live.inlineMessageBytes, tailBytes: live.memoryBytes,
-                previewLength: configuration.lastMessagePreviewLength, readWait: configuration.storeReadWait)
+                previewLength: configuration.lastMessagePreviewLength, readWait: configuration.storeReadWait,
+                recover: configuration.recover)
         }
         do {
             store = try open(configuration.dataFile)

@@ -54,10 +54,13 @@ final class ConversationStore: Sendable {
     /// one when `path` is nil, holding the last `liveEventCapacity` live events of each audience
     /// (at most `liveEventBytes` of their JSON) and in memory the newest events up to `tailBytes`.
     /// The database and its -wal and -shm files are 0600, in a directory created 0700 when missing.
+    /// Throws ``StoreOpenError`` for a file the process cannot write, and (unless `recover`) for an
+    /// empty file that was there before.
     init(
         path: String?, options: SQLiteDatabase.Options = .durable, liveEventCapacity: Int = 0,
         liveEventBytes: Int = 1 << 20, inlineMessageBytes: Int = 4 << 10, tailBytes: Int = 8 << 20,
-        previewLength: Int = 200, readerCount: Int = 4, searchReaders: Int? = nil, readWait: Duration = .seconds(2)
+        previewLength: Int = 200, readerCount: Int = 4, searchReaders: Int? = nil, readWait: Duration = .seconds(2),
+        recover: Bool = false
     ) throws {
         self.readWait = readWait
         self.path = path
@@ -65,10 +68,17 @@ final class ConversationStore: Sendable {
             count: liveEventCapacity, bytes: liveEventBytes, inlineMessageBytes: inlineMessageBytes)
         self.previewLength = previewLength
         if let path {
+            // An empty file the store did not just create is a database lost (truncated, or
+            // replaced): starting on it would be starting empty without a word.
+            let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue
+            if size == 0, !recover { throw StoreOpenError.emptyFile(path) }
             try StorePersistence.importLegacyFile(at: path, options: options)
             try StoreFiles.prepare(path)
         }
         let database = try SQLiteDatabase(path: path ?? ":memory:", options: options)
+        if let path {
+            if database.isReadOnly { throw StoreOpenError.notWritable(path) }
+        }
         try database.migrate(StoreSchema.migrations)
         if let path { try StoreFiles.restrict(path) }
         self.database = database

@@ -4,7 +4,9 @@
 // When the path given to `serve --data` holds such a JSON file, it is read, written into a new
 // database beside it (`<path>.importing`, one transaction), the JSON file is renamed to
 // `<path>.json-backup`, and the new database is renamed into place. A crash at any point leaves
-// either the JSON file (imported again on the next start) or the finished database.
+// the JSON file (imported again on the next start), the finished database, or, between the two
+// renames, the backup beside the finished `<path>.importing`: the next start completes that last
+// rename instead of starting on an empty store.
 
 import ChatStream
 import ChatStreamSQLite
@@ -46,6 +48,15 @@ enum StorePersistence {
     /// Imports the file at `path` when it exists and is not a SQLite database; throws when it is
     /// neither (the file is then left untouched).
     static func importLegacyFile(at path: String, options: SQLiteDatabase.Options) throws {
+        let temporary = path + ".importing"
+        if !FileManager.default.fileExists(atPath: path), FileManager.default.fileExists(atPath: backupPath(for: path)),
+            SQLiteDatabase.isDatabaseFile(temporary)
+        {
+            // Cut between the renames: the database was finished (and checkpointed) before the first.
+            for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: temporary + suffix) }
+            try FileManager.default.moveItem(atPath: temporary, toPath: path)
+            return
+        }
         guard FileManager.default.fileExists(atPath: path), !SQLiteDatabase.isDatabaseFile(path) else { return }
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
         guard !data.isEmpty else {
@@ -53,7 +64,6 @@ enum StorePersistence {
             return
         }
         let state = try JSONDecoder().decode(LegacyState.self, from: data)
-        let temporary = path + ".importing"
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: temporary + suffix) }
         do {
             let database = try SQLiteDatabase(path: temporary, options: options)
