@@ -6,7 +6,7 @@
 // characters, an error as well). Compact JSON, the usual payload, has no control character at
 // all, and the pass proves that in the same four operations per word; only a payload with some
 // (pretty-printed JSON) is searched for the two bytes. The same pass tells a read by position
-// (ChatStream's PositionalRead) whether a unit has any control byte at all.
+// (JSONScan) whether a unit has any control byte at all.
 
 #if canImport(Glibc)
     internal import Glibc
@@ -32,7 +32,7 @@ package enum JSONPayloadScan {
 
     /// Whether `bytes` hold no byte below 0x20 (no whitespace but the space, no control
     /// character) and are well-formed UTF-8: the check a read by position makes of a whole unit
-    /// before it reads any string of it (PositionalRead).
+    /// before it reads any string of it (JSONScan).
     package static func isUTF8WithoutControlBytes(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard let base = bytes.baseAddress else { return true }
         let (high, control) = lanes(base, bytes.count)

@@ -3,8 +3,8 @@
 // Options byte: bits 0-2 pick the dialect (modulo the number listed in `dialects`), bit 3 turns
 // on lenient mode, bit 4 selects small JSON limits. Invariants:
 // - the same events, skipped errors and final error whole and chunked;
-// - the same again from the general path alone (`readsByPosition` off) on the whole input: the
-//   reads by position (PositionalRead) never change what a stream decodes to;
+// - the same again from the general path alone (`json.reading = .tapeOnly`) on the whole input: the
+//   scans of the hot shapes (JSONScan) never change what a stream decodes to;
 // - a failed decoder keeps throwing the same error;
 // - per choice, the assembled text, reasoning and refusal equal the concatenation of their
 //   deltas, and no more text comes out than bytes went in;
@@ -223,7 +223,7 @@ func run<Dialect: StreamDialect>(_ type: Dialect.Type, _ input: FuzzInput) {
     let chunked = decode(type, input.pieces, configuration)
     check(whole == chunked, "\(Dialect.self): whole and chunked differ:\n\(whole)\n\(chunked)")
     var generalOnly = configuration
-    generalOnly.readsByPosition = false
+    generalOnly.json.reading = .tapeOnly
     let general = decode(type, [payload[...]], generalOnly)
     check(general == whole, "\(Dialect.self): the general path alone differs:\n\(general)\n\(whole)")
     if !configuration.lenient { check(whole.skipped.isEmpty, "skipped errors without lenient mode") }

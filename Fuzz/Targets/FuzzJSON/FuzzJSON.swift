@@ -11,7 +11,9 @@
 // - a parser that failed parses the next value normally (its yajl handle was replaced);
 // - PartialJSONParser gives the same value or error whole and chunked, reading `value` after each
 //   piece never traps, and it agrees with JSONParser on accept/reject and on the value except for
-//   the differences listed in Fuzz/README.md.
+//   the differences listed in Fuzz/README.md;
+// - the scan of the hot shapes (JSONScan, read member by member with values skipped at random,
+//   and as an exact shape) reads only what yajl reads, as the same value.
 
 import ChatStreamJSON
 import FuzzSupport
@@ -120,6 +122,26 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             check(back == tree, "round trip changed the value: \(tree) -> \(back)")
         } catch {
             check(false, "serialized value does not parse: \(error)\n\(String(decoding: text, as: UTF8.self))")
+        }
+    }
+
+    // The scan (JSONScan) against yajl: member by member, skipping the values the chunk seed's
+    // bits pick, and as an exact shape; whatever it reads, yajl read as the same value.
+    var skipBits = UInt64(input.chunkSeed) &* 0x9E37_79B9_7F4A_7C15 | 1
+    for members in [true, false] {
+        do {
+            let scanned = try payload.withUnsafeBytes { data in
+                try JSONScan.tree(of: data, members: members, configuration: configuration) {
+                    skipBits = skipBits &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                    return skipBits >> 62 == 0
+                }
+            }
+            if let scanned {
+                check(
+                    scanned == tree, "the scan read \(scanned), yajl \(String(describing: tree)) (members \(members))")
+            }
+        } catch {
+            check(false, "the scan skipped a value yajl refuses alone: \(error)")
         }
     }
 

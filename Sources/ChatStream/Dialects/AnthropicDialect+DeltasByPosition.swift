@@ -2,28 +2,23 @@
 // `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}` or
 // `…{"type":"input_json_delta","partial_json":"x"}}` for a tool-use block, and parsing each of
 // those with the JSON parser costs more than the rest of the work on it. The usual bytes for the
-// block the last delta went to are read by position (PositionalRead): a text delta without
+// block the last delta went to are scanned (ChatStreamJSON's JSONScan): a text delta without
 // escapes is lent straight from the unit, a tool-input delta is decoded; any other shape, another
 // block, or a text with escapes goes the general way, which yields the same event (or the same
 // error).
 
+import ChatStreamFraming
 import ChatStreamJSON
 
 extension AnthropicDialect {
-    /// Whether `data` may be a `content_block_delta` (two bytes tell it from the other events).
-    @inline(__always)
-    static func mayBeBlockDelta(_ data: UnsafeRawBufferPointer) -> Bool {
-        data.count >= 80 && data[23] == UInt8(ascii: "d") && data[9] == UInt8(ascii: "c")
-    }
-
-    /// Reads `data` as exactly `{"type":"content_block_delta","index":N,"delta":{…}}` with a
+    /// Reads `unit` as exactly `{"type":"content_block_delta","index":N,"delta":{…}}` with a
     /// `text_delta` (text without escapes) for the text block the last delta went to, or an
     /// `input_json_delta` for the tool-use block the last delta went to, and does what the general
     /// path does with it; false, with nothing done, otherwise.
     mutating func decodeBlockDeltaByPosition(
-        _ data: UnsafeRawBufferPointer, textDelta: TextDeltaSink, emit: EventSink
+        _ unit: FramedUnit, textDelta: TextDeltaSink, emit: EventSink
     ) throws -> Bool {
-        guard var read = PositionalRead(data, depth: 2, configuration: limits),
+        guard var read = parser.scan(unit, depth: 2),
             read.literal(#"{"type":"content_block_delta","index":"#), let index = read.smallInteger(),
             let last = lastDeltaBlock, last.index == index
         else { return false }

@@ -4,9 +4,8 @@
 import ChatStreamJSON
 
 extension AnthropicDialect {
-    @inline(never)
     static func malformed(_ message: String, _ offset: Int, _ eventType: String?, _ field: String?) -> StreamError {
-        StreamError(.malformed, message: message, byteOffset: offset, eventType: eventType, field: field)
+        .malformedUnit(message, byteOffset: offset, eventType: eventType, field: field)
     }
 
     /// The required integer `index` of a content block event.

@@ -55,9 +55,6 @@ public struct AnthropicDialect: StreamDialect {
 
     let parser: UnitParser
     let inputParser: JSONParser
-    /// The JSON limits, for the positional read of tool-input deltas.
-    let limits: JSONConfiguration
-    let readsByPosition: Bool
 
     /// The ordinal of the current message (-1 before the first).
     var messageIndex = -1
@@ -92,17 +89,11 @@ public struct AnthropicDialect: StreamDialect {
     public init(configuration: StreamDecoderConfiguration) {
         parser = UnitParser(configuration: configuration.json)
         inputParser = JSONParser(configuration: configuration.json)
-        limits = configuration.json
-        readsByPosition = configuration.readsByPosition
     }
 
     /// Decodes one SSE event: text deltas to `textDelta` (their text lent), every other event to `emit`.
     public mutating func decode(_ unit: FramedUnit, textDelta: TextDeltaSink, emit: EventSink) throws {
-        if readsByPosition, Self.mayBeBlockDelta(unit.data),
-            try decodeBlockDeltaByPosition(unit.data, textDelta: textDelta, emit: emit)
-        {
-            return
-        }
+        if try decodeBlockDeltaByPosition(unit, textDelta: textDelta, emit: emit) { return }
         let offset = unit.streamOffset
         try parser.lent.parse(unit, eventType: unit.type.isEmpty ? nil : unit.typeString) { root in
             // One pass finds the fields of the hot path (a delta's type, index and delta).

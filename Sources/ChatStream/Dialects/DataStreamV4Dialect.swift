@@ -42,8 +42,6 @@ public struct DataStreamV4Dialect: StreamDialect {
 
     private let parser: UnitParser
     private let inputParser: JSONParser
-    /// Whether the usual text part is read by position (`StreamDecoderConfiguration.readsByPosition`).
-    private let readsByPosition: Bool
     private var parts = SequentialParts()
     private var started = false
     private var sawFinish = false
@@ -57,7 +55,6 @@ public struct DataStreamV4Dialect: StreamDialect {
     public init(configuration: StreamDecoderConfiguration) {
         parser = UnitParser(configuration: configuration.json)
         inputParser = JSONParser(configuration: configuration.json)
-        readsByPosition = configuration.readsByPosition
     }
 
     /// Decodes one `CODE:JSON` part: text deltas to `textDelta` (their text lent), every other event to `emit`.
@@ -73,9 +70,7 @@ public struct DataStreamV4Dialect: StreamDialect {
         // The part's name (`0:`) is made only for an error: a `String` per part would cost more
         // than the rest of a short part's decoding.
         func eventType() -> String { String(UnicodeScalar(code)) + ":" }
-        if readsByPosition, code == UInt8(ascii: "0"),
-            let text = Self.plainTextPart(unit.data, parser.json.configuration)
-        {
+        if code == UInt8(ascii: "0"), let text = parser.plainTextPart(unit) {
             // The usual text part, `0:"Hi"`, read by position (no escape in it).
             if !text.isEmpty { try parts.text(text, textDelta: textDelta, emit: emit) }
             return
@@ -192,15 +187,13 @@ public struct DataStreamV4Dialect: StreamDialect {
     }
 }
 
-extension DataStreamV4Dialect {
+extension UnitParser {
     /// The text of a part's data that is exactly a JSON string without escapes (well-formed
-    /// UTF-8, no control character, nothing around it, within the JSON limits); nil otherwise,
-    /// and the part is parsed the general way, which reads the same text (or reports the error).
-    @inline(__always)
-    static func plainTextPart(_ data: UnsafeRawBufferPointer, _ limits: JSONConfiguration) -> UnsafeRawBufferPointer? {
-        guard data.count >= 2, data[0] == UInt8(ascii: "\""), data[data.count - 1] == UInt8(ascii: "\""),
-            var read = PositionalRead(data, depth: 0, configuration: limits), read.literal("\""),
-            let text = read.plainString(), read.isAtEnd
+    /// UTF-8, no control character, nothing around it, within the JSON limits), scanned; nil
+    /// otherwise, and the part is parsed the general way, which reads the same text (or reports
+    /// the error).
+    func plainTextPart(_ unit: FramedUnit) -> UnsafeRawBufferPointer? {
+        guard var scan = scan(unit, depth: 0), scan.literal("\""), let text = scan.plainString(), scan.isAtEnd
         else { return nil }
         return text
     }

@@ -2,7 +2,7 @@
 // `{"candidates":[{"content":{"parts":[{"text":"Hi"}],"role":"model"},"index":0}],
 // "usageMetadata":{"promptTokenCount":9},"modelVersion":"gemini-2.0-flash","responseId":"…"}`,
 // and parsing each with the JSON parser costs more than the rest of the work on it. The usual
-// element is read member by member (PositionalRead+Members): the one text part of candidate 0,
+// element is scanned member by member (ChatStreamJSON's JSONScan): the one text part of candidate 0,
 // when it has no escapes, is lent straight from the unit; every member the general path does not
 // read is skipped (checked), and a `usageMetadata` object must be the bytes of the usage last
 // emitted (so it is the same value and the general path would emit nothing for it). Any other
@@ -14,17 +14,18 @@
 // candidate's `content` and `finishReason`; a content's `parts`; a part's `text` and `thought`
 // (and `functionCall`, `inlineData` when `text` is not a string).
 
+import ChatStreamFraming
 import ChatStreamJSON
 
 extension GeminiDialect {
-    /// Reads `data` as an element whose candidate 0 has one text part (a non-empty text without
+    /// Reads `unit` as an element whose candidate 0 has one text part (a non-empty text without
     /// escapes, no `thought`) and no finish reason, with no error, no prompt feedback and the
     /// last usage again (or none), and does what the general path does with it; false, with
     /// nothing done, otherwise. Only once the message has started.
     mutating func decodeTextElementByPosition(
-        _ data: UnsafeRawBufferPointer, textDelta: TextDeltaSink, emit: EventSink
+        _ unit: FramedUnit, textDelta: TextDeltaSink, emit: EventSink
     ) throws -> Bool {
-        guard var read = PositionalRead(checking: data, depth: 6, configuration: limits), read.literal("{") else {
+        guard var read = parser.scanMembers(unit, depth: 6), read.literal("{") else {
             return false
         }
         var text: UnsafeRawBufferPointer? = nil
@@ -34,10 +35,9 @@ extension GeminiDialect {
                 guard text == nil, let first = Self.readCandidates(&read) else { return false }
                 text = first
             } else if key.sameBytes(as: "usageMetadata") {
-                let start = read.position
-                guard read.skipValue(depth: 1) else { return false }
-                if data[start] == UInt8(ascii: "{") {
-                    let usage = UnsafeRawBufferPointer(rebasing: data[start..<read.position])
+                let isObject = read.next == UInt8(ascii: "{")
+                guard let usage = read.skippedValue(depth: 1) else { return false }
+                if isObject {
                     guard lastUsageBytes.withUnsafeBytes({ usage.sameBytes(as: $0) }) else { return false }
                 }
             } else if key.sameBytes(as: "error") || key.sameBytes(as: "promptFeedback") {
@@ -55,7 +55,7 @@ extension GeminiDialect {
 
     /// `[…]` after `"candidates":`: candidate 0's one text (the others skipped); nil when
     /// candidate 0 is not a candidate of that kind.
-    private static func readCandidates(_ read: inout PositionalRead) -> UnsafeRawBufferPointer? {
+    private static func readCandidates(_ read: inout JSONScan) -> UnsafeRawBufferPointer? {
         guard read.literal("[{") else { return nil }
         var text: UnsafeRawBufferPointer? = nil
         repeat {
@@ -80,7 +80,7 @@ extension GeminiDialect {
     }
 
     /// A content's members after its `{`: the text of its one part.
-    private static func readContent(_ read: inout PositionalRead) -> UnsafeRawBufferPointer? {
+    private static func readContent(_ read: inout JSONScan) -> UnsafeRawBufferPointer? {
         var text: UnsafeRawBufferPointer? = nil
         repeat {
             guard let key = read.memberKey() else { return nil }
@@ -100,7 +100,7 @@ extension GeminiDialect {
 
     /// A part's members after its `{`: its `text`, when that is a non-empty string without
     /// escapes and the part has no `thought`.
-    private static func readTextPart(_ read: inout PositionalRead) -> UnsafeRawBufferPointer? {
+    private static func readTextPart(_ read: inout JSONScan) -> UnsafeRawBufferPointer? {
         var text: UnsafeRawBufferPointer? = nil
         repeat {
             guard let key = read.memberKey() else { return nil }

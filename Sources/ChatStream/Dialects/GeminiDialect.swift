@@ -42,11 +42,8 @@ public struct GeminiDialect: StreamDialect {
     /// How many parts of unknown kinds came (each kept whole as `.unknown`).
     public internal(set) var unknownUnitCount = 0
 
-    private let parser: UnitParser
+    let parser: UnitParser
     let inputParser: JSONParser
-    /// The JSON limits, for the elements read by position (GeminiDialect+ElementsByPosition).
-    let limits: JSONConfiguration
-    let readsByPosition: Bool
     var parts = SequentialParts()
     var started = false
     /// The last finish reason given (raw) and what it means, held for the end of the array so
@@ -69,15 +66,11 @@ public struct GeminiDialect: StreamDialect {
     public init(configuration: StreamDecoderConfiguration) {
         parser = UnitParser(configuration: configuration.json)
         inputParser = JSONParser(configuration: configuration.json)
-        limits = configuration.json
-        readsByPosition = configuration.readsByPosition
     }
 
     /// Decodes one element of the response array: text deltas to `textDelta` (their text lent), every other event to `emit`.
     public mutating func decode(_ unit: FramedUnit, textDelta: TextDeltaSink, emit: EventSink) throws {
-        if readsByPosition, started, streamedCall == nil,
-            try decodeTextElementByPosition(unit.data, textDelta: textDelta, emit: emit)
-        {
+        if started, streamedCall == nil, try decodeTextElementByPosition(unit, textDelta: textDelta, emit: emit) {
             return
         }
         let offset = unit.streamOffset

@@ -2,7 +2,7 @@
 // `{"id":…,"object":"chat.completion.chunk","created":…,"model":…,"system_fingerprint":…,
 // "choices":[{"index":0,"delta":{"content":"Hi"},"logprobs":null,"finish_reason":null}]}`, and
 // parsing each with the JSON parser costs more than the rest of the work on it. The usual chunk
-// is read member by member (PositionalRead+Members): its one choice's text, when it has no
+// is scanned member by member (ChatStreamJSON's JSONScan): its one choice's text, when it has no
 // escapes, is lent straight from the unit; every member the general path does not read is
 // skipped (checked); any other shape, or a text with escapes, goes the general way, which yields
 // the same events (or the same error).
@@ -12,17 +12,18 @@
 // there only when `choices` is empty); a choice's `index`, `delta` and `finish_reason`; a delta's
 // `content`, `refusal`, `tool_calls`, `reasoning_content`, `reasoning` and `reasoning_details`.
 
+import ChatStreamFraming
 import ChatStreamJSON
 
 extension OpenAIChatDialect {
-    /// Reads `data` as a chunk of one choice whose delta's only content is a non-empty text
+    /// Reads `unit` as a chunk of one choice whose delta's only content is a non-empty text
     /// without escapes (its other readable members null or absent, no usage object, no error),
     /// and does what the general path does with it; false, with nothing done, otherwise. Only
     /// once the message has started (the general path reads the first chunk's `id`).
     mutating func decodeContentChunkByPosition(
-        _ data: UnsafeRawBufferPointer, textDelta: TextDeltaSink, emit: EventSink
+        _ unit: FramedUnit, textDelta: TextDeltaSink, emit: EventSink
     ) throws -> Bool {
-        guard var read = PositionalRead(checking: data, depth: 4, configuration: limits), read.literal("{") else {
+        guard var read = parser.scanMembers(unit, depth: 4), read.literal("{") else {
             return false
         }
         var choice: (index: Int, text: UnsafeRawBufferPointer)? = nil
@@ -52,7 +53,7 @@ extension OpenAIChatDialect {
 
     /// `[{…}]` after `"choices":`: the one choice's index (0 when absent) and text; nil when
     /// there is not exactly one choice of that kind.
-    private static func readOnlyChoice(_ read: inout PositionalRead) -> (index: Int, text: UnsafeRawBufferPointer)? {
+    private static func readOnlyChoice(_ read: inout JSONScan) -> (index: Int, text: UnsafeRawBufferPointer)? {
         guard read.literal("[{") else { return nil }
         var index: Int? = nil
         var text: UnsafeRawBufferPointer? = nil
@@ -78,7 +79,7 @@ extension OpenAIChatDialect {
 
     /// A delta's members after its `{`: the text of its `content`, when that is a non-empty
     /// string without escapes and every other member the general path reads is null.
-    private static func readContentDelta(_ read: inout PositionalRead) -> UnsafeRawBufferPointer? {
+    private static func readContentDelta(_ read: inout JSONScan) -> UnsafeRawBufferPointer? {
         var text: UnsafeRawBufferPointer? = nil
         repeat {
             guard let key = read.memberKey() else { return nil }

@@ -52,10 +52,7 @@ public struct OpenAIChatDialect: StreamDialect {
     static let maxChoiceIndex = 1023
     static let eventType = "chat.completion.chunk"
 
-    private let parser: UnitParser
-    /// The JSON limits, for the chunks read by position (OpenAIChatDialect+ChunksByPosition).
-    let limits: JSONConfiguration
-    let readsByPosition: Bool
+    let parser: UnitParser
     var messageStarted = false
     /// Whether the last chunk read the general way streamed tool input: the next one is then read
     /// the general way too, without trying the read by position first (a tool call streams
@@ -86,8 +83,6 @@ public struct OpenAIChatDialect: StreamDialect {
     /// A decoder with the configuration's JSON limits.
     public init(configuration: StreamDecoderConfiguration = StreamDecoderConfiguration()) {
         parser = UnitParser(configuration: configuration.json)
-        limits = configuration.json
-        readsByPosition = configuration.readsByPosition
     }
 
     /// Decodes one SSE event: a chunk, an error body or `[DONE]`: text deltas to `textDelta` (their text lent), every other event to `emit`.
@@ -106,8 +101,8 @@ public struct OpenAIChatDialect: StreamDialect {
             unknownUnitCount += 1
             return
         }
-        if readsByPosition, messageStarted, !toolInputStreaming,
-            try decodeContentChunkByPosition(unit.data, textDelta: textDelta, emit: emit)
+        if messageStarted, !toolInputStreaming,
+            try decodeContentChunkByPosition(unit, textDelta: textDelta, emit: emit)
         {
             return
         }
@@ -431,8 +426,7 @@ public struct OpenAIChatDialect: StreamDialect {
         }
     }
 
-    @inline(never)
     private func malformed(_ message: String, field: String, offset: Int) -> StreamError {
-        StreamError(.malformed, message: message, byteOffset: offset, eventType: Self.eventType, field: field)
+        .malformedUnit(message, byteOffset: offset, eventType: Self.eventType, field: field)
     }
 }

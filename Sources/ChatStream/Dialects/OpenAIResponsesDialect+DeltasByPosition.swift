@@ -2,7 +2,7 @@
 // `{"type":"response.output_text.delta","sequence_number":5,"item_id":"msg_…","output_index":0,
 // "content_index":0,"delta":"Hi","logprobs":[],"obfuscation":"…"}`, and parsing each with the
 // JSON parser costs more than the rest of the work on it. A delta to the part the last delta went
-// to is read member by member (PositionalRead+Members): its text, when it has no escapes, is lent
+// to is scanned member by member (ChatStreamJSON's JSONScan): its text, when it has no escapes, is lent
 // straight from the unit; every member the general path does not read is skipped (checked); any
 // other shape, another part, or a text with escapes goes the general way, which yields the same
 // events (or the same error).
@@ -11,16 +11,17 @@
 // `type`, `delta`, `output_index` and `content_index` (`item_id` only without an integer
 // `output_index`).
 
+import ChatStreamFraming
 import ChatStreamJSON
 
 extension OpenAIResponsesDialect {
-    /// Reads `data` as an `output_text.delta` with a text without escapes for the part `last` (the
+    /// Reads `unit` as an `output_text.delta` with a text without escapes for the part `last` (the
     /// part the last delta went to), and lends the text as the general path does; false, with
     /// nothing done, otherwise.
     mutating func decodeTextDeltaByPosition(
-        _ data: UnsafeRawBufferPointer, to last: (outputIndex: Int, part: Int, id: String), textDelta: TextDeltaSink
+        _ unit: FramedUnit, to last: (outputIndex: Int, part: Int, id: String), textDelta: TextDeltaSink
     ) throws -> Bool {
-        guard var read = PositionalRead(checking: data, depth: 1, configuration: limits), read.literal("{") else {
+        guard var read = parser.scanMembers(unit, depth: 1), read.literal("{") else {
             return false
         }
         var isTextDelta = false

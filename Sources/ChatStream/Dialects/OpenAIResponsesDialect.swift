@@ -46,9 +46,6 @@ public struct OpenAIResponsesDialect: StreamDialect {
     public internal(set) var unknownUnitCount = 0
 
     let parser: UnitParser
-    /// The JSON limits, for the text deltas read by position (OpenAIResponsesDialect+DeltasByPosition).
-    let limits: JSONConfiguration
-    let readsByPosition: Bool
     var responseStarted = false
     var terminated = false
     var errorSeen = false
@@ -113,16 +110,14 @@ public struct OpenAIResponsesDialect: StreamDialect {
     /// A decoder with the configuration's JSON limits.
     public init(configuration: StreamDecoderConfiguration = StreamDecoderConfiguration()) {
         parser = UnitParser(configuration: configuration.json)
-        limits = configuration.json
-        readsByPosition = configuration.readsByPosition
     }
 
     /// Decodes one SSE event: text deltas to `textDelta` (their text lent), every other event to `emit`.
     public mutating func decode(_ unit: FramedUnit, textDelta: TextDeltaSink, emit: EventSink) throws {
         bytesSeen = max(bytesSeen, unit.streamOffset + unit.data.count)
         if unit.dataEquals("[DONE]") { return }
-        if readsByPosition, let last = lastDeltaPart, !terminated,
-            try decodeTextDeltaByPosition(unit.data, to: last, textDelta: textDelta)
+        if let last = lastDeltaPart, !terminated,
+            try decodeTextDeltaByPosition(unit, to: last, textDelta: textDelta)
         {
             return
         }
@@ -304,9 +299,8 @@ struct ResponsesEventContext {
     /// The event type, for errors.
     var typeName: String { type.string ?? "" }
 
-    @inline(never)
     func malformed(_ message: String, field: String) -> StreamError {
-        StreamError(.malformed, message: message, byteOffset: offset, eventType: typeName, field: field)
+        .malformedUnit(message, byteOffset: offset, eventType: typeName, field: field)
     }
 }
 

@@ -14,10 +14,7 @@ import ChatStreamJSON
 public struct UIMessageStreamDialect: StreamDialect {
     public typealias Framer = ServerSentEventDecoder
 
-    private let parser: UnitParser
-    /// The JSON limits, for the positional read of tool-input deltas.
-    let limits: JSONConfiguration
-    let readsByPosition: Bool
+    let parser: UnitParser
     var partIDs = RepeatedStringCache()
     /// The tool call ID of the last tool-input delta read by position.
     var toolCallIDs = RepeatedStringCache()
@@ -33,8 +30,6 @@ public struct UIMessageStreamDialect: StreamDialect {
 
     public init(configuration: StreamDecoderConfiguration = StreamDecoderConfiguration()) {
         parser = UnitParser(configuration: configuration.json)
-        limits = configuration.json
-        readsByPosition = configuration.readsByPosition
     }
 
     /// Decodes one SSE event: a chunk or `[DONE]`: text deltas to `textDelta` (their text lent), every other event to `emit`.
@@ -50,10 +45,7 @@ public struct UIMessageStreamDialect: StreamDialect {
             try emit(.done)
             return
         }
-        if readsByPosition {
-            if Self.mayBeTextDelta(unit.data), try decodeTextDeltaByPosition(unit.data, textDelta: textDelta) { return }
-            if Self.mayBeToolInputDelta(unit.data), try decodeToolInputDeltaByPosition(unit.data, emit: emit) { return }
-        }
+        if try decodeDeltaByPosition(unit, textDelta: textDelta, emit: emit) { return }
         let offset = unit.streamOffset
         try parser.lent.parse(unit, eventType: nil) { root in
             // The usual chunk, `{"type":"text-delta","id":…,"delta":"…"}`, read by position;

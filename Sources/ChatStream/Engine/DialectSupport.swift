@@ -7,12 +7,27 @@ import ChatStreamJSON
 /// parser is borrowed unmanaged (it is the dialect's own and outlives every call).
 package struct UnitParser {
     @usableFromInline package let json: JSONParser
+    /// The limits and the reading mode, for scans of the hot shapes.
+    package let configuration: JSONConfiguration
 
     /// A parser with these limits.
     ///
     /// `json` is the parser itself, for parsing outside a unit (a tool call's whole arguments).
     package init(configuration: JSONConfiguration) {
         json = JSONParser(configuration: configuration)
+        self.configuration = configuration
+    }
+
+    /// A scan of `unit` for an exact shape nested `depth` levels deep, when the JSON layer
+    /// offers one (``JSONScan``); nil sends the unit to ``lent``'s parse.
+    package func scan(_ unit: FramedUnit, depth: Int) -> JSONScan? {
+        JSONScan(unit.data, depth: depth, configuration: configuration)
+    }
+
+    /// A scan of `unit` member by member (``JSONScan/init(members:depth:configuration:)``), when
+    /// the JSON layer offers one; nil sends the unit to ``lent``'s parse.
+    package func scanMembers(_ unit: FramedUnit, depth: Int) -> JSONScan? {
+        JSONScan(members: unit.data, depth: depth, configuration: configuration)
     }
 
     /// The parser lent for one unit: `try parser.lent.parse(unit, eventType: ...) { root in ... }`.
@@ -62,6 +77,14 @@ extension JSONParser {
 }
 
 extension StreamError {
+    /// A malformed-unit error, built out of line so that the paths that may throw it stay small.
+    @inline(never)
+    package static func malformedUnit(_ message: String, byteOffset: Int, eventType: String?, field: String?)
+        -> StreamError
+    {
+        StreamError(.malformed, message: message, byteOffset: byteOffset, eventType: eventType, field: field)
+    }
+
     /// The error for a required string field that is absent or not a string.
     @usableFromInline
     package static func missingString(_ field: String, eventType: String?, offset: Int) -> StreamError {

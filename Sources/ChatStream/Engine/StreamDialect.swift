@@ -15,10 +15,6 @@ public struct StreamDecoderConfiguration: Sendable, Hashable {
     /// Skip malformed units (recording them in ``StreamDecoder/skippedErrors``) instead of
     /// throwing. Default false: a malformed unit is an error naming its byte offset.
     public var lenient: Bool
-    /// Whether the dialects read their usual units by position (PositionalRead) before parsing
-    /// them. Default true; false sends every unit the general way, which is what the tests and
-    /// the fuzzer compare the reads by position with (they must give the same events and errors).
-    package var readsByPosition = true
 
     public init(json: JSONConfiguration = JSONConfiguration(), lenient: Bool = false) {
         self.json = json
