@@ -19,7 +19,7 @@
 /// Call ``scan(_:from:streamOffset:)`` with the byte where a value starts, then with each following
 /// chunk from index 0, until it returns the end index; ``endsAtEndOfInput`` says whether a value cut
 /// off by the end of the stream is nevertheless complete (a top-level scalar).
-package struct JSONValueScanner: Sendable {
+@usableFromInline package struct JSONValueScanner: Sendable {
     private enum Mode: UInt8, Sendable {
         case idle, string, stringEscape, container, scalar
     }

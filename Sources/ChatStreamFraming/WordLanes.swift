@@ -9,19 +9,19 @@
 // it; transparent, with its constants computed, so a caller in another module always inlines it
 // (`@inlinable @inline(__always)` was left as a call in one of the JSON layer's loops).
 
-package enum WordLanes {
-    @_transparent package static var ones: UInt64 { 0x0101_0101_0101_0101 }
-    @_transparent package static var highBits: UInt64 { 0x8080_8080_8080_8080 }
+@usableFromInline package enum WordLanes {
+    @_transparent @usableFromInline package static var ones: UInt64 { 0x0101_0101_0101_0101 }
+    @_transparent @usableFromInline package static var highBits: UInt64 { 0x8080_8080_8080_8080 }
 
     /// The high bit of each zero byte of `word` (exact up to the lowest one).
     @_transparent
-    package static func zeroBytes(_ word: UInt64) -> UInt64 {
+    @usableFromInline package static func zeroBytes(_ word: UInt64) -> UInt64 {
         (word &- ones) & ~word & highBits
     }
 
     /// The high bit of each byte of `word` equal to `byte` (exact up to the lowest one).
     @_transparent
-    package static func bytes(_ word: UInt64, equalTo byte: UInt8) -> UInt64 {
+    @usableFromInline package static func bytes(_ word: UInt64, equalTo byte: UInt8) -> UInt64 {
         zeroBytes(word ^ (ones &* UInt64(byte)))
     }
 }

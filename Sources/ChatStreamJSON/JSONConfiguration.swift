@@ -19,7 +19,7 @@ public struct JSONConfiguration: Sendable, Hashable {
     public var maxStringBytes: Int
     /// Whether units a reader has a shape for are scanned first (``JSONScan``) or always parsed
     /// with yajl. Default ``JSONReading/scanWhenPlain``.
-    package var reading = JSONReading.scanWhenPlain
+    @usableFromInline package var reading = JSONReading.scanWhenPlain
 
     /// The defaults: depth 512, values up to 16 MiB, strings up to 8 MiB.
     public init(maxDepth: Int = 512, maxValueBytes: Int = 16 << 20, maxStringBytes: Int = 8 << 20) {

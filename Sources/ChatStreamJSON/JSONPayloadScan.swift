@@ -14,7 +14,7 @@
     internal import Darwin
 #endif
 
-package enum JSONPayloadScan {
+@usableFromInline package enum JSONPayloadScan {
     /// The result: whether all bytes are ASCII, and where the first form feed or vertical tab is.
     struct Result {
         var isASCII: Bool
@@ -33,7 +33,7 @@ package enum JSONPayloadScan {
     /// Whether `bytes` hold no byte below 0x20 (no whitespace but the space, no control
     /// character) and are well-formed UTF-8: the check a read by position makes of a whole unit
     /// before it reads any string of it (JSONScan).
-    package static func isUTF8WithoutControlBytes(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    @usableFromInline package static func isUTF8WithoutControlBytes(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard let base = bytes.baseAddress else { return true }
         let (high, control) = lanes(base, bytes.count)
         guard control & 0x8080_8080_8080_8080 == 0 else { return false }

@@ -7,7 +7,7 @@
 /// var limits = JSONConfiguration()
 /// limits.reading = .tapeOnly  // every unit through yajl: what the scan is compared with
 /// ```
-package enum JSONReading: Sendable, Hashable {
+@usableFromInline package enum JSONReading: Sendable, Hashable {
     /// The validating scan (``JSONScan``) when a unit's bytes are plain, the yajl tape otherwise.
     case scanWhenPlain
     /// The yajl tape for every unit: the reference the differential tests and the fuzzers hold

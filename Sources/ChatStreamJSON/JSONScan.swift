@@ -40,7 +40,13 @@
 import ChatStreamFraming
 
 /// A validating cursor over one unit's bytes (see the file comment).
-package struct JSONScan {
+///
+/// Public under the `JSONScan` SPI (`@_spi(JSONScan) import ChatStreamJSON`) rather than
+/// `package`: the dialects that call it live in another module, and the compiler inlines
+/// `@inlinable` code of a `package` type into another module's callers only when it is public
+/// (a `package` one is left as calls there, which the callgrind profiles of the bench showed).
+@_spi(JSONScan)
+public struct JSONScan {
     @usableFromInline let base: UnsafePointer<UInt8>
     @usableFromInline let end: Int
     /// The depth limit, for the containers a member read skips.
@@ -52,7 +58,7 @@ package struct JSONScan {
     /// empty or longer than `configuration` lets a single string or value be (so no limit can
     /// apply to what a read accepts), or when `depth` levels of nesting are over its depth limit.
     @inlinable
-    package init?(_ data: UnsafeRawBufferPointer, depth: Int, configuration: JSONConfiguration) {
+    public init?(_ data: UnsafeRawBufferPointer, depth: Int, configuration: JSONConfiguration) {
         guard configuration.reading == .scanWhenPlain, let base = data.baseAddress, data.count > 0,
             data.count <= configuration.maxValueBytes, data.count <= configuration.maxStringBytes,
             depth <= configuration.maxDepth
@@ -65,7 +71,7 @@ package struct JSONScan {
     /// A scan of `data` member by member: as ``init(_:depth:configuration:)``, and nil as well
     /// when `data` holds a byte below 0x20 or ill-formed UTF-8.
     @inlinable
-    package init?(members data: UnsafeRawBufferPointer, depth: Int, configuration: JSONConfiguration) {
+    public init?(members data: UnsafeRawBufferPointer, depth: Int, configuration: JSONConfiguration) {
         guard configuration.reading == .scanWhenPlain, JSONPayloadScan.isUTF8WithoutControlBytes(data) else {
             return nil
         }
@@ -73,16 +79,16 @@ package struct JSONScan {
     }
 
     /// Whether the whole data has been read.
-    @inlinable
-    package var isAtEnd: Bool { position == end }
+    @inlinable @inline(__always)
+    public var isAtEnd: Bool { position == end }
 
     /// The next byte, without reading it; nil at the end.
-    @inlinable
-    package var next: UInt8? { position < end ? base[position] : nil }
+    @inlinable @inline(__always)
+    public var next: UInt8? { position < end ? base[position] : nil }
 
     /// Reads `literal` exactly; false (the cursor unchanged) otherwise.
-    @inlinable
-    package mutating func literal(_ literal: StaticString) -> Bool {
+    @inlinable @inline(__always)
+    public mutating func literal(_ literal: StaticString) -> Bool {
         let count = literal.utf8CodeUnitCount
         guard end &- position >= count, memcmpBytes(base + position, literal.utf8Start, count) else { return false }
         position &+= count
@@ -95,7 +101,7 @@ package struct JSONScan {
     /// quote, when it holds no escape: its bytes (well-formed UTF-8). Nil (cursor unchanged) on
     /// an escape, a control character, ill-formed UTF-8 or no closing quote.
     @inlinable
-    package mutating func plainString() -> UnsafeRawBufferPointer? {
+    public mutating func plainString() -> UnsafeRawBufferPointer? {
         let start = position
         var i = start
         var ascii = true
@@ -116,7 +122,7 @@ package struct JSONScan {
     /// A string whose opening quote has been read, decoded, up to and past its closing quote;
     /// nil (cursor unchanged) on a `\u` escape or anything ``plainString()`` refuses.
     @inlinable
-    package mutating func string() -> String? {
+    public mutating func string() -> String? {
         if let plain = plainString() { return String(tapeUTF8: plain) }
         return escapedString()
     }
@@ -166,7 +172,7 @@ package struct JSONScan {
     /// A non-negative integer of at most nine digits, without a leading zero (`0` itself is
     /// one); nil (cursor unchanged) otherwise.
     @inlinable
-    package mutating func smallInteger() -> Int? {
+    public mutating func smallInteger() -> Int? {
         var i = position
         var value = 0
         while i < end, i &- position < 10, base[i] &- UInt8(ascii: "0") < 10 {
@@ -183,8 +189,8 @@ package struct JSONScan {
 
     /// The content of a string whose opening quote has been read, up to and past its closing
     /// quote, when it holds no escape; nil otherwise. The bytes were checked when the scan began.
-    @inlinable
-    package mutating func checkedPlainString() -> UnsafeRawBufferPointer? {
+    @inlinable @inline(__always)
+    public mutating func checkedPlainString() -> UnsafeRawBufferPointer? {
         let start = position
         let i = JSONValueScanner.firstQuoteOrBackslash(UnsafeRawPointer(base), from: start, to: end)
         guard i < end, base[i] == UInt8(ascii: "\"") else { return nil }
@@ -194,16 +200,16 @@ package struct JSONScan {
 
     /// A member's key and its colon, after `{` or `,`: the key's bytes when it is a string
     /// without escapes; nil otherwise.
-    @inlinable
-    package mutating func memberKey() -> UnsafeRawBufferPointer? {
+    @inlinable @inline(__always)
+    public mutating func memberKey() -> UnsafeRawBufferPointer? {
         guard literal("\""), let key = checkedPlainString(), literal(":") else { return nil }
         return key
     }
 
     /// After a member's value: true past a `,` (another member follows), false past the `}` that
     /// ends the object, nil on any other byte.
-    @inlinable
-    package mutating func moreMembers() -> Bool? {
+    @inlinable @inline(__always)
+    public mutating func moreMembers() -> Bool? {
         guard position < end else { return nil }
         let byte = base[position]
         position &+= 1
@@ -216,7 +222,7 @@ package struct JSONScan {
     /// many containers hold it (1 for a member of the unit's top-level object). Nil when it is
     /// not a well-formed value (the read is then abandoned).
     @inlinable
-    package mutating func skippedValue(depth: Int) -> UnsafeRawBufferPointer? {
+    public mutating func skippedValue(depth: Int) -> UnsafeRawBufferPointer? {
         let start = position
         guard skipValue(depth: depth) else { return nil }
         return UnsafeRawBufferPointer(start: base + start, count: position &- start)
@@ -226,7 +232,7 @@ package struct JSONScan {
     /// (1 for a member of the unit's top-level object). False when it is not a well-formed value
     /// (the read is then abandoned).
     @inlinable
-    package mutating func skipValue(depth: Int) -> Bool {
+    public mutating func skipValue(depth: Int) -> Bool {
         // One bit per container open inside the value, the innermost lowest: 1 for an object.
         var open: UInt64 = 0
         var level = 0
@@ -279,7 +285,7 @@ package struct JSONScan {
     }
 
     /// Skips a key (any string) and its colon inside a skipped object.
-    @inlinable
+    @inlinable @inline(__always)
     mutating func skipKey() -> Bool {
         literal("\"") && skipString() && literal(":")
     }
@@ -287,7 +293,7 @@ package struct JSONScan {
     /// Skips a string whose opening quote has been read, up to and past its closing quote,
     /// checking its escapes (the scan's first check has seen to its bytes).
     @inlinable
-    package mutating func skipString() -> Bool {
+    public mutating func skipString() -> Bool {
         while true {
             let i = JSONValueScanner.firstQuoteOrBackslash(UnsafeRawPointer(base), from: position, to: end)
             guard i < end else { return false }
@@ -310,14 +316,14 @@ package struct JSONScan {
         }
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     static func isHexDigit(_ byte: UInt8) -> Bool {
         byte &- UInt8(ascii: "0") < 10 || (byte | 0x20) &- UInt8(ascii: "a") < 6
     }
 
     /// Skips a number by the JSON grammar (the file comment); what follows it is the caller's.
     @inlinable
-    package mutating func skipNumber() -> Bool {
+    public mutating func skipNumber() -> Bool {
         var i = position
         func digits() -> Int {
             let start = i

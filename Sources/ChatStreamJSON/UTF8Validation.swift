@@ -4,10 +4,10 @@
 // surrogates through. Every payload with a byte outside ASCII passes through here before yajl
 // sees it.
 
-package enum UTF8Validation {
+@usableFromInline package enum UTF8Validation {
     /// The index of the first byte that starts an ill-formed sequence, or nil when all is well-formed.
     @inline(__always)
-    package static func firstInvalidIndex(_ bytes: UnsafeRawBufferPointer) -> Int? {
+    @usableFromInline package static func firstInvalidIndex(_ bytes: UnsafeRawBufferPointer) -> Int? {
         let count = bytes.count
         guard let base = bytes.baseAddress else { return nil }
         var i = 0

@@ -9,7 +9,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@testable import ChatStreamJSON
+@_spi(JSONScan) @testable import ChatStreamJSON
 
 @Suite struct JSONScanDifferentialTests {
     /// What the scan made of one input against yajl: whether it read it.

@@ -32,6 +32,13 @@ func symbolJSONParser() throws {
     _ = (value, name)
 }
 
+// Sources/ChatStreamJSON/JSONReading.swift:6
+func symbolJSONReading() {
+    var limits = JSONConfiguration()
+    limits.reading = .tapeOnly  // every unit through yajl: what the scan is compared with
+    _ = limits
+}
+
 // Sources/ChatStreamJSON/JSONStreamParser.swift:11
 func symbolJSONStreamParser(pieces: [[UInt8]]) throws {
     var stream = JSONStreamParser()

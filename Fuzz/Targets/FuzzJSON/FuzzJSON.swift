@@ -15,7 +15,7 @@
 // - the scan of the hot shapes (JSONScan, read member by member with values skipped at random,
 //   and as an exact shape) reads only what yajl reads, as the same value.
 
-import ChatStreamJSON
+@_spi(JSONScan) import ChatStreamJSON
 import FuzzSupport
 
 /// Builds a tree through the public element readers only.

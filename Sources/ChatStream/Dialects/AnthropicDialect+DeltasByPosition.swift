@@ -8,7 +8,7 @@
 // error).
 
 import ChatStreamFraming
-import ChatStreamJSON
+@_spi(JSONScan) import ChatStreamJSON
 
 extension AnthropicDialect {
     /// Reads `unit` as exactly `{"type":"content_block_delta","index":N,"delta":{…}}` with a

@@ -25,7 +25,7 @@
 // sink as the bytes of its text.
 
 import ChatStreamFraming
-import ChatStreamJSON
+@_spi(JSONScan) import ChatStreamJSON
 
 /// Decodes the AI SDK v4 data stream (`0:"text"` lines and friends).
 ///

@@ -15,7 +15,7 @@
 // (and `functionCall`, `inlineData` when `text` is not a string).
 
 import ChatStreamFraming
-import ChatStreamJSON
+@_spi(JSONScan) import ChatStreamJSON
 
 extension GeminiDialect {
     /// Reads `unit` as an element whose candidate 0 has one text part (a non-empty text without

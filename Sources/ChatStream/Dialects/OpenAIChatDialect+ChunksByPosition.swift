@@ -13,7 +13,7 @@
 // `content`, `refusal`, `tool_calls`, `reasoning_content`, `reasoning` and `reasoning_details`.
 
 import ChatStreamFraming
-import ChatStreamJSON
+@_spi(JSONScan) import ChatStreamJSON
 
 extension OpenAIChatDialect {
     /// Reads `unit` as a chunk of one choice whose delta's only content is a non-empty text

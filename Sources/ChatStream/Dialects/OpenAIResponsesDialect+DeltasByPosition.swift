@@ -12,7 +12,7 @@
 // `output_index`).
 
 import ChatStreamFraming
-import ChatStreamJSON
+@_spi(JSONScan) import ChatStreamJSON
 
 extension OpenAIResponsesDialect {
     /// Reads `unit` as an `output_text.delta` with a text without escapes for the part `last` (the

@@ -7,7 +7,7 @@
 // way, which yields the same event (or the same error).
 
 import ChatStreamFraming
-import ChatStreamJSON
+@_spi(JSONScan) import ChatStreamJSON
 
 extension UIMessageStreamDialect {
     /// Reads `unit` as exactly `{"type":"text-delta","id":"…","delta":"…"}` with no escapes in
