@@ -279,3 +279,14 @@ func catalogShowLive() {
         if case .reconnecting(let delay) = list.liveState { print("reconnecting in", delay) }
     }
 }
+
+@MainActor func deliveryBackground(client: ChatbaseClient) async throws {
+    // In the app's scene, when it becomes active again:
+    func sceneBecameActive(_ chat: ConversationState) async {
+        await chat.resume()
+    }
+
+    // At launch, for every conversation at once:
+    let finished = try await client.completeRepliesInFlight()
+    print("\(finished.count) replies finished after the last launch")
+}

@@ -595,3 +595,24 @@ func symbolTotalTimeout(client: ChatbaseClient) {
         }
     print(banner)
 }
+
+// MARK: Sources/ChatStreamClient/State/ConversationState+Resume.swift
+
+@MainActor func symbolResume(chat: ConversationState) async {
+    // From the app's scene-phase change to active:
+    await chat.resume()
+}
+
+// MARK: Sources/ChatStreamClient/Client/ChatbaseClient+RepliesInFlight.swift
+
+func symbolCompleteRepliesInFlight(client: ChatbaseClient) async throws {
+    for response in try await client.completeRepliesInFlight() {
+        print(response.conversationId, response.message.text)
+    }
+}
+
+// MARK: Sources/ChatStreamClient/Models/ReplyInFlight.swift
+
+func symbolReplyInFlight(client: ChatbaseClient) throws {
+    for reply in try client.repliesInFlight() { print(reply.conversationId, reply.messageId) }
+}

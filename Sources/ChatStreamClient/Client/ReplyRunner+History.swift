@@ -46,7 +46,7 @@ extension ReplyRunner {
 
     /// The events that take `seen` to the stored message `stored`: the rest of its text (into the
     /// open text part `openTextId`, when there is one), its tool calls and results not seen yet,
-    /// and a finish.
+    /// and a finish (an error for a reply a server restart interrupted).
     static func unseenEvents(
         of stored: Message, after seen: AssembledMessage, openTextId: String?, conversationId: String
     ) -> [StreamEvent] {
@@ -86,6 +86,11 @@ extension ReplyRunner {
                 }
             case .text: break
             }
+        }
+        if stored.isInterrupted {
+            // Cut by a server restart: it ends as the resume route would end it, with an error.
+            events.append(.error(StreamErrorInfo(message: "the reply was interrupted by a server restart")))
+            return events
         }
         let reason: StreamFinishReason = unanswered.isEmpty ? .stop : .toolCalls
         events.append(.finish(reason: reason, rawReason: reason.rawValue))

@@ -39,6 +39,13 @@ extension ReplyRunner {
         var ended = false
 
         var message: AssembledMessage { assembler.message }
+        /// The message so far, named by the response's `X-Message-Id` when its `start` did not come
+        /// (so a failed reply can still be retried or resumed by its ID).
+        var named: AssembledMessage {
+            var message = assembler.message
+            if message.id == nil { message.id = messageId }
+            return message
+        }
     }
 
     /// Why reading a connection stopped early.
@@ -59,16 +66,43 @@ extension ReplyRunner {
         accepted()
         var reading = ReplyReading()
         reading.messageId = response.headers["X-Message-Id"]
-        var body = response.body
+        // The reply is recorded as in flight once named (the store's record outlives a killed app).
+        var recorded = false
+        return try await readReply(round, from: response.body, reading, index: index) { update in
+            if !recorded, let messageId = update.message.id,
+                let conversationId = update.message.conversationId ?? round.conversationId
+            {
+                recorded = true
+                client.recordInFlight(round, conversationId: conversationId, messageId: messageId)
+            }
+            await emit(update)
+        }
+    }
+
+    /// Reads a reply to its end from `first` (nil: from the resume route, for a reply named by
+    /// `reading.messageId`), resuming it when its stream breaks; forgets its in-flight record
+    /// when it ended.
+    func readReply(
+        _ round: Round, from first: HTTPBody?, _ reading: ReplyReading, index: Int, emit: (ChatUpdate) async -> Void
+    ) async throws -> AssembledMessage {
+        var reading = reading
+        var body = first
         var retries = 0
         var waited = Duration.zero
+        // Why the last resumption could not get through (a reply in flight the server cannot be
+        // reached for ends with it, so its record stays).
+        var unreachable: (any Error)?
         reading: while true {
-            let cut: (stream: StreamError, transport: TransportError?)
+            var cut: (stream: StreamError, transport: TransportError?) = (
+                StreamError(.truncated, message: "the reply was left in flight"), nil
+            )
             do {
-                try await read(body, into: &reading, round: index, emit: emit)
-                break
+                if let body {
+                    try await read(body, into: &reading, round: index, emit: emit)
+                    break
+                }
             } catch BrokenStream.failed(let streamError) {
-                throw Self.replyError(streamError, reading.message, transport: nil)
+                throw Self.replyError(streamError, reading.named, transport: nil)
             } catch BrokenStream.cut(let streamError, let transportError) {
                 if reading.ended { break }
                 cut = (streamError, transportError)
@@ -82,7 +116,8 @@ extension ReplyRunner {
                 let wait = client.retryPolicy.delay(retry: retries)
                 guard retries + 1 < client.retryPolicy.maxAttempts, waited + wait <= client.retryPolicy.totalBudget
                 else {
-                    throw Self.replyError(cut.stream, reading.message, transport: cut.transport)
+                    if first == nil, reading.handedOver == 0, let unreachable { throw unreachable }
+                    throw Self.replyError(cut.stream, reading.named, transport: cut.transport)
                 }
                 try await client.retryPolicy.sleep(wait)
                 try Task.checkCancellation()
@@ -94,11 +129,12 @@ extension ReplyRunner {
                 } catch is CancellationError {
                     throw CancellationError()
                 } catch  where RequestPerformer.isPassingFailure(error) {
+                    unreachable = error
                     continue  // the resumption could not get through: another attempt, within the budget
                 } catch {
                     let streamError = StreamError(
                         .truncated, message: "\(cut.stream.message); resuming the reply failed: \(error)")
-                    throw Self.replyError(streamError, reading.message, transport: cut.transport)
+                    throw Self.replyError(streamError, reading.named, transport: cut.transport)
                 }
                 switch resumed {
                 case .body(let next):
@@ -107,11 +143,13 @@ extension ReplyRunner {
                 case .completed:
                     break reading
                 case .impossible:
-                    throw Self.replyError(cut.stream, reading.message, transport: cut.transport)
+                    throw Self.replyError(cut.stream, reading.named, transport: cut.transport)
                 }
             }
         }
+        if let messageId = reading.messageId { client.forgetInFlight(messageId) }
         var message = reading.assembler.finish()[0]
+        if message.id == nil { message.id = reading.messageId }
         if message.error?.code == "ABORTED" {
             // Stopped (``stopReply(conversationId:messageId:)``, here or elsewhere): the text so far is the reply.
             message.error = nil

@@ -71,6 +71,7 @@ enum WireDecoding {
             feedback: element["feedback"]?.string.flatMap(MessageFeedback.init(rawValue:)),
             score: element["metadata"]?["score"]?.double, assembledParts: parts)
         message.clientMessageId = element["clientMessageId"]?.string
+        message.isInterrupted = element["metadata"]?["interrupted"]?.bool == true
         return message
     }
 

@@ -48,6 +48,10 @@ public struct Message: Identifiable, Hashable, Sendable {
     /// Every part as it arrived, with the kinds ``parts`` has no case for (reasoning, refusal,
     /// sources, files, data, and parts of types this version does not know). ChatStream's own.
     public var assembledParts: [AssembledPart]
+    /// Whether the server's reply was cut before it finished (a server restarted mid-reply stores
+    /// it with the text it had, `metadata.interrupted`): ``ConversationState`` shows it failed, for
+    /// ``ConversationState/retry(messageId:)``. ChatStream's own.
+    public var isInterrupted = false
 
     /// A message from documented parts (``assembledParts`` holds the same parts).
     public init(
@@ -96,7 +100,10 @@ public struct Message: Identifiable, Hashable, Sendable {
         object["parts"] = .array(assembledParts.map(\.jsonValue))
         object["createdAt"] = WireDate.json(date)
         object["feedback"] = feedback.map { .string($0.rawValue) } ?? .null
-        if let score { object["metadata"] = ["score": .number(JSONNumber(score))] }
+        var metadata = JSONObject()
+        if let score { metadata["score"] = .number(JSONNumber(score)) }
+        if isInterrupted { metadata["interrupted"] = true }
+        if !metadata.isEmpty { object["metadata"] = .object(metadata) }
         if let clientMessageId { object["clientMessageId"] = .string(clientMessageId) }
         return .object(object)
     }

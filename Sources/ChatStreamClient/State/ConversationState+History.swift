@@ -8,7 +8,8 @@ extension ConversationState {
     /// Loads the newest page of conversation `conversationId`, replacing the rows, and continues
     /// that conversation from now on. With the client's ``ChatbaseClient/store`` the cached page
     /// shows at once and the server's replaces it (``HistorySource/localThenNetwork``); when the
-    /// server cannot be reached the cached rows stay, with ``error`` set.
+    /// server cannot be reached the cached rows stay, with ``error`` set. A reply of the
+    /// conversation left in flight (the app was killed mid-reply) is finished first (``resume()``).
     public func loadHistory(conversationId: String, limit: Int = 20) async {
         guard !isLoadingHistory else { return }
         isLoadingHistory = true
@@ -23,6 +24,7 @@ extension ConversationState {
             historyPage = cached
             hasMoreHistory = cached.hasMore
         }
+        await completeRepliesInFlight(of: conversationId)
         do {
             let page = try await client.listMessages(conversationId: conversationId, limit: limit)
             messages = page.data.flatMap(Self.rows(for:)) + outboxRows(conversationId)
@@ -83,7 +85,8 @@ extension ConversationState {
     }
 
     /// A history message as rows: a bubble per text part, a card per tool call (completed by its
-    /// result); a message with text but no such parts is one bubble.
+    /// result); a message with text but no such parts is one bubble. A reply a server restart
+    /// interrupted shows failed (``UiMessage/isError``), so it can be retried.
     static func rows(for message: Message) -> [UiMessage] {
         var rows: [UiMessage] = []
         for part in message.parts {
@@ -92,7 +95,8 @@ extension ConversationState {
                 rows.append(
                     UiMessage(
                         id: "\(message.id)#\(rows.count)", messageId: message.id, kind: .text(text),
-                        sender: message.sender, date: message.date, feedback: message.feedback))
+                        sender: message.sender, date: message.date, isError: message.isInterrupted,
+                        feedback: message.feedback))
             case .text: break
             case .toolCall(let id, let name, let input):
                 rows.append(

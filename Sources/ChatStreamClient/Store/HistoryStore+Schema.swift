@@ -26,6 +26,12 @@ extension HistoryStore {
             created_at REAL NOT NULL, state TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, last_error TEXT,
             PRIMARY KEY(scope, client_message_id));
         CREATE INDEX outbox_by_age ON outbox(scope, state, created_at);
+        """,
+        // 2: replies being streamed (a reply the app was killed or suspended in is completed later).
         """
+        CREATE TABLE replies_in_flight(
+            scope TEXT NOT NULL, message_id TEXT NOT NULL, conversation_id TEXT NOT NULL, client_message_id TEXT,
+            user_text TEXT, started_at REAL NOT NULL, PRIMARY KEY(scope, message_id));
+        """,
     ]
 }

@@ -207,6 +207,39 @@ struct ReplyResumeTests {
         }
     }
 
+    /// Without the route, a reply a server restart interrupted (history `metadata.interrupted`,
+    /// the text it had) ends failed as the resume route would end it, the text kept: not as a
+    /// whole reply. Its history rows show it failed, so it can be retried.
+    @Test func anInterruptedReplyFromHistoryEndsFailed() async throws {
+        let reply = Self.reply
+        let had = String(reply.text.prefix(30))
+        let interrupted: JSONTree = [
+            "id": .string(ScriptedReply.messageId), "role": "assistant",
+            "parts": [["type": "text", "text": .string(had)]],
+            "createdAt": 1_700_000_000, "feedback": nil, "metadata": ["interrupted": true],
+        ]
+        let transport = FakeTransport { request in
+            switch request.route {
+            case "chat": return reply.response(upTo: 200, end: .lost)
+            case Self.resumeRoute: return Wire.error(404, "NOT_FOUND")
+            default: return Wire.page([interrupted], request: request)
+            }
+        }
+        let seen = HandedOver()
+        let failure = await #expect(throws: APIError.self) {
+            try await Self.client(transport).send(
+                "hi", conversationId: ScriptedReply.conversationId, configure: seen.configure)
+        }
+        #expect(failure?.statusCode == 500)
+        #expect(failure?.replyStreamError?.partialMessage.text == had)
+        #expect(seen.value == had)
+        let message = try #require(try WireDecoding.decodeValue(interrupted, WireDecoding.message))
+        #expect(message.isInterrupted)
+        #expect(message.jsonValue["metadata"]?["interrupted"] == true)
+        let rows = await ConversationState.rows(for: message)
+        #expect(rows.map { $0.isError } == [true])
+    }
+
     /// History does not have the reply yet (still generating): asked again within the budget.
     @Test func historyIsAskedAgainWhileTheReplyIsNotStored() async throws {
         let reply = Self.reply

@@ -1,0 +1,145 @@
+// Background and relaunch (issue 28, deliverable 5) against the real server: a reply whose reading
+// stopped (the task cancelled, as a suspended or killed app's is) stays recorded in the client's
+// store; a new client on the same store (the next launch) finishes it, from the resume route or,
+// with section 8 off, from history, into the store, once; ConversationState.loadHistory and
+// resume() do it for their conversation. A reply the server cannot be reached for stays recorded.
+
+import ChatStream
+import ChatStreamServer
+import Foundation
+import HTTPTestSupport
+import TestSupport
+import Testing
+
+@testable import ChatStreamClient
+
+@MainActor
+@Suite("A reply left in flight is finished at the next launch, once")
+struct ReplyInFlightTests {
+    nonisolated static let agent = "agent-in-flight"
+
+    /// A server pacing its replies (about 25 events, 40 ms apart) and a store file for the clients.
+    final class Rig {
+        let server: RestartableServer
+        let directory: String
+        let device = ChatStreamPaths.newDeviceId()
+
+        init(resumableReplies: Bool) throws {
+            var configuration = RestartableServer.testConfiguration
+            configuration.agentId = ReplyInFlightTests.agent
+            configuration.replyDelay = .milliseconds(40)
+            configuration.resumableReplies = resumableReplies
+            configuration.http.shutdownGracePeriod = .milliseconds(200)
+            server = try RestartableServer(configuration: configuration)
+            directory =
+                FileManager.default.temporaryDirectory.appendingPathComponent(
+                    "chatstream-in-flight-\(UUID().uuidString)"
+                ).path
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        }
+
+        /// A client on the rig's store file: each call is a new launch of the app.
+        func launch() throws -> ChatbaseClient {
+            ChatbaseClient(
+                agentId: ReplyInFlightTests.agent, baseURL: URL(string: "http://127.0.0.1:\(server.port)")!,
+                identityStore: InMemoryIdentityStore(deviceId: device),
+                // Enough to wait for history to have a reply still being generated (section 8 off).
+                retryPolicy: .init(maxAttempts: 8, baseDelay: .milliseconds(50), totalBudget: .seconds(5)),
+                store: try HistoryStore(path: directory + "/history.sqlite"))
+        }
+
+        /// Sends `text` into a new conversation and stops reading once some of the reply arrived
+        /// (the app suspended or killed); the handed-over text and the conversation.
+        func sendAndStopMidReply(_ text: String, client: ChatbaseClient) async throws -> (String, String) {
+            let seen = HandedOver()
+            let conversationId = ChatbaseClient.newClientMessageId()
+            _ = try await client.createConversation(id: conversationId)
+            let task = Task {
+                try await client.send(text, conversationId: conversationId, configure: seen.configure)
+            }
+            #expect(await eventually(timeout: .seconds(20)) { seen.value.contains("You said") })
+            task.cancel()
+            _ = await task.result
+            return (seen.value, conversationId)
+        }
+
+        func stop() {
+            server.stop()
+            try? FileManager.default.removeItem(atPath: directory)
+        }
+    }
+
+    /// The demo agent's whole reply to `text`.
+    nonisolated static func reply(to text: String) -> String {
+        "You said: \(text). I am the ChatStream demo agent: I repeat what you write, so every reply is predictable."
+    }
+
+    @Test(arguments: [true, false])
+    func aReplyLeftInFlightIsFinishedByTheNextLaunch(resumableReplies: Bool) async throws {
+        let rig = try Rig(resumableReplies: resumableReplies)
+        defer { rig.stop() }
+        let first = try rig.launch()
+        let (before, conversationId) = try await rig.sendAndStopMidReply("left in flight", client: first)
+        #expect(!before.contains("predictable."), "the reading stopped mid-reply")
+        let recorded = try first.repliesInFlight()
+        #expect(recorded.count == 1)
+        #expect(recorded.first?.conversationId == conversationId)
+        #expect(recorded.first?.userText == "left in flight")
+
+        let next = try rig.launch()
+        #expect(try next.repliesInFlight() == recorded)
+        let finished = try await next.completeRepliesInFlight()
+        #expect(finished.map(\.message.text) == [Self.reply(to: "left in flight")])
+        #expect(finished.first?.conversationId == conversationId)
+        #expect(try next.repliesInFlight().isEmpty)
+        // Filed in the store: the message and its whole reply, once each.
+        let local = try await next.listMessages(conversationId: conversationId, source: .local)
+        #expect(local.data.map(\.text) == ["left in flight", Self.reply(to: "left in flight")])
+        // Once: nothing left for a later call.
+        #expect(try await next.completeRepliesInFlight().isEmpty)
+    }
+
+    @Test func loadHistoryAtTheNextLaunchShowsTheReplyOnce() async throws {
+        let rig = try Rig(resumableReplies: true)
+        defer { rig.stop() }
+        let (_, conversationId) = try await rig.sendAndStopMidReply("shown once", client: try rig.launch())
+        let state = ConversationState(client: try rig.launch())
+        await state.loadHistory(conversationId: conversationId)
+        #expect(state.error == nil)
+        #expect(state.messages.map(\.kind) == [.text("shown once"), .text(Self.reply(to: "shown once"))])
+        #expect(try state.client.repliesInFlight().isEmpty)
+    }
+
+    @Test func resumeFinishesAReplyLeftByASuspensionAndReloads() async throws {
+        let rig = try Rig(resumableReplies: true)
+        defer { rig.stop() }
+        let client = try rig.launch()
+        let (_, conversationId) = try await rig.sendAndStopMidReply("suspended", client: client)
+        let state = ConversationState(client: client, conversationId: conversationId)
+        await state.resume()
+        #expect(state.error == nil)
+        #expect(state.messages.map(\.kind) == [.text("suspended"), .text(Self.reply(to: "suspended"))])
+        #expect(try client.repliesInFlight().isEmpty)
+        // Nothing in flight: resume changes nothing.
+        let rows = state.messages
+        await state.resume()
+        #expect(state.messages == rows)
+    }
+
+    @Test func aReplyTheServerCannotBeReachedForStaysRecorded() async throws {
+        let rig = try Rig(resumableReplies: true)
+        defer { rig.stop() }
+        let client = try rig.launch()
+        _ = try await rig.sendAndStopMidReply("offline", client: client)
+        rig.server.stopServer()
+        #expect(try await client.completeRepliesInFlight().isEmpty)
+        #expect(try client.repliesInFlight().count == 1)
+        try rig.server.start()
+        // Back: the reply, cut by the stop (stored as interrupted: it ends with an error and is
+        // forgotten, history has it as it ended) or finished before it (completed whole), is no
+        // longer in flight.
+        let finished = try await client.completeRepliesInFlight()
+        #expect(finished.allSatisfy { $0.message.text == Self.reply(to: "offline") })
+        #expect(try client.repliesInFlight().isEmpty)
+    }
+}
