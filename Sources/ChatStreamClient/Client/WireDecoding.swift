@@ -54,7 +54,8 @@ enum WireDecoding {
             unreadCount: element["unreadCount"]?.int, lastMessage: last)
     }
 
-    /// A history message; nil when it has no parts (such messages are skipped). A missing or
+    /// A history message; nil when it has no parts (such messages are skipped), unless it is a
+    /// reply a server restart interrupted (`metadata.interrupted`). A missing or
     /// non-numeric `createdAt` reads as the current time. Its text joins the text parts with a
     /// newline, as the SDK does.
     static func message(_ element: JSONElement) throws -> Message? {
@@ -62,7 +63,9 @@ enum WireDecoding {
         guard let id = element["id"]?.string else { throw failure("a message has no id") }
         var parts: [AssembledPart] = []
         element["parts"]?.forEachElement { parts.append(AssembledPart(json: $0.jsonValue)) }
-        guard !parts.isEmpty else { return nil }
+        let interrupted = element["metadata"]?["interrupted"]?.bool == true
+        // An interrupted reply is kept even empty (cut before its first part): it shows failed.
+        guard !parts.isEmpty || interrupted else { return nil }
         let role = element["role"]?.string ?? "assistant"
         // A message without a usable date is dated now rather than failing its page.
         let date = element["createdAt"]?.double.map(Date.init(timeIntervalSince1970:)) ?? Date()
@@ -71,7 +74,7 @@ enum WireDecoding {
             feedback: element["feedback"]?.string.flatMap(MessageFeedback.init(rawValue:)),
             score: element["metadata"]?["score"]?.double, assembledParts: parts)
         message.clientMessageId = element["clientMessageId"]?.string
-        message.isInterrupted = element["metadata"]?["interrupted"]?.bool == true
+        message.isInterrupted = interrupted
         return message
     }
 

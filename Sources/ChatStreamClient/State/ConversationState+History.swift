@@ -86,7 +86,8 @@ extension ConversationState {
 
     /// A history message as rows: a bubble per text part, a card per tool call (completed by its
     /// result); a message with text but no such parts is one bubble. A reply a server restart
-    /// interrupted shows failed (``UiMessage/isError``), so it can be retried.
+    /// interrupted shows failed (``UiMessage/isError``; one bubble even when empty), so it can be
+    /// retried.
     static func rows(for message: Message) -> [UiMessage] {
         var rows: [UiMessage] = []
         for part in message.parts {
@@ -112,11 +113,11 @@ extension ConversationState {
                 }
             }
         }
-        if rows.isEmpty, !message.text.isEmpty {
+        if rows.isEmpty, !message.text.isEmpty || message.isInterrupted {
             rows.append(
                 UiMessage(
                     id: message.id, messageId: message.id, kind: .text(message.text), sender: message.sender,
-                    date: message.date, feedback: message.feedback))
+                    date: message.date, isError: message.isInterrupted, feedback: message.feedback))
         }
         return rows
     }

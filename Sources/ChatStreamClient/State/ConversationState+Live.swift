@@ -91,7 +91,12 @@ extension ConversationState: LiveFollowing {
             if active { typingParticipants.insert(participant) } else { typingParticipants.remove(participant) }
         case .reset:
             typingParticipants = []
-            await loadHistory(conversationId: conversationId)
+            if isSending {
+                // The reload would drop the rows of the send in progress: it waits for its end.
+                reloadsAfterSend = true
+            } else {
+                await loadHistory(conversationId: conversationId)
+            }
         case .notSupportedByServer:
             isLive = false
             liveState = .unsupported

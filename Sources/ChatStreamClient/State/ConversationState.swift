@@ -192,6 +192,8 @@ public final class ConversationState {
     /// Live messages that arrived while a send was running, shown once it ended (those the send
     /// itself showed are dropped by their IDs).
     @ObservationIgnored var deferredLiveMessages: [Message] = []
+    /// Whether a live `reset` came while a send ran: history is reloaded once it ended.
+    @ObservationIgnored var reloadsAfterSend = false
 
     @ObservationIgnored var historyPage: PaginatedResponse<Message>?
     @ObservationIgnored private var streamingRowId: String?
@@ -358,6 +360,10 @@ public final class ConversationState {
             } else {
                 fail(error)
             }
+        }
+        if reloadsAfterSend, let conversationId {
+            reloadsAfterSend = false
+            await loadHistory(conversationId: conversationId)
         }
     }
 
