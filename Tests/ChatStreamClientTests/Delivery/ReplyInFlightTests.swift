@@ -18,7 +18,8 @@ import Testing
 struct ReplyInFlightTests {
     nonisolated static let agent = "agent-in-flight"
 
-    /// A server pacing its replies (about 25 events, 40 ms apart) and a store file for the clients.
+    /// A server pacing its replies (about 25 events, 150 ms apart: the reading stops well before
+    /// the end even on a loaded machine) and a store file for the clients.
     final class Rig {
         let server: RestartableServer
         let directory: String
@@ -27,7 +28,7 @@ struct ReplyInFlightTests {
         init(resumableReplies: Bool) throws {
             var configuration = RestartableServer.testConfiguration
             configuration.agentId = ReplyInFlightTests.agent
-            configuration.replyDelay = .milliseconds(40)
+            configuration.replyDelay = .milliseconds(150)
             configuration.resumableReplies = resumableReplies
             configuration.http.shutdownGracePeriod = .milliseconds(200)
             server = try RestartableServer(configuration: configuration)
