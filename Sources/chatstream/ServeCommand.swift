@@ -3,6 +3,7 @@
 // The command awaits SIGINT or SIGTERM (TerminationSignal), then stops the server in ordinary
 // code, not in a signal handler.
 
+import ChatStream
 import ChatStreamServer
 import Foundation
 
@@ -11,7 +12,8 @@ enum ServeCommand {
         "serve",
         flags: [
             .value("host", "127.0.0.1"), .value("port", "8787"), .value("agent", "ID"), .value("data", "FILE"),
-            .value("delay-ms", "N"), .value("chunk-size", "N"), .value("drop-after", "N"),
+            .value("agent-config", "FILE"), .value("delay-ms", "N"), .value("chunk-size", "N"),
+            .value("drop-after", "N"),
             .value("fail-status", "CODE"), .value("events-drop-every", "N"), .switch("allow-fault-header"),
             .value("jwt-secret", "SECRET"), .value("jwt-secret-file", "PATH"), .value("max-connections", "N"),
             .value("max-connections-per-address", "N"), .value("store-budget-mib", "N"),
@@ -31,7 +33,7 @@ enum ServeCommand {
             return 1
         }
         Output.standardError(
-            "listening on http://\(configuration.host):\(server.port) (agent \(configuration.agentId))\n")
+            "listening on http://\(configuration.host):\(server.port) (\(agentSummary(configuration)))\n")
         await termination.wait()
         server.stop()
         return 0
@@ -60,6 +62,13 @@ enum ServeCommand {
             configuration.agentId = agent
         }
         configuration.dataFile = parsed.value("data")
+        if let path = parsed.value("agent-config") {
+            do {
+                configuration.agents = try AgentDefinition.load(contentsOf: path)
+            } catch {
+                throw ArgumentParser.UsageError(message: "--agent-config: \(error)")
+            }
+        }
         if let delay = try number("delay-ms", 0...60_000) { configuration.replyDelay = .milliseconds(delay) }
         configuration.fault.chunkSize = try number("chunk-size", 1...1 << 20)
         configuration.fault.dropAfterBytes = try number("drop-after", 0...Int(Int32.max))
@@ -79,5 +88,13 @@ enum ServeCommand {
         // The fault flags make this a test server: per-request fault headers are honoured too.
         configuration.allowsFaultHeader = parsed.has("allow-fault-header") || !configuration.fault.isEmpty
         return configuration
+    }
+
+    /// The agents served, for the start line: the demo agent, or each model agent and its upstream.
+    static func agentSummary(_ configuration: ChatAPIServer.Configuration) -> String {
+        guard !configuration.agents.isEmpty else { return "agent \(configuration.agentId)" }
+        return configuration.agents.map {
+            "agent \($0.id): \($0.upstream.family.rawValue) \($0.upstream.model) at \($0.upstream.baseURL)"
+        }.joined(separator: "; ")
     }
 }

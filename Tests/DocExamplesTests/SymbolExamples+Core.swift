@@ -221,3 +221,29 @@ func symbolOpenAIResponsesDialect(unit: FramedUnit, textDelta: TextDeltaSink, em
     try dialect.decode(unit, textDelta: textDelta, emit: emit)   // once per SSE event
     try dialect.finish(textDelta: textDelta, emit: emit)           // at the end of the input
 }
+
+// Sources/ChatStream/Encoding/UIMessageStreamEncoder.swift:20
+func symbolUIMessageStreamEncoder() {
+    var encoder = UIMessageStreamEncoder(firstEventID: 1)
+    var body: [UInt8] = []
+    for event in [StreamEvent.textStart(id: "t"), .textDelta(id: "t", delta: "Hi"), .textEnd(id: "t")] {
+        body += encoder.encode(event)
+    }
+    body += encoder.finish()  // ends with `data: [DONE]`
+}
+
+// Sources/ChatStream/Encoding/AsyncUIMessageStreamSequence.swift:14
+func symbolAsyncUIMessageStreamSequence(upstream: AsyncStream<[UInt8]>) async throws {
+    for await bytes in upstream.streamEvents(format: .openAIChat).uiMessageStream() {
+        print(String(decoding: bytes, as: UTF8.self), terminator: "")
+    }
+}
+
+// Sources/ChatStream/Encoding/ProviderRequest.swift:15
+func symbolProviderRequest() {
+    let request = ProviderRequest(
+        family: .openAIChat, model: "llama3.2", systemPrompt: "You are terse.",
+        messages: [ProviderRequest.Message(role: .user, parts: [.text("Hello")])])
+    let url = request.url(baseURL: "http://127.0.0.1:11434/v1")  // .../v1/chat/completions
+    let body = request.body.jsonText  // {"model":"llama3.2","stream":true,"messages":[...]}
+}

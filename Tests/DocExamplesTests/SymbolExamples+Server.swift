@@ -98,3 +98,10 @@ func symbolSQLiteDatabase() throws {
     let texts = try database.query("SELECT text FROM notes") { $0.text(0) }
     _ = texts
 }
+
+// Sources/ChatStreamServer/Agents/AgentDefinition.swift:13
+func symbolAgentDefinition() throws {
+    let agents = try AgentDefinition.load(contentsOf: "Fixtures/agents/ollama.json")
+    var configuration = ChatAPIServer.Configuration()
+    configuration.agents = agents
+}

@@ -237,7 +237,10 @@ public struct UIMessageStreamDialect: StreamDialect {
     }
 
     private func errorInfo(_ root: JSONElement) -> StreamErrorInfo {
-        if let text = root["errorText"]?.string { return StreamErrorInfo(code: nil, message: text) }
+        if let text = root["errorText"]?.string {
+            // `code` beside it: what ChatStream's encoder sends for an error that had one.
+            return StreamErrorInfo(code: root["code"]?.string, message: text)
+        }
         if let error = root["error"] {
             if let text = error.string { return StreamErrorInfo(code: nil, message: text) }
             return StreamErrorInfo(

@@ -30,7 +30,7 @@ extension ChatAPIHandlers {
         let conversationId = run.metadata.conversationId
         typing(conversationId, active: true)
         defer { typing(conversationId, active: false) }
-        let chunks = UIMessageStreamEncoder.chunks(for: plan, metadata: run.metadata)
+        let chunks = ReplyChunks.chunks(for: plan, metadata: run.metadata)
         var partial = PartialReply()
         var lastSave = ContinuousClock.now
         let limits = configuration.replies
@@ -146,7 +146,7 @@ extension ReplyRun {
     /// aborted `finish`, or for an interrupted one its text then an `error` chunk.
     static func ended(_ plan: ReplyPlan, _ metadata: ReplyMetadata, state: ReplyState?, numbered: Bool) -> ReplyRun {
         let run = ReplyRun(metadata: metadata, sequence: 0, ownerKey: "", numbered: numbered)
-        var chunks = UIMessageStreamEncoder.chunks(for: plan, metadata: metadata)
+        var chunks = ReplyChunks.chunks(for: plan, metadata: metadata)
         var closing = [chunks.removeLast().jsonText, "[DONE]"]
         switch state {
         case .stopped:

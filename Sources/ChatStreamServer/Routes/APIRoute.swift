@@ -56,7 +56,7 @@ enum APIRoute: Equatable {
 
     /// The route for `request`, or the error to answer with.
     static func resolve(
-        _ request: HTTPServerRequest, agentId: String, extensions: Bool, resumableReplies: Bool = true
+        _ request: HTTPServerRequest, agentIds: [String], extensions: Bool, resumableReplies: Bool = true
     ) throws(APIError) -> APIRoute {
         var segments = request.pathSegments[...]
         if segments.starts(with: ["api", "sdk"]) { segments = segments.dropFirst(2) }
@@ -95,7 +95,7 @@ enum APIRoute: Equatable {
         guard method == route.method else {
             throw APIError.methodNotAllowed(route == .listConversations && extensions ? "GET, POST" : route.method)
         }
-        guard agent == agentId else { throw APIError.agentNotFound(agent) }
+        guard agentIds.contains(agent) else { throw APIError.agentNotFound(agent) }
         return route
     }
 

@@ -15,6 +15,7 @@ import Foundation
 extension ChatAPIHandlers {
     /// POST /agents/{agentId}/chat `{"message"?, "conversationId"?, "clientMessageId"?, "stream"}`.
     func chat(_ request: HTTPServerRequest, _ writer: HTTPServerResponseWriter) throws {
+        if let agent = modelAgent(for: request) { return try modelChat(agent, request, writer) }
         let caller = try Caller(request: request, verifier: verifier)
         let fault = try fault(for: request)
         if let status = fault.status { throw APIError.injected(status: status, retryAfter: fault.retryAfterSeconds) }

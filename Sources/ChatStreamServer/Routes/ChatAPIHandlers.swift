@@ -32,7 +32,7 @@ final class ChatAPIHandlers: Sendable {
     func handle(_ request: HTTPServerRequest, _ writer: HTTPServerResponseWriter) throws {
         do {
             let route = try APIRoute.resolve(
-                request, agentId: configuration.agentId, extensions: configuration.extensionsEnabled,
+                request, agentIds: configuration.servedAgentIds, extensions: configuration.extensionsEnabled,
                 resumableReplies: configuration.resumableReplies)
             switch route {
             case .chat: try chat(request, writer)

@@ -8,6 +8,7 @@
 // `fault`. Every parameter has a bound (`Fault.limits`), so no request can park a thread for long.
 
 import ChatStream
+import Foundation
 
 /// Types for configuring a ``ChatAPIServer``.
 extension ChatAPIServer {
@@ -74,6 +75,12 @@ extension ChatAPIServer {
         public var storeReadWait: Duration = .seconds(2)
         /// Limits and timeouts of the underlying HTTP server.
         public var http: HTTPServerConfiguration = HTTPServerConfiguration()
+        /// Agents backed by a model (`chatstream serve --agent-config FILE`, PROTOCOLS.md section 9).
+        /// When any are given the server answers for them (and no longer for ``agentId``). Default none.
+        public var agents: [AgentDefinition] = []
+        /// Reads an environment variable: where an agent's API key comes from (`apiKeyEnv`).
+        /// Default: the process's environment.
+        public var environment: @Sendable (String) -> String? = { ProcessInfo.processInfo.environment[$0] }
 
         /// The defaults: `127.0.0.1:8787`, agent `demo-agent`, in memory, extensions on, 15 ms pacing.
         public init() {}

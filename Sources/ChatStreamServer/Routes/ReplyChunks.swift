@@ -1,4 +1,4 @@
-// UIMessageStreamEncoder: a reply as the chunks of the UI message stream (PROTOCOLS.md section 2)
+// ReplyChunks: a reply as the chunks of the UI message stream (PROTOCOLS.md section 2)
 // and their SSE bytes.
 //
 // Order: `start` (messageId, messageMetadata {conversationId, messageId, userMessageId}),
@@ -33,48 +33,38 @@ struct ReplyMetadata: Sendable {
     }
 }
 
-/// Turns a reply into UI message stream chunks.
-enum UIMessageStreamEncoder {
+/// Turns a reply into UI message stream chunks, through ChatStream's public encoder.
+enum ReplyChunks {
     /// The chunks of `plan`, in order (without the final `[DONE]`).
     static func chunks(for plan: ReplyPlan, metadata: ReplyMetadata) -> [JSONTree] {
-        var chunks: [JSONTree] = [
-            [
-                "type": "start", "messageId": .string(metadata.messageId),
-                "messageMetadata": [
-                    "conversationId": .string(metadata.conversationId), "messageId": .string(metadata.messageId),
-                    "userMessageId": metadata.userMessageId.map { .string($0) } ?? .null,
-                ],
-            ],
-            ["type": "start-step"],
+        let start: JSONTree = [
+            "conversationId": .string(metadata.conversationId), "messageId": .string(metadata.messageId),
+            "userMessageId": metadata.userMessageId.map { .string($0) } ?? .null,
+        ]
+        var events: [StreamEvent] = [
+            .messageStart(id: metadata.messageId), .metadata(StreamMetadata(raw: start)), .stepStart,
         ]
         for (index, part) in plan.parts.enumerated() {
             switch part {
             case .text(let text):
-                let id: JSONTree = .string("text-\(index)")
-                chunks.append(["type": "text-start", "id": id])
-                for word in ReplyGenerator.words(text) {
-                    chunks.append(["type": "text-delta", "id": id, "delta": .string(word)])
-                }
-                chunks.append(["type": "text-end", "id": id])
+                let id = "text-\(index)"
+                events.append(.textStart(id: id))
+                for word in ReplyGenerator.words(text) { events.append(.textDelta(id: id, delta: word)) }
+                events.append(.textEnd(id: id))
             case .toolCall(let callId, let name, let input):
-                chunks.append(["type": "tool-input-start", "toolCallId": .string(callId), "toolName": .string(name)])
+                events.append(.toolCallStart(id: callId, name: name, providerExecuted: false))
                 for piece in pieces(of: input.jsonText, count: 3) {
-                    chunks.append([
-                        "type": "tool-input-delta", "toolCallId": .string(callId), "inputTextDelta": .string(piece),
-                    ])
+                    events.append(.toolInputDelta(id: callId, delta: piece))
                 }
-                chunks.append([
-                    "type": "tool-input-available", "toolCallId": .string(callId), "toolName": .string(name),
-                    "input": input,
-                ])
+                events.append(.toolInputAvailable(id: callId, name: name, input: input))
             }
         }
-        chunks.append(["type": "finish-step"])
-        chunks.append([
-            "type": "finish", "finishReason": .string(plan.finishReason),
-            "messageMetadata": metadata.finishMetadata(reason: plan.finishReason),
-        ])
-        return chunks
+        events.append(.stepFinish)
+        events.append(.metadata(StreamMetadata(raw: metadata.finishMetadata(reason: plan.finishReason))))
+        events.append(
+            .finish(reason: StreamFinishReason(normalizing: plan.finishReason), rawReason: plan.finishReason))
+        var encoder = UIMessageStreamEncoder()
+        return events.flatMap { encoder.jsonChunks(for: $0) }
     }
 
     /// The SSE events of `chunks` followed by `data: [DONE]`, one byte array per event.
