@@ -28,20 +28,9 @@ extension ChatAPIHandlers {
 
     /// POST /agents/{agentId}/chat for a model agent (the body as for ``chat(_:_:)``).
     func modelChat(_ agent: AgentDefinition, _ request: HTTPServerRequest, _ writer: HTTPServerResponseWriter) throws {
-        let caller = try Caller(request: request, verifier: verifier)
-        let fault = try fault(for: request)
-        if let status = fault.status { throw APIError.injected(status: status, retryAfter: fault.retryAfterSeconds) }
-        let body = try jsonObject(request)
-        let message = try optionalString(body, "message")
-        let conversationId = try optionalString(body, "conversationId").map(APIRoute.normalizedID)
-        let stream = try optionalBool(body, "stream") ?? true
-        let clientMessageId = try optionalUUID(body, "clientMessageId")
-        if let message, message.trimmingSpaces().isEmpty {
-            throw APIError.invalidBody("message must not be empty", field: "message")
-        }
-        guard message != nil || conversationId != nil else {
-            throw APIError.invalidBody("message is required to start a conversation", field: "message")
-        }
+        let chat = try chatRequest(request)
+        let (caller, fault, message, conversationId, stream, clientMessageId) =
+            (chat.caller, chat.fault, chat.message, chat.conversationId, chat.stream, chat.clientMessageId)
         // A resend is answered from what is stored: the upstream is not asked twice.
         if let clientMessageId, message != nil,
             let replay = try store.read({

@@ -13,9 +13,19 @@ import ChatStream
 import Foundation
 
 extension ChatAPIHandlers {
-    /// POST /agents/{agentId}/chat `{"message"?, "conversationId"?, "clientMessageId"?, "stream"}`.
-    func chat(_ request: HTTPServerRequest, _ writer: HTTPServerResponseWriter) throws {
-        if let agent = modelAgent(for: request) { return try modelChat(agent, request, writer) }
+    /// A chat request, checked: its caller, its injected fault, and its body's fields.
+    struct ChatRequest {
+        var caller: Caller
+        var fault: ChatAPIServer.Fault
+        var message: String?
+        var conversationId: String?
+        var stream: Bool
+        var clientMessageId: String?
+    }
+
+    /// Reads and checks what POST /agents/{agentId}/chat was sent (the demo agent's route and a
+    /// model agent's take the same body); an injected fault status is thrown here.
+    func chatRequest(_ request: HTTPServerRequest) throws -> ChatRequest {
         let caller = try Caller(request: request, verifier: verifier)
         let fault = try fault(for: request)
         if let status = fault.status { throw APIError.injected(status: status, retryAfter: fault.retryAfterSeconds) }
@@ -30,6 +40,17 @@ extension ChatAPIHandlers {
         guard message != nil || conversationId != nil else {
             throw APIError.invalidBody("message is required to start a conversation", field: "message")
         }
+        return ChatRequest(
+            caller: caller, fault: fault, message: message, conversationId: conversationId, stream: stream,
+            clientMessageId: clientMessageId)
+    }
+
+    /// POST /agents/{agentId}/chat `{"message"?, "conversationId"?, "clientMessageId"?, "stream"}`.
+    func chat(_ request: HTTPServerRequest, _ writer: HTTPServerResponseWriter) throws {
+        if let agent = modelAgent(for: request) { return try modelChat(agent, request, writer) }
+        let chat = try chatRequest(request)
+        let (caller, fault, message, conversationId, stream, clientMessageId) =
+            (chat.caller, chat.fault, chat.message, chat.conversationId, chat.stream, chat.clientMessageId)
         let now = Self.now
         // The message's stored forms (JSON, search text, preview) are made before the write lock.
         let prepared = message.map { StoredParts([AssembledPart.text($0).jsonValue]) }
