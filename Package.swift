@@ -32,23 +32,17 @@ var package = Package(
     ],
     targets: [
         yajl,
-        // OpenSSL's libcrypto (HMAC-SHA256 for JWT verification) on Linux; CryptoKit on Apple platforms.
-        .systemLibrary(
-            name: "CCrypto",
-            pkgConfig: "libcrypto",
-            providers: [.apt(["libssl-dev"]), .brew(["openssl"])]
-        ),
+        // OpenSSL's libcrypto (HMAC-SHA256 for JWT verification) on Linux, opened at first use
+        // (Sources/CCrypto/include/CCrypto.h says why); CryptoKit on Apple platforms.
+        .target(name: "CCrypto", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         .systemLibrary(
             name: "CSQLite",
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
-        // libcurl (Linux): CurlTransport, the client's default HTTP path there (URLSession on Apple platforms).
-        .systemLibrary(
-            name: "CCurl",
-            pkgConfig: "libcurl",
-            providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]
-        ),
+        // libcurl (Linux): CurlTransport, the client's default HTTP path there (URLSession on Apple
+        // platforms), opened at first use (Sources/CCurl/include/CCurl.h says why).
+        .target(name: "CCurl", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         // The Swift layer over SQLite (prepared statements, transactions, migrations), `package` access only.
         .target(name: "ChatStreamSQLite", dependencies: ["CSQLite"]),
         .target(

@@ -49,8 +49,12 @@
         /// Sends `request` and returns when the response head arrives.
         ///
         /// - Throws: ``TransportError`` (`.connectionFailed`, `.timedOut`, `.cancelled`, `.invalidResponse`,
-        ///   `.headerTooLarge`, `.redirectRefused`).
+        ///   `.headerTooLarge`, `.redirectRefused`); `.connectionFailed` naming the library when
+        ///   libcurl (opened at the first request, not at launch) cannot be loaded.
         public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+            if let reason = chatstream_curl_load() {
+                throw TransportError(.connectionFailed, String(cString: reason))
+            }
             let exchange = CurlExchange(
                 request: request, limits: limits, configuration: configuration, driver: CurlDriver.shared)
             return try await withTaskCancellationHandler {

@@ -1,5 +1,7 @@
 // HMACSHA256: the one cryptographic primitive the server needs, from a real crypto library:
-// OpenSSL's libcrypto on Linux (the CCrypto system-library target), CryptoKit on Apple platforms.
+// OpenSSL's libcrypto on Linux (the CCrypto target, which opens it at first use), CryptoKit on
+// Apple platforms. The server calls `checkAvailable()` before it listens, so a missing libcrypto
+// stops it at start with the reason rather than at the first token.
 
 #if canImport(CryptoKit)
     import CryptoKit
@@ -9,6 +11,15 @@
 
 /// HMAC-SHA256 and a constant-time comparison.
 enum HMACSHA256 {
+    /// Why HMAC-SHA256 cannot be computed here (libcrypto missing on Linux), or nil when it can.
+    static func unavailableReason() -> String? {
+        #if canImport(CryptoKit)
+            return nil
+        #else
+            return chatstream_crypto_load().map { String(cString: $0) }
+        #endif
+    }
+
     /// The 32-byte HMAC-SHA256 of `message` under `key`.
     static func authenticationCode(for message: [UInt8], key: [UInt8]) -> [UInt8] {
         #if canImport(CryptoKit)
@@ -38,7 +49,11 @@ enum HMACSHA256 {
             return difference == 0
         #else
             return a.withUnsafeBytes { a in
-                b.withUnsafeBytes { b in chatstream_equal_constant_time(a.baseAddress, b.baseAddress, a.count) == 1 }
+                b.withUnsafeBytes { b in
+                    let equal = chatstream_equal_constant_time(a.baseAddress, b.baseAddress, a.count)
+                    precondition(equal >= 0, "libcrypto could not be loaded")
+                    return equal == 1
+                }
             }
         #endif
     }

@@ -65,8 +65,13 @@ public final class ChatAPIServer: Sendable {
     /// Starts listening. Throws when the data file could not be read, the address cannot be bound, or
     /// (``HTTPServerError/insecureBinding``) the host is not loopback while no ``Configuration/jwtSecret``
     /// is set: development mode accepts unsigned tokens, so anyone who can reach it could claim any user.
+    /// Throws ``HTTPServerError/socket`` naming the library when libcrypto (Linux; opened here, not
+    /// at launch) cannot be loaded, since tokens and page cursors are signed with it.
     public func start() throws {
         if let loadError { throw loadError }
+        if let reason = HMACSHA256.unavailableReason() {
+            throw HTTPServerError.socket.with(message: "cannot sign tokens and page cursors: \(reason)")
+        }
         if configuration.jwtSecret == nil, !Socket.isLoopback(host: configuration.host) {
             throw HTTPServerError.insecureBinding.with(
                 message: "refusing to listen on \(configuration.host) without a JWT secret: development mode "
