@@ -45,10 +45,14 @@ var package = Package(
         .target(name: "CCurl", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         // The Swift layer over SQLite (prepared statements, transactions, migrations), `package` access only.
         .target(name: "ChatStreamSQLite", dependencies: ["CSQLite"]),
+        // The byte kit (byte equality, word-at-a-time lanes, byte names for errors) that framing, JSON
+        // and the layers above share; `package` access only, not for users.
+        .target(name: "ChatStreamBytes"),
         .target(
-            name: "ChatStreamJSON", dependencies: ["CYajl", "ChatStreamFraming"], linkerSettings: [.linkedLibrary("m")]),
-        .target(name: "ChatStreamFraming"),
-        .target(name: "ChatStream", dependencies: ["ChatStreamJSON", "ChatStreamFraming"]),
+            name: "ChatStreamJSON", dependencies: ["CYajl", "ChatStreamBytes", "ChatStreamFraming"],
+            linkerSettings: [.linkedLibrary("m")]),
+        .target(name: "ChatStreamFraming", dependencies: ["ChatStreamBytes"]),
+        .target(name: "ChatStream", dependencies: ["ChatStreamJSON", "ChatStreamFraming", "ChatStreamBytes"]),
         .target(
             name: "ChatStreamClient",
             dependencies: [

@@ -1,3 +1,5 @@
+import ChatStreamBytes
+
 /// One complete unit of a stream, as a framer found it: an SSE event, an NDJSON line, a v4
 /// `CODE:JSON` part, or a JSON value (an array element). The buffers are valid only during the
 /// call that receives the unit.

@@ -2,6 +2,7 @@
 //
 // Gemini's REST streaming sends one top-level array, `[{...}\n,{...}\n]`, in arbitrary network
 // pieces, and each element must be handed on as soon as its last byte arrives, not at `]`.
+import ChatStreamBytes
 
 /// Frames the elements of one top-level JSON array that arrives in pieces (Gemini's REST
 /// streaming), handing on each element's bytes as soon as the element is complete.
@@ -138,11 +139,11 @@ public struct JSONArrayElementFramer: Sendable {
                     if bomBytes > 0 && bomBytes < 3 {
                         throw FramingError(
                             .expectedArrayStart, at: offset,
-                            "an incomplete byte-order mark before the array, then \(JSONValueScanner.describe(byte))")
+                            "an incomplete byte-order mark before the array, then \(describeByte(byte))")
                     }
                     throw FramingError(
                         .expectedArrayStart, at: consumed + i,
-                        "expected '[' to open the array, found \(JSONValueScanner.describe(byte))")
+                        "expected '[' to open the array, found \(describeByte(byte))")
                 }
                 state = .afterOpen
                 i += 1
@@ -153,7 +154,7 @@ public struct JSONArrayElementFramer: Sendable {
                 guard JSONValueScanner.canStartValue(byte) else {
                     throw FramingError(
                         .unexpectedByte, at: consumed + i,
-                        "expected an array element, found \(JSONValueScanner.describe(byte))")
+                        "expected an array element, found \(describeByte(byte))")
                 }
                 state = .inElement
             case .afterElement:
@@ -164,13 +165,13 @@ public struct JSONArrayElementFramer: Sendable {
                 } else {
                     throw FramingError(
                         .unexpectedByte, at: consumed + i,
-                        "expected ',' or ']' after element \(elementCount), found \(JSONValueScanner.describe(byte))")
+                        "expected ',' or ']' after element \(elementCount), found \(describeByte(byte))")
                 }
                 i += 1
             case .closed:
                 throw FramingError(
                     .trailingData, at: consumed + i,
-                    "unexpected \(JSONValueScanner.describe(byte)) after the array's closing ']'")
+                    "unexpected \(describeByte(byte)) after the array's closing ']'")
             case .inElement:
                 preconditionFailure("unreachable: handled above")
             }

@@ -13,6 +13,7 @@
 // It does not validate: `[}` or `{"a" 1}` frame fine and the parser reports them. It does check
 // that a value starts with a byte that can start a JSON value, so that junk between values is
 // reported by the framer at its offset.
+import ChatStreamBytes
 
 /// Finds the end of one JSON value in bytes that arrive in pieces (see the file header).
 ///
@@ -202,12 +203,6 @@
 
     @inline(never)
     private func startError(_ byte: UInt8, at offset: Int) -> FramingError {
-        FramingError(.unexpectedByte, at: offset, "\(Self.describe(byte)) cannot start a JSON value")
-    }
-
-    /// A byte for an error message: the character when printable ASCII, else its hex value.
-    package static func describe(_ byte: UInt8) -> String {
-        if byte >= 0x21 && byte < 0x7F { return "'\(Character(Unicode.Scalar(byte)))'" }
-        return "byte 0x" + (byte < 16 ? "0" : "") + String(byte, radix: 16, uppercase: true)
+        FramingError(.unexpectedByte, at: offset, "\(describeByte(byte)) cannot start a JSON value")
     }
 }

@@ -17,6 +17,7 @@
 //   `data: {"b":2}`     a second one: the first is copied into `data`, then LF and this value
 //   ``                  blank: an event of type `delta`, data `{"a":1}\n{"b":2}`, is dispatched
 //                       and the block reset; the last event ID and the retry time stay
+import ChatStreamBytes
 
 struct ServerSentEventInterpreter: @unchecked Sendable {
     // @unchecked: `dataInInput` and `typeInInput` point into the caller's input, non-nil only

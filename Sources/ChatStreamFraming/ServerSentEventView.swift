@@ -1,3 +1,5 @@
+import ChatStreamBytes
+
 /// A dispatched server-sent event, borrowed: every buffer is valid only during the visitor call.
 ///
 /// `data` points into the bytes you fed when the event's single data line lies wholly within one

@@ -5,6 +5,7 @@
 // `jsonValue == value` is sure to be true as well, so a false answer is "compare the trees".
 
 import ChatStreamFraming
+import ChatStreamBytes
 
 extension JSONElement {
     /// Whether this element holds `value`; true only when ``jsonValue`` `== value` is certain.

@@ -1,3 +1,5 @@
+import ChatStreamBytes
+
 /// A JSON object: members in the order they arrived, looked up by key.
 ///
 /// Keys are compared by their UTF-8 bytes, as JSON compares them: `"é"` written as one scalar

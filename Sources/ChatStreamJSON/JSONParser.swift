@@ -21,6 +21,7 @@
 
 internal import CYajl
 import ChatStreamFraming
+import ChatStreamBytes
 
 /// A JSON parser over yajl that reads one complete value at a time into a reusable tape.
 ///

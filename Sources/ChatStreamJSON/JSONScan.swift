@@ -38,6 +38,7 @@
 // FuzzJSON hold the scan to yajl on every input.
 
 import ChatStreamFraming
+import ChatStreamBytes
 
 /// A validating cursor over one unit's bytes (see the file comment).
 ///

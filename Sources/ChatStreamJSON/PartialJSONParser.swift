@@ -27,7 +27,7 @@
 //   `3}`                the number ends at `}`, the object closes; `finish()` returns
 //                       {"city":"Paris","days":3} (and throws `.truncated` had the `}` not come)
 
-import ChatStreamFraming
+import ChatStreamBytes
 
 /// An incremental JSON parser for streamed input: append pieces as they arrive and read the best
 /// partial value after each one; total work is linear in the input length.
@@ -333,7 +333,7 @@ public struct PartialJSONParser: Sendable {
                 default:
                     throw PartialJSONError(
                         .invalidEscape, at: base + i,
-                        "invalid escape: \(JSONValueScanner.describe(byte)) after a backslash in a string")
+                        "invalid escape: \(describeByte(byte)) after a backslash in a string")
                 }
                 string.unicodeScalars.append(scalar)
                 state = .string
@@ -348,7 +348,7 @@ public struct PartialJSONParser: Sendable {
                 default:
                     throw PartialJSONError(
                         .invalidEscape, at: base + i,
-                        "\(JSONValueScanner.describe(byte)) is not a hex digit in a \\u escape")
+                        "\(describeByte(byte)) is not a hex digit in a \\u escape")
                 }
                 unicodeValue = unicodeValue << 4 | UInt32(digit)
                 unicodeDigits += 1
@@ -383,7 +383,7 @@ public struct PartialJSONParser: Sendable {
                 } else {
                     throw PartialJSONError(
                         .invalidNumber, at: base + i,
-                        "\(JSONValueScanner.describe(byte)) cannot follow '\(String(decoding: number, as: UTF8.self))' in a number"
+                        "\(describeByte(byte)) cannot follow '\(String(decoding: number, as: UTF8.self))' in a number"
                     )
                 }
             case .literal:
@@ -391,7 +391,7 @@ public struct PartialJSONParser: Sendable {
                 guard byte == literalText.utf8Start[literalIndex] else {
                     throw PartialJSONError(
                         .invalidLiteral, at: base + i,
-                        "\(JSONValueScanner.describe(byte)) where '\(literalText)' was expected")
+                        "\(describeByte(byte)) where '\(literalText)' was expected")
                 }
                 literalIndex += 1
                 i += 1
@@ -442,7 +442,7 @@ public struct PartialJSONParser: Sendable {
             }
         case .done:
             throw PartialJSONError(
-                .trailingData, at: offset, "unexpected \(JSONValueScanner.describe(byte)) after the complete value")
+                .trailingData, at: offset, "unexpected \(describeByte(byte)) after the complete value")
         default:
             preconditionFailure("unreachable: token states are handled by the caller")
         }
@@ -530,7 +530,7 @@ public struct PartialJSONParser: Sendable {
                 if byte < 0x20 {
                     throw PartialJSONError(
                         .controlCharacterInString, at: base + i,
-                        "control character \(JSONValueScanner.describe(byte)) must be escaped in a string")
+                        "control character \(describeByte(byte)) must be escaped in a string")
                 }
                 i += 1
                 continue
@@ -639,7 +639,7 @@ public struct PartialJSONParser: Sendable {
 
     @inline(never)
     private func unexpected(_ byte: UInt8, at offset: Int, expected: String) -> PartialJSONError {
-        PartialJSONError(.unexpectedByte, at: offset, "expected \(expected), found \(JSONValueScanner.describe(byte))")
+        PartialJSONError(.unexpectedByte, at: offset, "expected \(expected), found \(describeByte(byte))")
     }
 
     @inline(never)

@@ -16,6 +16,7 @@
 
 import ChatStreamFraming
 @_spi(JSONScan) import ChatStreamJSON
+import ChatStreamBytes
 
 extension GeminiDialect {
     /// Reads `unit` as an element whose candidate 0 has one text part (a non-empty text without

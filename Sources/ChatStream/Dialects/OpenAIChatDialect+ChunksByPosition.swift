@@ -14,6 +14,7 @@
 
 import ChatStreamFraming
 @_spi(JSONScan) import ChatStreamJSON
+import ChatStreamBytes
 
 extension OpenAIChatDialect {
     /// Reads `unit` as a chunk of one choice whose delta's only content is a non-empty text

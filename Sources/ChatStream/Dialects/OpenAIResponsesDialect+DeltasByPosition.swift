@@ -13,6 +13,7 @@
 
 import ChatStreamFraming
 @_spi(JSONScan) import ChatStreamJSON
+import ChatStreamBytes
 
 extension OpenAIResponsesDialect {
     /// Reads `unit` as an `output_text.delta` with a text without escapes for the part `last` (the

@@ -2,6 +2,7 @@
 
 import ChatStreamFraming
 @_spi(JSONScan) import ChatStreamJSON
+import ChatStreamBytes
 
 /// A dialect's JSON parser, lent to each unit without a retain: the one place a dialect's
 /// parser is borrowed unmanaged (it is the dialect's own and outlives every call).

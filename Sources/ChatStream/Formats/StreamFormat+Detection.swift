@@ -1,6 +1,7 @@
 // Format detection: from protocol headers when the transport has them, else from the first
 // bytes. Detection from bytes decides only on complete lines (or on an unambiguous first byte),
 // so the answer never depends on how the input was chunked.
+import ChatStreamBytes
 
 extension StreamFormat {
     /// The format that response headers announce, if they are decisive.

@@ -5,8 +5,8 @@
 // into it), so a caller uses only the lowest flag, or only whether any flag is set; both are
 // always right. Testing for a value `b` is testing `x ^ (b * 0x01...01)` for zero bytes.
 //
-// Here in the lowest layer so that the JSON value scanner and the JSON layer's UTF-8 check share
-// it; transparent, with its constants computed, so a caller in another module always inlines it
+// In the byte kit so that the JSON value scanner and the JSON layer's UTF-8 check share it;
+// transparent, with its constants computed, so a caller in another module always inlines it
 // (`@inlinable @inline(__always)` was left as a call in one of the JSON layer's loops).
 
 @usableFromInline package enum WordLanes {

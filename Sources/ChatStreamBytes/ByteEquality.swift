@@ -1,11 +1,13 @@
 // ByteEquality: the package's one byte-equality helper (unit types, SSE field names, JSON keys,
-// part IDs, format detection), here in the lowest layer so that framing and every layer above it
-// share it.
+// part IDs, format detection), in the byte kit that framing, JSON and every layer above share.
+//
+// Transparent rather than `@inlinable`: a `package` `@inlinable` function is left as a call in
+// another module, and these run once per key or field name in every layer.
 
 /// Whether `count` bytes at `a` and `b` are equal: keys are short, so a few loads of at most
 /// eight bytes each (overlapping at the end) instead of a byte loop or a libc call. Shared with
 /// the other modules of the package (JSON keys, part-ID cache, unit data checks).
-@inlinable @inline(__always)
+@_transparent @usableFromInline
 package func memcmpBytes(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ count: Int) -> Bool {
     if count >= 8 {
         var i = 0
@@ -38,19 +40,19 @@ package func memcmpBytes(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ count: 
 
 extension UnsafeRawBufferPointer {
     /// Whether these bytes equal `other` (lengths first, then the words of both).
-    @inlinable @inline(__always)
+    @_transparent @usableFromInline
     package func sameBytes(as other: UnsafeRawBufferPointer) -> Bool {
         count == other.count && (count == 0 || memcmpBytes(baseAddress!, other.baseAddress!, count))
     }
 
     /// Whether these bytes are exactly `text`'s UTF-8.
-    @inlinable @inline(__always)
+    @_transparent @usableFromInline
     package func sameBytes(as text: StaticString) -> Bool {
         sameBytes(as: UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
     /// Whether these bytes begin with `text`'s UTF-8.
-    @inlinable @inline(__always)
+    @_transparent @usableFromInline
     package func hasPrefix(_ text: StaticString) -> Bool {
         let length = text.utf8CodeUnitCount
         return count >= length && (length == 0 || memcmpBytes(baseAddress!, text.utf8Start, length))
