@@ -49,7 +49,7 @@ var package = Package(
         // and the layers above share; `package` access only, not for users.
         .target(name: "ChatStreamBytes"),
         .target(
-            name: "ChatStreamJSON", dependencies: ["CYajl", "ChatStreamBytes", "ChatStreamFraming"],
+            name: "ChatStreamJSON", dependencies: ["CYajl", "ChatStreamBytes"],
             linkerSettings: [.linkedLibrary("m")]),
         .target(name: "ChatStreamFraming", dependencies: ["ChatStreamBytes"]),
         .target(name: "ChatStream", dependencies: ["ChatStreamJSON", "ChatStreamFraming", "ChatStreamBytes"]),

@@ -12,7 +12,7 @@
 /// Reach it through a framing's method: ``_Concurrency/AsyncSequence/serverSentEvents(configuration:throwsOnTruncation:)``,
 /// ``_Concurrency/AsyncSequence/ndjsonLines(configuration:)``,
 /// ``_Concurrency/AsyncSequence/dataStreamV4Parts(configuration:)`` or
-/// ``_Concurrency/AsyncSequence/jsonArrayElements(configuration:)``, or with
+/// `jsonArrayElements(configuration:)` (in ChatStream), or with
 /// ``_Concurrency/AsyncSequence/framed(by:configuration:throwsOnTruncation:)`` for any framer. The
 /// framer's errors (``FramingError``) and the base sequence's are thrown from `next()`, after every
 /// unit completed before them; after an error the sequence ends.
@@ -24,7 +24,7 @@ where Base.Element: Collection, Base.Element.Element == UInt8 {
     private let configuration: FramingConfiguration
     private let throwsOnTruncation: Bool
 
-    init(base: Base, configuration: FramingConfiguration, throwsOnTruncation: Bool) {
+    package init(base: Base, configuration: FramingConfiguration, throwsOnTruncation: Bool) {
         self.base = base
         self.configuration = configuration
         self.throwsOnTruncation = throwsOnTruncation

@@ -84,8 +84,8 @@ public struct FramingError: Error, Sendable, Hashable, CustomStringConvertible {
 }
 
 extension FramingError {
-    /// The JSON framers' shorthand.
-    init(_ kind: Kind, at byteOffset: Int, _ message: String) {
+    /// The framers' shorthand (also the JSON framers' in ChatStream).
+    package init(_ kind: Kind, at byteOffset: Int, _ message: String) {
         self.init(kind, byteOffset: byteOffset, message: message)
     }
 

@@ -19,7 +19,7 @@
 /// ```
 public protocol StreamFramer {
     /// One unit as an owned value (``ServerSentEvent``, ``NDJSONLine``, ``DataStreamV4Part``,
-    /// ``JSONValueBytes``).
+    /// `JSONValueBytes` for the JSON framers of ChatStream).
     associatedtype Unit: Sendable
 
     /// A framer for one stream, with these limits (it reads the ones that apply to it).

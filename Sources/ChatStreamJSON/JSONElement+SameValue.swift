@@ -4,7 +4,6 @@
 // would otherwise make a tree per element to compare. The walk here answers true only when
 // `jsonValue == value` is sure to be true as well, so a false answer is "compare the trees".
 
-import ChatStreamFraming
 import ChatStreamBytes
 
 extension JSONElement {

@@ -1,4 +1,3 @@
-import ChatStreamFraming
 import ChatStreamBytes
 
 /// A read-only cursor on one value of a parsed payload, for reading a few fields without

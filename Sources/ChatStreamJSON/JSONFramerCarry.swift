@@ -1,5 +1,6 @@
-// JSONFramerCarry: what the two JSON framers (array elements, value sequences) share: a value
-// scanner and a carry buffer, delivering one complete value at a time.
+// JSONFramerCarry: what the JSON framers (array elements and value sequences in ChatStream, and
+// `JSONStreamParser` here) share: a value scanner and a carry buffer, delivering one complete
+// value at a time.
 //
 // The framers follow the architecture's rule: frame with a byte scan (``JSONValueScanner``),
 // then give each complete value's bytes to the parser.
@@ -10,28 +11,28 @@
 // delivered, so it never grows beyond the largest value and is never shifted.
 
 /// The carry buffer and scanner shared by both framers: delivers one value at a time.
-struct JSONFramerCarry: Sendable {
-    var scanner: JSONValueScanner
+package struct JSONFramerCarry: Sendable {
+    package var scanner: JSONValueScanner
     /// Bytes of a value that began in an earlier chunk.
-    private(set) var carry: [UInt8] = []
+    package private(set) var carry: [UInt8] = []
     /// Whether the value under way began in an earlier chunk (its first bytes are in `carry`).
     private var carrying = false
     /// The stream offset of the value under way's first byte.
-    private(set) var valueOffset = 0
+    package private(set) var valueOffset = 0
     /// Bytes copied into the carry buffer so far (a test checks each byte is copied at most once).
-    private(set) var carriedByteCount = 0
+    package private(set) var carriedByteCount = 0
 
     /// Capacity above which the carry buffer is released rather than kept after a value.
     static let retainedCapacity = 1 << 20
 
-    init(maxDepth: Int, maxValueBytes: Int) {
+    package init(maxDepth: Int, maxValueBytes: Int) {
         scanner = JSONValueScanner(maxDepth: maxDepth, maxValueBytes: maxValueBytes)
     }
 
     /// Continues (or starts, at `bytes[start]`) the value under way. Returns the index after the
     /// value when it ended in `bytes` and was delivered, or `nil` after keeping the rest for later.
     @inline(__always)
-    mutating func advance(
+    package mutating func advance(
         _ bytes: UnsafeRawBufferPointer, from start: Int, streamOffset: Int,
         _ onValue: (UnsafeRawBufferPointer, _ streamOffset: Int) throws -> Void
     ) throws -> Int? {
@@ -50,7 +51,7 @@ struct JSONFramerCarry: Sendable {
     }
 
     /// Delivers the carried value (a scalar completed by the end of input, or a finished value).
-    mutating func deliverCarry(_ onValue: (UnsafeRawBufferPointer, _ streamOffset: Int) throws -> Void) throws {
+    package mutating func deliverCarry(_ onValue: (UnsafeRawBufferPointer, _ streamOffset: Int) throws -> Void) throws {
         scanner.reset()
         carrying = false
         defer {
@@ -70,10 +71,10 @@ struct JSONFramerCarry: Sendable {
     }
 
     /// Whether a value has begun and not ended.
-    var isInsideValue: Bool { carrying || scanner.isScanning }
+    package var isInsideValue: Bool { carrying || scanner.isScanning }
 }
 
 @inline(__always)
-func isJSONWhitespace(_ byte: UInt8) -> Bool {
+package func isJSONWhitespace(_ byte: UInt8) -> Bool {
     byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") || byte == UInt8(ascii: "\t")
 }

@@ -20,7 +20,6 @@
 // callbacks; everything rare is in functions of its own, so the hot code stays small.
 
 internal import CYajl
-import ChatStreamFraming
 import ChatStreamBytes
 
 /// A JSON parser over yajl that reads one complete value at a time into a reusable tape.

@@ -37,7 +37,6 @@
 // first literal fails and the unit goes to yajl. `JSONScanDifferentialTests` and the fuzz target
 // FuzzJSON hold the scan to yajl on every input.
 
-import ChatStreamFraming
 import ChatStreamBytes
 
 /// A validating cursor over one unit's bytes (see the file comment).

@@ -13,6 +13,13 @@
 // It does not validate: `[}` or `{"a" 1}` frame fine and the parser reports them. It does check
 // that a value starts with a byte that can start a JSON value, so that junk between values is
 // reported by the framer at its offset.
+//
+// It lives in the JSON layer with the rest of the grammar (`JSONScan` shares its string search);
+// the JSON framers of ChatStream (array elements, value sequences) and `JSONStreamParser` drive
+// it through `JSONFramerCarry`, and report its ``JSONValueScanner/Failure`` in their own error
+// type. For example, fed `{"a":"}"} 12` from index 0 it returns 9 (just past the `}` that closes
+// the object, the one inside the string skipped); fed again from index 10 it returns nil (`12`
+// may go on) and ``JSONValueScanner/endsAtEndOfInput`` is then true.
 import ChatStreamBytes
 
 /// Finds the end of one JSON value in bytes that arrive in pieces (see the file header).
@@ -21,6 +28,24 @@ import ChatStreamBytes
 /// chunk from index 0, until it returns the end index; ``endsAtEndOfInput`` says whether a value cut
 /// off by the end of the stream is nevertheless complete (a top-level scalar).
 @usableFromInline package struct JSONValueScanner: Sendable {
+    /// Why the scanner stopped: a byte that cannot start a value, the depth limit, or the size
+    /// limit, at a stream offset. The framers report it as a `FramingError`, `JSONStreamParser`
+    /// as a ``JSONError``.
+    package struct Failure: Error, Sendable, Equatable {
+        package enum Kind: Sendable, Equatable {
+            case unexpectedByte, depthLimitExceeded, valueTooLarge
+        }
+        package var kind: Kind
+        package var byteOffset: Int
+        package var message: String
+
+        init(_ kind: Kind, at byteOffset: Int, _ message: String) {
+            self.kind = kind
+            self.byteOffset = byteOffset
+            self.message = message
+        }
+    }
+
     private enum Mode: UInt8, Sendable {
         case idle, string, stringEscape, container, scalar
     }
@@ -38,14 +63,14 @@ import ChatStreamBytes
     }
 
     /// Whether a value has started and not yet ended.
-    var isScanning: Bool { mode != .idle }
+    package var isScanning: Bool { mode != .idle }
 
     /// Whether the value under way is complete if the input ends now: true only for a top-level
     /// scalar (`123`, `true`), which has no closing byte.
-    var endsAtEndOfInput: Bool { mode == .scalar }
+    package var endsAtEndOfInput: Bool { mode == .scalar }
 
     /// Forgets the value under way.
-    mutating func reset() {
+    package mutating func reset() {
         mode = .idle
         depth = 0
         valueBytes = 0
@@ -53,7 +78,7 @@ import ChatStreamBytes
 
     /// Whether `byte` can start a JSON value.
     @inline(__always)
-    static func canStartValue(_ byte: UInt8) -> Bool {
+    package static func canStartValue(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "\""), UInt8(ascii: "["), UInt8(ascii: "{"), UInt8(ascii: "-"),
             UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
@@ -65,7 +90,7 @@ import ChatStreamBytes
 
     /// Whether `byte` ends a top-level scalar: JSON whitespace or a structural byte.
     @inline(__always)
-    static func endsScalar(_ byte: UInt8) -> Bool {
+    package static func endsScalar(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"),
             UInt8(ascii: ","), UInt8(ascii: "]"), UInt8(ascii: "}"), UInt8(ascii: "["), UInt8(ascii: "{"),
@@ -82,9 +107,9 @@ import ChatStreamBytes
     /// - Returns: the index just past the value's last byte when it ends inside `bytes` (for a
     ///   scalar, the index of the byte that ends it, which is not part of it), after which the
     ///   scanner is idle again; `nil` when every byte from `start` on belongs to the value.
-    /// - Throws: ``FramingError`` for a byte that cannot start a value, the depth limit, or the
+    /// - Throws: ``Failure`` for a byte that cannot start a value, the depth limit, or the
     ///   size limit; `streamOffset` is the stream offset of `bytes[0]`, used in the error.
-    mutating func scan(_ bytes: UnsafeRawBufferPointer, from start: Int, streamOffset: Int) throws(FramingError)
+    package mutating func scan(_ bytes: UnsafeRawBufferPointer, from start: Int, streamOffset: Int) throws(Failure)
         -> Int?
     {
         let count = bytes.count
@@ -166,7 +191,7 @@ import ChatStreamBytes
     // byte by byte: words cost more than they save there.)
 
     /// The index of the first `"` or `\` in `base[start..<stop]`, or `stop`. (Also the string
-    /// scan of the reads by position in ChatStream, which inline it.)
+    /// scan of `JSONScan`.)
     @inlinable @inline(__always)
     package static func firstQuoteOrBackslash(_ base: UnsafeRawPointer, from start: Int, to stop: Int) -> Int {
         var i = start
@@ -192,17 +217,17 @@ import ChatStreamBytes
     }
 
     @inline(never)
-    private func depthError(at offset: Int) -> FramingError {
-        FramingError(.depthLimitExceeded, at: offset, "value nests deeper than the maximum depth \(maxDepth)")
+    private func depthError(at offset: Int) -> Failure {
+        Failure(.depthLimitExceeded, at: offset, "value nests deeper than the maximum depth \(maxDepth)")
     }
 
     @inline(never)
-    private func sizeError(at offset: Int) -> FramingError {
-        FramingError(.valueTooLarge, at: offset, "value is longer than the maximum of \(maxValueBytes) bytes")
+    private func sizeError(at offset: Int) -> Failure {
+        Failure(.valueTooLarge, at: offset, "value is longer than the maximum of \(maxValueBytes) bytes")
     }
 
     @inline(never)
-    private func startError(_ byte: UInt8, at offset: Int) -> FramingError {
-        FramingError(.unexpectedByte, at: offset, "\(describeByte(byte)) cannot start a JSON value")
+    private func startError(_ byte: UInt8, at offset: Int) -> Failure {
+        Failure(.unexpectedByte, at: offset, "\(describeByte(byte)) cannot start a JSON value")
     }
 }

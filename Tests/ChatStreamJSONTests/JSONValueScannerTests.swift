@@ -1,7 +1,7 @@
 import TestSupport
 import Testing
 
-@testable import ChatStreamFraming
+@testable import ChatStreamJSON
 
 /// Where the value starting at byte 0 of `pieces` ends (stream offset just past it), `nil` if it
 /// has not ended when the pieces run out; with whether end of input would complete it.
@@ -22,13 +22,14 @@ private func end(
     return (nil, started && scanner.endsAtEndOfInput)
 }
 
-private func scanError(_ text: String, maxDepth: Int = 512, maxValueBytes: Int = 1 << 20) -> [FramingError?] {
-    Chunkings.all(of: Array(text.utf8)).map { chunking -> FramingError? in
+private func scanError(_ text: String, maxDepth: Int = 512, maxValueBytes: Int = 1 << 20) -> [JSONValueScanner.Failure?]
+{
+    Chunkings.all(of: Array(text.utf8)).map { chunking -> JSONValueScanner.Failure? in
         do {
             _ = try end(of: chunking.pieces, maxDepth: maxDepth, maxValueBytes: maxValueBytes)
             return nil
         } catch {
-            return error as? FramingError
+            return error as? JSONValueScanner.Failure
         }
     }
 }

@@ -1,3 +1,4 @@
+import ChatStream
 import ChatStreamFraming
 import Foundation
 import TestSupport

@@ -1,7 +1,8 @@
+import ChatStreamFraming
 import TestSupport
 import Testing
 
-@testable import ChatStreamFraming
+@testable import ChatStream
 
 private struct Framed: Equatable, CustomStringConvertible {
     var elements: [String] = []

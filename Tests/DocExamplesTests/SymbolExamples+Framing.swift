@@ -5,6 +5,7 @@
 // a comment naming where it is; its parameters supply what the example uses. The functions are
 // never called: compiling them is the test.
 
+import ChatStream
 import ChatStreamFraming
 import ChatStreamJSON
 
@@ -22,7 +23,7 @@ func symbolAsyncFramedSequence(chunks: AsyncStream<[UInt8]>) async throws {
     }
 }
 
-// Sources/ChatStreamFraming/AsyncJSONArrayElementSequence.swift:14
+// Sources/ChatStream/JSONFraming/AsyncJSONArrayElementSequence.swift:14
 func symbolAsyncJSONArrayElementSequence(chunks: AsyncStream<[UInt8]>) async throws {
     for try await element in chunks.jsonArrayElements() {
         print(element.byteOffset, String(decoding: element.bytes, as: UTF8.self))
@@ -88,7 +89,7 @@ func symbolFramingError(decoder: inout ServerSentEventDecoder, bytes: UnsafeRawB
     }
 }
 
-// Sources/ChatStreamFraming/JSONArrayElementFramer.swift:13
+// Sources/ChatStream/JSONFraming/JSONArrayElementFramer.swift:13
 func symbolJSONArrayElementFramer(chunks: [[UInt8]]) throws {
     func handle(_ element: [UInt8]) throws {}
     var framer = JSONArrayElementFramer()
@@ -98,14 +99,14 @@ func symbolJSONArrayElementFramer(chunks: [[UInt8]]) throws {
     try framer.finish()   // throws `.truncated` if `]` never came
 }
 
-// Sources/ChatStreamFraming/JSONArrayElementFramer.swift:57
+// Sources/ChatStream/JSONFraming/JSONArrayElementFramer.swift:57
 func symbolJSONArrayElementFramer2(framer: inout JSONArrayElementFramer, chunk: [UInt8], parser: JSONParser) throws {
     try chunk.withUnsafeBytes { bytes in
         try framer.feed(bytes) { element, offset in try parser.parse(element) { print($0["type"]?.string ?? "") } }
     }
 }
 
-// Sources/ChatStreamFraming/JSONSequenceFramer.swift:11
+// Sources/ChatStream/JSONFraming/JSONSequenceFramer.swift:11
 func symbolJSONSequenceFramer(chunks: [[UInt8]]) throws {
     func handle(_ value: [UInt8]) throws {}
     var framer = JSONSequenceFramer()
@@ -115,14 +116,14 @@ func symbolJSONSequenceFramer(chunks: [[UInt8]]) throws {
     for value in try framer.finish() { try handle(value) }   // a trailing scalar, if any
 }
 
-// Sources/ChatStreamFraming/JSONSequenceFramer.swift:46
+// Sources/ChatStream/JSONFraming/JSONSequenceFramer.swift:46
 func symbolJSONSequenceFramer2(framer: inout JSONSequenceFramer, chunk: [UInt8], parser: JSONParser) throws {
     try chunk.withUnsafeBytes { bytes in
         try framer.feed(bytes) { value, offset in try parser.parse(value) { print($0["type"]?.string ?? "") } }
     }
 }
 
-// Sources/ChatStreamFraming/JSONValueBytes.swift:4
+// Sources/ChatStream/JSONFraming/JSONValueBytes.swift:4
 func symbolJSONValueBytes(chunks: AsyncStream<[UInt8]>, parser: JSONParser) async throws {
     for try await element in chunks.jsonArrayElements() {
         try parser.parse(element.bytes, streamOffset: element.byteOffset) { root in print(root["text"]?.string ?? "") }

@@ -14,9 +14,9 @@
 // candidate's `content` and `finishReason`; a content's `parts`; a part's `text` and `thought`
 // (and `functionCall`, `inlineData` when `text` is not a string).
 
+import ChatStreamBytes
 import ChatStreamFraming
 @_spi(JSONScan) import ChatStreamJSON
-import ChatStreamBytes
 
 extension GeminiDialect {
     /// Reads `unit` as an element whose candidate 0 has one text part (a non-empty text without

@@ -12,9 +12,9 @@
 // there only when `choices` is empty); a choice's `index`, `delta` and `finish_reason`; a delta's
 // `content`, `refusal`, `tool_calls`, `reasoning_content`, `reasoning` and `reasoning_details`.
 
+import ChatStreamBytes
 import ChatStreamFraming
 @_spi(JSONScan) import ChatStreamJSON
-import ChatStreamBytes
 
 extension OpenAIChatDialect {
     /// Reads `unit` as a chunk of one choice whose delta's only content is a non-empty text

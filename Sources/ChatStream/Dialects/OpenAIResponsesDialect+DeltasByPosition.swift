@@ -11,9 +11,9 @@
 // `type`, `delta`, `output_index` and `content_index` (`item_id` only without an integer
 // `output_index`).
 
+import ChatStreamBytes
 import ChatStreamFraming
 @_spi(JSONScan) import ChatStreamJSON
-import ChatStreamBytes
 
 extension OpenAIResponsesDialect {
     /// Reads `unit` as an `output_text.delta` with a text without escapes for the part `last` (the

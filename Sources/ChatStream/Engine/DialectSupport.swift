@@ -1,8 +1,8 @@
 // Helpers dialects share: parsing a unit, reading required fields with errors that say where.
 
+import ChatStreamBytes
 import ChatStreamFraming
 @_spi(JSONScan) import ChatStreamJSON
-import ChatStreamBytes
 
 /// A dialect's JSON parser, lent to each unit without a retain: the one place a dialect's
 /// parser is borrowed unmanaged (it is the dialect's own and outlives every call).

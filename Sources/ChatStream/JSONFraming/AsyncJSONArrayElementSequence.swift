@@ -1,8 +1,10 @@
+import ChatStreamFraming
+
 /// The elements of one top-level JSON array (Gemini's REST streaming) framed from an async
 /// sequence of byte chunks, each handed out as soon as its last byte has arrived.
 ///
-/// Reach it with ``_Concurrency/AsyncSequence/jsonArrayElements(configuration:)``. A stream that
-/// ends before the array's `]` throws ``FramingError`` `.truncated` (after every complete element
+/// Reach it with `jsonArrayElements(configuration:)` on an async sequence of byte chunks. A stream that
+/// ends before the array's `]` throws `FramingError` `.truncated` (after every complete element
 /// was handed out); junk around or between elements throws at its byte offset.
 public typealias AsyncJSONArrayElementSequence<Base: AsyncSequence> = AsyncFramedSequence<Base, JSONArrayElementFramer>
 where Base.Element: Collection, Base.Element.Element == UInt8
@@ -17,8 +19,8 @@ extension AsyncSequence where Element: Collection, Element.Element == UInt8 {
     /// }
     /// ```
     ///
-    /// - Parameter configuration: the element size limit (``FramingConfiguration/maxValueBytes``)
-    ///   and nesting limit (``FramingConfiguration/maxDepth``).
+    /// - Parameter configuration: the element size limit (`FramingConfiguration.maxValueBytes`)
+    ///   and nesting limit (`FramingConfiguration.maxDepth`).
     public func jsonArrayElements(
         configuration: FramingConfiguration = .default
     ) -> AsyncJSONArrayElementSequence<Self> {

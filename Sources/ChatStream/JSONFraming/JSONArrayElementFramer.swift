@@ -2,7 +2,10 @@
 //
 // Gemini's REST streaming sends one top-level array, `[{...}\n,{...}\n]`, in arbitrary network
 // pieces, and each element must be handed on as soon as its last byte arrives, not at `]`.
+
 import ChatStreamBytes
+import ChatStreamFraming
+import ChatStreamJSON
 
 /// Frames the elements of one top-level JSON array that arrives in pieces (Gemini's REST
 /// streaming), handing on each element's bytes as soon as the element is complete.
@@ -42,8 +45,8 @@ public struct JSONArrayElementFramer: Sendable {
         core = JSONFramerCarry(maxDepth: maxDepth, maxValueBytes: maxElementBytes)
     }
 
-    /// A framer with these limits: ``FramingConfiguration/maxDepth`` and
-    /// ``FramingConfiguration/maxValueBytes`` (per element).
+    /// A framer with these limits: `FramingConfiguration.maxDepth` and
+    /// `FramingConfiguration.maxValueBytes` (per element).
     public init(configuration: FramingConfiguration) {
         self.init(maxDepth: configuration.maxDepth, maxElementBytes: configuration.maxValueBytes)
     }
@@ -68,6 +71,7 @@ public struct JSONArrayElementFramer: Sendable {
         do {
             try run(bytes, onElement)
         } catch {
+            let error = FramingError.reporting(error)
             failure = error
             throw error
         }
@@ -185,7 +189,7 @@ public struct JSONArrayElementFramer: Sendable {
 }
 
 extension JSONArrayElementFramer: StreamFramer {
-    /// Feeds the next piece of the stream, lending each element it completes as a ``FramedUnit``
+    /// Feeds the next piece of the stream, lending each element it completes as a `FramedUnit`
     /// (no type; the data is the element).
     @inlinable @inline(__always)
     public mutating func feedUnits(_ bytes: UnsafeRawBufferPointer, _ onUnit: (FramedUnit) throws -> Void) throws {
@@ -194,7 +198,7 @@ extension JSONArrayElementFramer: StreamFramer {
 
     /// Ends the stream as ``finish()`` does: every element was delivered as it completed.
     ///
-    /// - Throws: ``FramingError`` `.truncated` unless the array was closed by `]`.
+    /// - Throws: `FramingError` `.truncated` unless the array was closed by `]`.
     public mutating func finishUnits(_ onUnit: (FramedUnit) throws -> Void) throws -> StreamEnd {
         try finish()
         return StreamEnd(totalBytes: consumed)

@@ -1,6 +1,9 @@
 // JSONSequenceFramer: cuts a stream of concatenated top-level JSON values (`{...}{...}`, or one
 // per line) into its values.
 
+import ChatStreamFraming
+import ChatStreamJSON
+
 /// Frames a stream of top-level JSON values written one after another (`{"a":1}{"b":2}`,
 /// one per line, or separated by any whitespace), handing on each value's bytes as soon as it is
 /// complete.
@@ -31,8 +34,8 @@ public struct JSONSequenceFramer: Sendable {
         core = JSONFramerCarry(maxDepth: maxDepth, maxValueBytes: maxValueBytes)
     }
 
-    /// A framer with these limits: ``FramingConfiguration/maxDepth`` and
-    /// ``FramingConfiguration/maxValueBytes``.
+    /// A framer with these limits: `FramingConfiguration.maxDepth` and
+    /// `FramingConfiguration.maxValueBytes`.
     public init(configuration: FramingConfiguration) {
         self.init(maxDepth: configuration.maxDepth, maxValueBytes: configuration.maxValueBytes)
     }
@@ -56,6 +59,7 @@ public struct JSONSequenceFramer: Sendable {
         do {
             try run(bytes, onValue)
         } catch {
+            let error = FramingError.reporting(error)
             failure = error
             throw error
         }
@@ -125,7 +129,7 @@ public struct JSONSequenceFramer: Sendable {
 }
 
 extension JSONSequenceFramer: StreamFramer {
-    /// Feeds the next piece of the stream, lending each value it completes as a ``FramedUnit``
+    /// Feeds the next piece of the stream, lending each value it completes as a `FramedUnit`
     /// (no type; the data is the value).
     @inlinable @inline(__always)
     public mutating func feedUnits(_ bytes: UnsafeRawBufferPointer, _ onUnit: (FramedUnit) throws -> Void) throws {
