@@ -64,6 +64,8 @@ var package = Package(
             name: "ChatStreamServer",
             dependencies: [
                 "ChatStream", "ChatStreamSQLite", .target(name: "CCrypto", condition: .when(platforms: [.linux])),
+                // https upstreams of model agents (Agents/UpstreamCurl.swift).
+                .target(name: "CCurl", condition: .when(platforms: [.linux])),
             ]
         ),
         .executableTarget(name: "chatstream", dependencies: ["ChatStreamClient", "ChatStreamServer"]),

@@ -5,6 +5,7 @@
 
 import ChatStream
 import Foundation
+import HTTPTestSupport
 import Testing
 
 @testable import ChatStreamServer
@@ -105,10 +106,15 @@ struct StringLimitsTableTests {
         ]
     }
 
-    @Test func eachDocumentedLimitIsEnforcedAtItsByte() throws {
+    /// Against the demo agent, and against a model agent (issue 33: the same limits on the model
+    /// path; its upstream, a MockProvider, answers the first chat and 500 after, which is 502).
+    @Test(arguments: [false, true]) func eachDocumentedLimitIsEnforcedAtItsByte(modelAgent: Bool) throws {
         let limits = try Self.documentedLimits()
         #expect(limits.count >= 12)
-        let fixture = try APIFixture()
+        let provider = try MockProvider()
+        defer { provider.stop() }
+        let fixture = modelAgent ? try ModelAgentRetryTests.fixture(provider) : try APIFixture()
+        provider.enqueue(.recording("vendor-streams/openai-chat/huggingface-novita__text.sse"))
         let conversation = try fixture.startConversation("a conversation to probe")
         let probes = Self.probes(conversation: conversation)
         #expect(Set(probes.keys) == Set(limits.keys), "the table and the probes name different fields")

@@ -29,10 +29,13 @@ public struct AgentDefinition: Sendable, Hashable {
         public var timeout: Duration
         /// The most tokens a reply may have (Anthropic needs one: 1024 when nil).
         public var maxTokens: Int?
+        /// For an `https://` base URL: a PEM file of the certificate authorities to trust instead
+        /// of the system's (a private gateway's own authority). Nil: the system's.
+        public var caFile: String?
 
         public init(
             family: ProviderRequest.Family, baseURL: String, model: String, apiKeyEnv: String? = nil,
-            timeout: Duration = .seconds(120), maxTokens: Int? = nil
+            timeout: Duration = .seconds(120), maxTokens: Int? = nil, caFile: String? = nil
         ) {
             self.family = family
             self.baseURL = baseURL
@@ -40,6 +43,7 @@ public struct AgentDefinition: Sendable, Hashable {
             self.apiKeyEnv = apiKeyEnv
             self.timeout = timeout
             self.maxTokens = maxTokens
+            self.caFile = caFile
         }
     }
 
@@ -68,7 +72,8 @@ public struct AgentDefinition: Sendable, Hashable {
         public var description: String { message }
     }
 
-    /// The agents of a configuration file (`{"agents": [...]}`, PROTOCOLS.md section 9).
+    /// The agents of a configuration file (`{"agents": [...]}`, PROTOCOLS.md section 9); a
+    /// relative `caFile` is read from the file's folder.
     public static func load(contentsOf path: String) throws -> [AgentDefinition] {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw FileError(message: "\(path): cannot be read")
@@ -80,7 +85,14 @@ public struct AgentDefinition: Sendable, Hashable {
             throw FileError(message: "\(path): not valid JSON: \(error)")
         }
         do {
-            return try agents(in: root)
+            let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+            return try agents(in: root).map { agent in
+                var agent = agent
+                if let caFile = agent.upstream.caFile, !caFile.hasPrefix("/") {
+                    agent.upstream.caFile = folder.appendingPathComponent(caFile).path
+                }
+                return agent
+            }
         } catch let error as FileError {
             throw FileError(message: "\(path): \(error.message)")
         }
@@ -140,7 +152,8 @@ public struct AgentDefinition: Sendable, Hashable {
             family: family, baseURL: baseURL, model: try string(upstream["model"], upstreamPath + ".model")!,
             apiKeyEnv: try string(upstream["apiKeyEnv"], upstreamPath + ".apiKeyEnv", required: false),
             timeout: .seconds(try positive(upstream["timeoutSeconds"], upstreamPath + ".timeoutSeconds") ?? 120),
-            maxTokens: try positive(upstream["maxTokens"], upstreamPath + ".maxTokens"))
+            maxTokens: try positive(upstream["maxTokens"], upstreamPath + ".maxTokens"),
+            caFile: try string(upstream["caFile"], upstreamPath + ".caFile", required: false))
         var actions: [ProviderRequest.Tool] = []
         let actionList = json["actions"]
         guard actionList == nil || actionList?.isNull == true || actionList?.arrayValue != nil else {
@@ -165,4 +178,12 @@ public struct AgentDefinition: Sendable, Hashable {
 extension ChatAPIServer.Configuration {
     /// The agent IDs the routes answer for: the model agents' when there are any, else ``agentId``.
     var servedAgentIds: [String] { agents.isEmpty ? [agentId] : agents.map(\.id) }
+}
+
+extension StoreTransaction {
+    /// Gives the conversations stored before they were kept per agent (no `agent_id`) to
+    /// `agentId`: the server's first agent, so a store made by the demo agent stays its own.
+    func claimConversationsWithoutAgent(for agentId: String) throws {
+        try database.run("UPDATE conversations SET agent_id = ?1 WHERE agent_id IS NULL", [agentId])
+    }
 }

@@ -10,7 +10,8 @@
 // are replaced by the server's (its IDs and metadata); everything else passes through
 // UIMessageStreamEncoder. A stop ends the run; the reader sees it within a poll and closes the
 // upstream connection. A broken or failing upstream stream ends the reply with an `error` chunk
-// (code CHAT_STREAMING_ERROR) after the text so far, which is stored.
+// (code CHAT_STREAMING_ERROR) after the text so far, which is stored; so does a stream that passes
+// the bounds of UpstreamReplyLimits (reply size, tool input size and depth).
 
 import ChatStream
 import Foundation
@@ -18,11 +19,7 @@ import Foundation
 extension ChatAPIHandlers {
     /// The model agent the request's path names, nil for the demo agent.
     func modelAgent(for request: HTTPServerRequest) -> AgentDefinition? {
-        guard !configuration.agents.isEmpty else { return nil }
-        var segments = request.pathSegments[...]
-        if segments.starts(with: ["api", "sdk"]) { segments = segments.dropFirst(2) }
-        guard segments.count >= 2 else { return nil }
-        let id = segments[segments.startIndex + 1]
+        guard !configuration.agents.isEmpty, let id = APIRoute.agentId(of: request) else { return nil }
         return configuration.agents.first { $0.id == id }
     }
 
@@ -48,7 +45,7 @@ extension ChatAPIHandlers {
         }
         var messages = (history ?? []).compactMap(Self.providerMessage)
         if let message { messages.append(ProviderRequest.Message(role: .user, parts: [.text(message)])) }
-        var upstream = try openUpstream(agent, messages: messages)
+        let upstream = try openUpstream(agent, messages: messages)
         let now = Self.now
         let outcome: ChatOutcome
         do {
@@ -78,6 +75,17 @@ extension ChatAPIHandlers {
             upstream.body.close()
             throw error
         }
+        try answer(from: upstream, agent, outcome, stream: stream, fault: fault, writer)
+    }
+
+    /// Answers a model agent's chat or retry once its reply is stored as generating: streamed, the
+    /// upstream is read on a thread of its own and the request is one reader of the run; not
+    /// streamed, it is read to its end here and the stored reply is answered whole.
+    func answer(
+        from upstream: UpstreamResponse, _ agent: AgentDefinition, _ outcome: ChatOutcome, stream: Bool,
+        fault: ChatAPIServer.Fault, _ writer: HTTPServerResponseWriter
+    ) throws {
+        var upstream = upstream
         guard case .generate(_, let run) = outcome else { return upstream.body.close() }
         if stream {
             let response = upstream
@@ -94,7 +102,9 @@ extension ChatAPIHandlers {
         generate(from: &upstream, agent, into: run)
         let stored = try store.read { try $0.message(run.messageId, in: run.metadata.conversationId) }
         let finishReason = try store.read { try $0.finishReason(ofMessage: run.sequence) } ?? "stop"
-        try respond(stored?.parts ?? [], run.metadata, finishReason: finishReason, writer: writer)
+        try respond(
+            stored?.parts ?? [], run.metadata, finishReason: finishReason, aborted: stored?.replyState == .stopped,
+            writer: writer)
     }
 
     /// A stored message as the upstream request takes it; nil for one that says nothing.
@@ -116,7 +126,7 @@ extension ChatAPIHandlers {
         do {
             response = try UpstreamHTTP.post(
                 request.url(baseURL: upstream.baseURL), headers: request.headers(apiKey: key),
-                body: request.body.jsonBytes, timeout: upstream.timeout)
+                body: request.body.jsonBytes, timeout: upstream.timeout, caFile: upstream.caFile)
         } catch {
             throw APIError.upstream(status: error.timedOut ? 504 : 502, "the agent's model server failed: \(error)")
         }
@@ -161,6 +171,7 @@ extension ChatAPIHandlers {
         }
         var decoder = AnyStreamDecoder(format: agent.upstream.family.streamFormat)
         var choice = 0
+        var limits = UpstreamReplyLimits(messageId: run.messageId)
         var events: [StreamEvent] = []
         let stopped = { run.phase != .generating }
         reading: while true {
@@ -193,9 +204,16 @@ extension ChatAPIHandlers {
                     failure = "the model server reported an error: \(info.message)"
                     break reading
                 default:
-                    assembler.apply(event)
+                    let admitted: StreamEvent
+                    do {
+                        admitted = try limits.admit(event)
+                    } catch {
+                        failure = error.message
+                        break reading
+                    }
+                    assembler.apply(admitted)
                     let parts = assembler.message.parts.map(\.jsonValue)
-                    for payload in encoder.payloads(for: event) {
+                    for payload in encoder.payloads(for: admitted) {
                         guard run.append(payload, parts: parts) else { return }
                     }
                 }

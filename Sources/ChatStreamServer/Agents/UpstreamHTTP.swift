@@ -5,8 +5,8 @@
 // 64 KiB); the body is handed out as it arrives, de-chunked for `Transfer-Encoding: chunked`,
 // counted for `Content-Length`, or read to the close. Every wait is a poll of at most 250 ms, so
 // the reader notices a stopped reply quickly and closes the connection, and no wait outlasts the
-// agent's timeout. Plain `http://` only: a hosted provider's `https://` is reached through a local
-// TLS proxy (or an OpenAI-compatible gateway on the same machine).
+// agent's timeout. `https://` goes through libcurl instead (UpstreamCurl.swift, Linux), whose body
+// is read the same way (UpstreamBodyReading).
 
 import ChatStream
 import Foundation
@@ -19,12 +19,34 @@ struct UpstreamError: Error, Sendable, CustomStringConvertible {
     var description: String { message }
 }
 
+/// The body of an upstream response, read as it arrives (over our sockets, or libcurl for
+/// https). Whoever holds it calls ``close()`` once.
+protocol UpstreamBodyReading: Sendable {
+    /// The next body bytes; nil at the body's end. Throws when the connection broke before it,
+    /// after the agent's timeout without bytes, or when `shouldStop` says so.
+    mutating func next(shouldStop: () -> Bool) throws(UpstreamError) -> [UInt8]?
+    /// Closes the connection (the upstream sees it at once).
+    func close()
+}
+
+extension UpstreamBodyReading {
+    /// The next body bytes, waiting as long as the agent's timeout allows.
+    mutating func next() throws(UpstreamError) -> [UInt8]? { try next(shouldStop: { false }) }
+
+    /// The whole rest of the body (for an error answer), at most `limit` bytes.
+    mutating func rest(limit: Int = 64 * 1024) -> [UInt8] {
+        var bytes: [UInt8] = []
+        while bytes.count < limit, let piece = try? next() { bytes += piece }
+        return Array(bytes.prefix(limit))
+    }
+}
+
 /// An upstream response: its status and headers, and its body to read.
 struct UpstreamResponse: Sendable {
     var status: Int
     /// Header names lower-cased, in order.
     var headers: [(name: String, value: String)]
-    var body: UpstreamBody
+    var body: any UpstreamBodyReading
 
     func header(_ name: String) -> String? {
         let lowered = name.lowercased()
@@ -35,14 +57,25 @@ struct UpstreamResponse: Sendable {
 /// Sends upstream requests.
 enum UpstreamHTTP {
     /// Connects, sends `POST url` with `headers` and `body`, and reads the response head, each
-    /// within `timeout`; `shouldStop` is asked between waits.
+    /// within `timeout`; `shouldStop` is asked between waits. An `https://` URL goes through
+    /// libcurl, which checks the server's certificate against the system's authorities, or
+    /// against `caFile` (PEM) when given.
     static func post(
         _ url: String, headers: [(name: String, value: String)], body: [UInt8], timeout: Duration,
-        shouldStop: () -> Bool = { false }
+        caFile: String? = nil, shouldStop: () -> Bool = { false }
     ) throws(UpstreamError) -> UpstreamResponse {
+        if url.lowercased().hasPrefix("https://") {
+            #if canImport(CCurl)
+                return try CurlUpstream.post(
+                    url, headers: headers, body: body, timeout: timeout, caFile: caFile, shouldStop: shouldStop)
+            #else
+                throw UpstreamError(
+                    message: "\(url): https:// upstreams are reached through libcurl, which this build lacks "
+                        + "(Linux only for now); put a TLS proxy in front and use http://")
+            #endif
+        }
         guard let parsed = URL(string: url), let host = parsed.host, parsed.scheme == "http" else {
-            throw UpstreamError(
-                message: "\(url): only http:// upstreams are reached directly (put a TLS proxy in front)")
+            throw UpstreamError(message: "\(url): not an http:// or https:// URL")
         }
         let port = UInt16(clamping: parsed.port ?? 80)
         var path = parsed.path.isEmpty ? "/" : parsed.path
@@ -76,8 +109,8 @@ enum UpstreamHTTP {
     }
 }
 
-/// The body of an upstream response, read as it arrives. Whoever holds it calls ``close()`` once.
-struct UpstreamBody: Sendable {
+/// The body of an upstream response over our own socket (plain http).
+struct UpstreamBody: UpstreamBodyReading {
     private enum Framing: Sendable {
         case untilClose
         case length(Int)
@@ -169,9 +202,7 @@ struct UpstreamBody: Sendable {
         }
     }
 
-    /// The next body bytes; nil at the body's end. Throws when the connection broke before it,
-    /// on the timeout, or when `shouldStop` says so.
-    mutating func next(shouldStop: () -> Bool = { false }) throws(UpstreamError) -> [UInt8]? {
+    mutating func next(shouldStop: () -> Bool) throws(UpstreamError) -> [UInt8]? {
         while true {
             switch framing {
             case .ended:
@@ -225,13 +256,6 @@ struct UpstreamBody: Sendable {
                 }
             }
         }
-    }
-
-    /// The whole rest of the body (for an error answer), at most `limit` bytes.
-    mutating func rest(limit: Int = 64 * 1024) -> [UInt8] {
-        var bytes: [UInt8] = []
-        while bytes.count < limit, let piece = try? next() { bytes += piece }
-        return Array(bytes.prefix(limit))
     }
 
     private mutating func take(_ count: Int) -> [UInt8] {

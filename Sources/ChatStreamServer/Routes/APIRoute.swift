@@ -99,6 +99,15 @@ enum APIRoute: Equatable {
         return route
     }
 
+    /// The `agentId` segment of `request`'s path (`/agents/{agentId}/...`, with or without
+    /// `/api/sdk`), nil when the path names none.
+    static func agentId(of request: HTTPServerRequest) -> String? {
+        var segments = request.pathSegments[...]
+        if segments.starts(with: ["api", "sdk"]) { segments = segments.dropFirst(2) }
+        guard segments.count >= 2, segments.first == "agents" else { return nil }
+        return segments[segments.startIndex + 1]
+    }
+
     /// `id` lower-cased when it is a UUID (any case), else unchanged: every UUID the server stores
     /// is lower-case, and a client may send one in upper case (`UUID().uuidString`).
     static func normalizedID(_ id: String) -> String {

@@ -1,6 +1,7 @@
-// Caller: who sent a request (`X-Device-Id`, and `X-User-Token` once identified). The token is
-// checked by the server's JWTVerifier: an HS256 signature with a configured secret, or only the JWT
-// shape in development mode (loopback only).
+// Caller: who sent a request (`X-Device-Id`, and `X-User-Token` once identified), and to which
+// agent (the route's `agentId`: conversations are kept per agent). The token is checked by the
+// server's JWTVerifier: an HS256 signature with a configured secret, or only the JWT shape in
+// development mode (loopback only).
 
 import ChatStream
 import Foundation
@@ -13,11 +14,15 @@ struct Caller: Sendable {
     /// When that token stops being accepted (epoch seconds), when the server checks dates and it has
     /// an `exp`: a live stream opened with it is closed then.
     var tokenAcceptedUntil: Double?
+    /// The agent the request names (its route's `agentId`): the caller's conversations with it
+    /// are the only ones it lists, reads and continues. Nil: any agent's (the store's own tests).
+    var agentId: String?
 
     /// A caller with these IDs (as a verified request would give).
-    init(deviceId: String, userId: String? = nil) {
+    init(deviceId: String, userId: String? = nil, agentId: String? = nil) {
         self.deviceId = deviceId
         self.userId = userId
+        self.agentId = agentId
     }
 
     /// The caller named by `request`'s headers; 400 without `X-Device-Id`, 401 `AUTH_INVALID_JWT` for a
@@ -28,6 +33,7 @@ struct Caller: Sendable {
         }
         try StringLimits.check(device, field: "X-Device-Id", maxBytes: StringLimits.deviceIdBytes)
         deviceId = device
+        agentId = APIRoute.agentId(of: request)
         if let token = request.headers["X-User-Token"]?.trimmingSpaces(), !token.isEmpty {
             try StringLimits.check(token, field: "X-User-Token", maxBytes: StringLimits.tokenBytes)
             let subject = try verifier.verifiedSubject(of: token)
@@ -51,8 +57,10 @@ struct Caller: Sendable {
     /// signed in, its user's (from every device). See ``ConversationRecord/ownerKey``.
     var audiences: [String] { ["d:" + deviceId] + (userId.map { ["u:" + $0] } ?? []) }
 
-    /// Whether this caller may read and write `conversation`: its user's, or its device's while anonymous.
+    /// Whether this caller may read and write `conversation`: its user's, or its device's while
+    /// anonymous, and with the caller's agent.
     func owns(_ conversation: ConversationRecord) -> Bool {
+        if let agentId, let other = conversation.agentId, other != agentId { return false }
         if let owner = conversation.ownerUser { return owner == userId }
         return conversation.ownerDevice == deviceId
     }

@@ -110,6 +110,7 @@ extension ChatAPIHandlers {
     /// POST /agents/{agentId}/conversations/{id}/retry `{"messageId", "stream"}`: regenerates that reply
     /// (the reply and any later messages are replaced).
     func retry(_ conversationId: String, _ request: HTTPServerRequest, _ writer: HTTPServerResponseWriter) throws {
+        if let agent = modelAgent(for: request) { return try modelRetry(agent, conversationId, request, writer) }
         let caller = try Caller(request: request, verifier: verifier)
         let fault = try fault(for: request)
         if let status = fault.status { throw APIError.injected(status: status, retryAfter: fault.retryAfterSeconds) }

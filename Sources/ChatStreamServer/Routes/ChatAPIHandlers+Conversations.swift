@@ -15,7 +15,9 @@ extension ChatAPIHandlers {
         let query = try ListQuery(request: request, filters: extensions)
         let filterKey = query.filterKey
         let anchor = try query.cursor.map { text throws(APIError) in
-            try PageCursor.decode(text, kind: "conversations", scope: "", filters: filterKey, key: cursorKey).anchor
+            try PageCursor.decode(
+                text, kind: "conversations", scope: caller.agentId ?? "", filters: filterKey, key: cursorKey
+            ).anchor
         }
         let extensions = extensions
         let page: JSONTree = try store.read(search: query.search != nil) { store in
@@ -23,7 +25,8 @@ extension ChatAPIHandlers {
             let cursor =
                 hasMore
                 ? PageCursor(
-                    kind: "conversations", scope: "", anchor: items.last!.record.updateSequence, filters: filterKey
+                    kind: "conversations", scope: caller.agentId ?? "", anchor: items.last!.record.updateSequence,
+                    filters: filterKey
                 ).encoded(key: cursorKey)
                 : nil
             return WireShapes.page(

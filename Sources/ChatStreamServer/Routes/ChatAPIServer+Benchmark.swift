@@ -10,7 +10,8 @@ extension ChatAPIServer {
         let now = ChatAPIHandlers.now
         try handlers.store.write(recordingEvents: false) { store in
             for index in 0..<count {
-                let caller = Caller(deviceId: "seed-device-\(index % max(1, devices))")
+                let caller = Caller(
+                    deviceId: "seed-device-\(index % max(1, devices))", agentId: configuration.servedAgentIds[0])
                 let id = ChatAPIHandlers.newID()
                 _ = try store.createConversation(id: id, title: "Seeded conversation \(index)", for: caller, now: now)
                 try store.appendMessage(

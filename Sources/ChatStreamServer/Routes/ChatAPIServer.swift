@@ -79,6 +79,9 @@ public final class ChatAPIServer: Sendable {
                     + "(chatstream serve --jwt-secret SECRET) or listen on 127.0.0.1")
         }
         try handlers.reopenReplies()
+        try handlers.store.write(recordingEvents: false) {
+            try $0.claimConversationsWithoutAgent(for: configuration.servedAgentIds[0])
+        }
         handlers.store.liveEventSignal.reopen()
         try http.start()
     }

@@ -76,6 +76,8 @@ struct ConversationRecord: Sendable {
     var ownerUser: String?
     /// `ongoing`, `ended` or `taken_over`.
     var status: String
+    /// The agent it belongs to (nil: stored before conversations were kept per agent).
+    var agentId: String? = nil
 
     /// The list partition the conversation belongs to: its user's, or its device's while anonymous.
     var ownerKey: String { Caller.ownerKey(user: ownerUser, device: ownerDevice) }

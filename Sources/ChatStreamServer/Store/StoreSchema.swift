@@ -26,6 +26,11 @@
 //                parts cover (PROTOCOLS.md section 8)
 // events.size    (version 4) the UTF-8 size of an event's JSON, for the log's byte bound and the
 //                per-identity quota
+// conversations.agent_id
+//                (version 5) the agent the conversation belongs to (PROTOCOLS.md section 9: lists,
+//                histories and chats are per agent), listed by keyset on (owner_key, agent_id,
+//                update_seq); NULL for a conversation stored before, which the server gives to the
+//                first agent it serves when it starts
 
 enum StoreSchema {
     static let migrations: [String] = [
@@ -105,6 +110,11 @@ enum StoreSchema {
         """
         ALTER TABLE events ADD COLUMN size INTEGER NOT NULL DEFAULT 0;
         UPDATE events SET size = length(CAST(data AS BLOB));
+        """,
+        """
+        ALTER TABLE conversations ADD COLUMN agent_id TEXT;
+        CREATE INDEX conversations_by_owner_and_agent ON conversations(owner_key, agent_id, update_seq);
+        DROP INDEX conversations_by_owner;
         """,
     ]
 }

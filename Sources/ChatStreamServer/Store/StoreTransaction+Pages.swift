@@ -1,5 +1,5 @@
 // The list pages, read by keyset: a conversation page is at most `limit + 1` rows from the index on
-// (owner_key, update_seq) past the cursor's anchor, filters applied in SQL; a message page is at
+// (owner_key, agent_id, update_seq) past the cursor's anchor, filters applied in SQL; a message page is at
 // most `limit + 1` rows from the index on (conversation_id, seq). Nothing loads a whole list.
 
 import ChatStream
@@ -13,6 +13,10 @@ extension StoreTransaction {
     ) throws -> (items: [ConversationView], hasMore: Bool, total: Int) {
         var conditions = ["c.owner_key = ?1"]
         var values: [any SQLiteBindable] = [caller.ownerKey]
+        if let agentId = caller.agentId {
+            conditions.append("c.agent_id = ?2")
+            values.append(agentId)
+        }
         func parameter(_ value: any SQLiteBindable) -> String {
             values.append(value)
             return "?\(values.count)"

@@ -27,12 +27,13 @@ struct StoreTransaction {
     // MARK: - Conversations
 
     static let conversationColumns =
-        "c.id, c.title, c.created_at, c.updated_at, c.update_seq, c.owner_device, c.owner_user, c.status"
+        "c.id, c.title, c.created_at, c.updated_at, c.update_seq, c.owner_device, c.owner_user, c.status, c.agent_id"
 
     static func conversation(_ row: borrowing SQLiteRow) -> ConversationRecord {
         ConversationRecord(
             id: row.text(0), title: row.optionalText(1), createdAt: row.int(2), updatedAt: row.int(3),
-            updateSequence: row.int(4), ownerDevice: row.text(5), ownerUser: row.optionalText(6), status: row.text(7))
+            updateSequence: row.int(4), ownerDevice: row.text(5), ownerUser: row.optionalText(6), status: row.text(7),
+            agentId: row.optionalText(8))
     }
 
     /// The conversation `id`, nil when there is none.
@@ -56,12 +57,12 @@ struct StoreTransaction {
         try database.run(
             """
             INSERT INTO conversations(id, title, title_search, created_at, updated_at, update_seq, owner_device,
-                owner_user, owner_key, status) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+                owner_user, owner_key, status, agent_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
             """,
             [
                 conversation.id, conversation.title, conversation.title?.lowercased() ?? "", conversation.createdAt,
                 conversation.updatedAt, conversation.updateSequence, conversation.ownerDevice, conversation.ownerUser,
-                conversation.ownerKey, conversation.status,
+                conversation.ownerKey, conversation.status, conversation.agentId,
             ])
         changes.created(conversation.id)
     }
@@ -70,7 +71,7 @@ struct StoreTransaction {
     func createConversation(id: String, title: String?, for caller: Caller, now: Int) throws -> ConversationRecord {
         let record = ConversationRecord(
             id: id, title: title, createdAt: now, updatedAt: now, updateSequence: try nextSequence(),
-            ownerDevice: caller.deviceId, ownerUser: caller.userId, status: "ongoing")
+            ownerDevice: caller.deviceId, ownerUser: caller.userId, status: "ongoing", agentId: caller.agentId)
         try insert(record)
         return record
     }
@@ -181,15 +182,16 @@ struct StoreTransaction {
             [conversationId, clientMessageId], Self.message)
     }
 
-    /// The user message sent with `clientMessageId` in any conversation of `caller`'s, with its conversation.
+    /// The user message sent with `clientMessageId` in any conversation of `caller`'s (with the
+    /// caller's agent), with its conversation.
     func message(clientMessageId: String, for caller: Caller) throws -> (MessageRecord, String)? {
         try database.first(
             """
             SELECT \(Self.messageColumns), m.conversation_id FROM messages m
             JOIN conversations c ON c.id = m.conversation_id
-            WHERE m.client_message_id = ?1 AND c.owner_key = ?2
+            WHERE m.client_message_id = ?1 AND c.owner_key = ?2 AND (?3 IS NULL OR c.agent_id IS ?3)
             """,
-            [clientMessageId, caller.ownerKey]
+            [clientMessageId, caller.ownerKey, caller.agentId]
         ) { row in (try Self.message(row), row.text(7)) }
     }
 
