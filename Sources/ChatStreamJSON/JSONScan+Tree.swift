@@ -1,5 +1,6 @@
 // JSONScan+Tree: a whole value read with the scan's own operations, the way a dialect reads its
-// hot shapes (keys, captured strings and small integers, `true`/`false`/`null`, skipped values),
+// hot shapes (keys, captured strings (member by member, whole with their escapes, then decoded)
+// and small integers, `true`/`false`/`null`, skipped values),
 // into a tree. It is the reference the differential test (JSONScanDifferentialTests) and the fuzz
 // target FuzzJSON hold to yajl: whatever the scan accepts, yajl must read as the same value, and
 // whatever yajl refuses, the scan must decline.
@@ -49,7 +50,10 @@ private struct TreeReader {
         switch scan.next {
         case UInt8(ascii: "\""):
             _ = scan.literal("\"")
-            return scan.string().map(JSONTree.string)
+            // Member by member, a string is read as a dialect reads one that may hold escapes.
+            guard members else { return scan.string().map(JSONTree.string) }
+            guard let body = scan.checkedStringBody() else { return nil }
+            return JSONScan.withShortEscapesDecoded(body) { JSONTree.string(String(tapeUTF8: $0)) }
         case UInt8(ascii: "{"):
             guard depth < maxDepth, scan.literal("{") else { return nil }
             var object = JSONObject()

@@ -33,8 +33,8 @@ public struct OllamaDialect: StreamDialect {
     /// Always 0: every Ollama line is a chunk.
     public private(set) var unknownUnitCount = 0
 
-    private let parser: UnitParser
-    private var parts = SequentialParts()
+    let parser: UnitParser
+    var parts = SequentialParts()
     private var started = false
     private var sawDone = false
     private var sawError = false
@@ -52,6 +52,7 @@ public struct OllamaDialect: StreamDialect {
             unknownUnitCount += 1
             return
         }
+        if started, try decodeLineByPosition(unit, textDelta: textDelta, emit: emit) { return }
         let offset = unit.streamOffset
         try parser.lent.parse(unit, eventType: "chat chunk") { root in
             guard root.kind == .object else {

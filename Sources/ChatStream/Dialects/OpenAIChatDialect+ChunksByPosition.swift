@@ -1,11 +1,14 @@
 // Content chunks read by position: a streamed reply sends one chunk per token,
 // `{"id":…,"object":"chat.completion.chunk","created":…,"model":…,"system_fingerprint":…,
-// "choices":[{"index":0,"delta":{"content":"Hi"},"logprobs":null,"finish_reason":null}]}`, and
-// parsing each with the JSON parser costs more than the rest of the work on it. The usual chunk
-// is scanned member by member (ChatStreamJSON's JSONScan): its one choice's text, when it has no
-// escapes, is lent straight from the unit; every member the general path does not read is
-// skipped (checked); any other shape, or a text with escapes, goes the general way, which yields
-// the same events (or the same error).
+// "choices":[{"index":0,"delta":{"content":"Hi"},"logprobs":null,"finish_reason":null}]}`, and a
+// streamed tool call one per piece of its arguments, `…"delta":{"tool_calls":[{"index":0,
+// "function":{"arguments":"x"}}]}…`; parsing each with the JSON parser costs more than the rest
+// of the work on it. The usual chunk is scanned member by member (ChatStreamJSON's JSONScan): its
+// one choice's text, when it has no escapes, is lent straight from the unit, and a piece of a
+// started call's arguments is taken with its two-character escapes decoded; every member the
+// general path does not read is skipped (checked); any other shape (a call not yet started, a
+// `\u` escape, a text with escapes) goes the general way, which yields the same events (or the
+// same error).
 //
 // What the general path reads of a chunk once the message has started, and so what this read
 // must understand rather than skip: `error`, `choices` and `usage` at the top (`finish_reason`
@@ -17,21 +20,33 @@ import ChatStreamFraming
 @_spi(JSONScan) import ChatStreamJSON
 
 extension OpenAIChatDialect {
+    /// What the one choice's delta of a chunk read by position holds.
+    private enum DeltaPiece {
+        /// A non-empty text without escapes.
+        case text(UnsafeRawBufferPointer)
+        /// A piece of the arguments of the tool call at wire index `index`: its JSON string's
+        /// content, escapes and all (decoded when the piece is taken).
+        case toolArguments(index: Int, piece: UnsafeRawBufferPointer)
+    }
+
     /// Reads `unit` as a chunk of one choice whose delta's only content is a non-empty text
-    /// without escapes (its other readable members null or absent, no usage object, no error),
-    /// and does what the general path does with it; false, with nothing done, otherwise. Only
-    /// once the message has started (the general path reads the first chunk's `id`).
+    /// without escapes, or one piece of a started tool call's arguments (its other readable
+    /// members null or absent, no usage object, no error), and does what the general path does
+    /// with it; false, with nothing done, otherwise. Only once the message has started (the
+    /// general path reads the first chunk's `id`).
     mutating func decodeContentChunkByPosition(
         _ unit: FramedUnit, textDelta: TextDeltaSink, emit: EventSink
     ) throws -> Bool {
         guard var read = parser.scanMembers(unit, depth: 4), read.literal("{") else {
             return false
         }
-        var choice: (index: Int, text: UnsafeRawBufferPointer)? = nil
+        var choice: (index: Int, piece: DeltaPiece)? = nil
         repeat {
             guard let key = read.memberKey() else { return false }
             if key.sameBytes(as: "choices") {
-                guard choice == nil, let one = Self.readOnlyChoice(&read) else { return false }
+                // A tool call's function is 7 levels deep: read by position only within the limit.
+                let toolCalls = parser.configuration.maxDepth >= 7
+                guard choice == nil, let one = Self.readOnlyChoice(&read, toolCalls: toolCalls) else { return false }
                 choice = one
             } else if key.sameBytes(as: "usage") {
                 // Not an object: not read (the general path reads an object only).
@@ -44,28 +59,51 @@ extension OpenAIChatDialect {
             guard let more = read.moreMembers() else { return false }
             if !more { break }
         } while true
-        guard read.isAtEnd, let (k, text) = choice else { return false }
-        // What the general path does with it, in its order.
-        if choices.count <= k { choices.append(contentsOf: repeatElement(Choice(), count: k + 1 - choices.count)) }
-        choices[k].seen = true
-        try textDelta(openText(k, textDelta: textDelta, emit: emit), CheckedUTF8(unchecked: text))
+        guard read.isAtEnd, let (k, piece) = choice else { return false }
+        switch piece {
+        case .text(let text):
+            // What the general path does with it, in its order.
+            if choices.count <= k {
+                choices.append(contentsOf: repeatElement(Choice(), count: k + 1 - choices.count))
+            }
+            choices[k].seen = true
+            try textDelta(openText(k, textDelta: textDelta, emit: emit), CheckedUTF8(unchecked: text))
+        case .toolArguments(let index, let piece):
+            // Only a call already started (its ID and name known, so the general path would read
+            // neither again); its arguments' escapes decoded as the parser decodes them.
+            guard k < choices.count, choices[k].seen,
+                let slot = choices[k].toolCalls.firstIndex(where: { $0.index == index }),
+                choices[k].toolCalls[slot].call.started, choices[k].toolCalls[slot].call.id != nil,
+                choices[k].toolCalls[slot].call.name != nil
+            else { return false }
+            // The general path selects the choice even for an empty piece; a `\u` escape goes its way.
+            let taken = try JSONScan.withShortEscapesDecoded(piece) { arguments -> Bool in
+                try select(k, textDelta: textDelta, emit: emit)
+                try choices[k].toolCalls[slot].call.append(arguments, textDelta: textDelta, emit: emit)
+                return true
+            }
+            guard taken == true else { return false }
+        }
         return true
     }
 
-    /// `[{…}]` after `"choices":`: the one choice's index (0 when absent) and text; nil when
-    /// there is not exactly one choice of that kind.
-    private static func readOnlyChoice(_ read: inout JSONScan) -> (index: Int, text: UnsafeRawBufferPointer)? {
+    /// `[{…}]` after `"choices":`: the one choice's index (0 when absent) and its delta's piece;
+    /// nil when there is not exactly one choice of that kind. A tool call is read only when
+    /// `toolCalls` says its depth is within the limit.
+    private static func readOnlyChoice(_ read: inout JSONScan, toolCalls: Bool) -> (index: Int, piece: DeltaPiece)? {
         guard read.literal("[{") else { return nil }
         var index: Int? = nil
-        var text: UnsafeRawBufferPointer? = nil
+        var piece: DeltaPiece? = nil
         repeat {
             guard let key = read.memberKey() else { return nil }
             if key.sameBytes(as: "index") {
                 guard index == nil, let value = read.smallInteger(), value <= maxChoiceIndex else { return nil }
                 index = value
             } else if key.sameBytes(as: "delta") {
-                guard text == nil, read.literal("{"), let content = readContentDelta(&read) else { return nil }
-                text = content
+                guard piece == nil, read.literal("{"), let content = readDelta(&read, toolCalls: toolCalls) else {
+                    return nil
+                }
+                piece = content
             } else if key.sameBytes(as: "finish_reason") {
                 guard read.literal("null") else { return nil }
             } else {
@@ -74,23 +112,26 @@ extension OpenAIChatDialect {
             guard let more = read.moreMembers() else { return nil }
             if !more { break }
         } while true
-        guard let text, read.literal("]") else { return nil }
-        return (index ?? 0, text)
+        guard let piece, read.literal("]") else { return nil }
+        return (index ?? 0, piece)
     }
 
     /// A delta's members after its `{`: the text of its `content`, when that is a non-empty
-    /// string without escapes and every other member the general path reads is null.
-    private static func readContentDelta(_ read: inout JSONScan) -> UnsafeRawBufferPointer? {
-        var text: UnsafeRawBufferPointer? = nil
+    /// string without escapes, or its one tool call's arguments, when every other member the
+    /// general path reads is null.
+    private static func readDelta(_ read: inout JSONScan, toolCalls: Bool) -> DeltaPiece? {
+        var piece: DeltaPiece? = nil
         repeat {
             guard let key = read.memberKey() else { return nil }
             if key.sameBytes(as: "content") {
-                guard text == nil, read.literal("\""), let content = read.checkedPlainString(), !content.isEmpty
+                guard piece == nil, read.literal("\""), let content = read.checkedPlainString(), !content.isEmpty
                 else { return nil }
-                text = content
-            } else if key.sameBytes(as: "refusal") || key.sameBytes(as: "tool_calls")
-                || key.sameBytes(as: "reasoning_content") || key.sameBytes(as: "reasoning")
-                || key.sameBytes(as: "reasoning_details")
+                piece = .text(content)
+            } else if key.sameBytes(as: "tool_calls") {
+                guard toolCalls, piece == nil, let call = readOnlyToolCall(&read) else { return nil }
+                piece = call
+            } else if key.sameBytes(as: "refusal") || key.sameBytes(as: "reasoning_content")
+                || key.sameBytes(as: "reasoning") || key.sameBytes(as: "reasoning_details")
             {
                 guard read.literal("null") else { return nil }
             } else {
@@ -99,6 +140,51 @@ extension OpenAIChatDialect {
             guard let more = read.moreMembers() else { return nil }
             if !more { break }
         } while true
-        return text
+        return piece
+    }
+
+    /// `[{…}]` after `"tool_calls":`: the one call's wire index (0, its position, when absent)
+    /// and the content of its `function`'s `arguments` string; nil for anything else (another
+    /// kind of arguments, no arguments, more than one call). The call's `id`, `type` and the
+    /// function's `name` are skipped: read by position only for a call already started, whose
+    /// ID and name the general path would not read again.
+    private static func readOnlyToolCall(_ read: inout JSONScan) -> DeltaPiece? {
+        guard read.literal("[{") else { return nil }
+        var index: Int? = nil
+        var arguments: UnsafeRawBufferPointer? = nil
+        repeat {
+            guard let key = read.memberKey() else { return nil }
+            if key.sameBytes(as: "index") {
+                guard index == nil, let value = read.smallInteger() else { return nil }
+                index = value
+            } else if key.sameBytes(as: "function") {
+                guard arguments == nil, read.literal("{"), let piece = readArguments(&read) else { return nil }
+                arguments = piece
+            } else {
+                guard read.skipValue(depth: 6) else { return nil }
+            }
+            guard let more = read.moreMembers() else { return nil }
+            if !more { break }
+        } while true
+        guard let arguments, read.literal("]") else { return nil }
+        return .toolArguments(index: index ?? 0, piece: arguments)
+    }
+
+    /// A function's members after its `{`: the content of its `arguments` string (escapes
+    /// included, checked); nil when that is absent or not a string.
+    private static func readArguments(_ read: inout JSONScan) -> UnsafeRawBufferPointer? {
+        var arguments: UnsafeRawBufferPointer? = nil
+        repeat {
+            guard let key = read.memberKey() else { return nil }
+            if key.sameBytes(as: "arguments") {
+                guard arguments == nil, read.literal("\""), let piece = read.checkedStringBody() else { return nil }
+                arguments = piece
+            } else {
+                guard read.skipValue(depth: 7) else { return nil }
+            }
+            guard let more = read.moreMembers() else { return nil }
+            if !more { break }
+        } while true
+        return arguments
     }
 }

@@ -54,11 +54,6 @@ public struct OpenAIChatDialect: StreamDialect {
 
     let parser: UnitParser
     var messageStarted = false
-    /// Whether the last chunk read the general way streamed tool input: the next one is then read
-    /// the general way too, without trying the read by position first (a tool call streams
-    /// thousands of such chunks, each of which that read would only decline), until a chunk
-    /// without tool input.
-    private var toolInputStreaming = false
     private var terminated = false
     private var errorSeen = false
     private var currentChoice = 0
@@ -101,21 +96,12 @@ public struct OpenAIChatDialect: StreamDialect {
             unknownUnitCount += 1
             return
         }
-        if messageStarted, !toolInputStreaming,
-            try decodeContentChunkByPosition(unit, textDelta: textDelta, emit: emit)
-        {
+        if messageStarted, try decodeContentChunkByPosition(unit, textDelta: textDelta, emit: emit) {
             return
         }
-        var streamedToolInput = false
         let usage = try parser.lent.parse(unit, eventType: Self.eventType) { root in
-            try readChunk(
-                root, offset: unit.streamOffset, textDelta: textDelta,
-                emit: { event in
-                    if case .toolInputDelta = event { streamedToolInput = true }
-                    try emit(event)
-                })
+            try readChunk(root, offset: unit.streamOffset, textDelta: textDelta, emit: emit)
         }
-        toolInputStreaming = streamedToolInput
         if let usage {
             try emit(.metadata(StreamMetadata(usage: usage)))
         }
@@ -419,7 +405,7 @@ public struct OpenAIChatDialect: StreamDialect {
     }
 
     /// Emits `.choice(index:)` when events for another choice follow.
-    private mutating func select(_ k: Int, textDelta: TextDeltaSink, emit: EventSink) throws {
+    mutating func select(_ k: Int, textDelta: TextDeltaSink, emit: EventSink) throws {
         if k != currentChoice {
             currentChoice = k
             try emit(.choice(index: k))

@@ -1,0 +1,73 @@
+// Lines read by position: Ollama streams one line per token,
+// `{"model":"llama3.2","created_at":"…","message":{"role":"assistant","content":"Hi"},"done":false}`,
+// and parsing each with the JSON parser costs more than the rest of the work on it. Once the
+// message has started, such a line is scanned member by member (ChatStreamJSON's JSONScan): its
+// content (and thinking), when without escapes, is lent straight from the unit; every member the
+// general path does not read is skipped (checked). Any other line (`done` not `false`, an error,
+// tool calls, escapes) goes the general way, which yields the same events (or the same error).
+
+import ChatStreamBytes
+import ChatStreamFraming
+@_spi(JSONScan) import ChatStreamJSON
+
+extension OllamaDialect {
+    /// Reads `unit` as a line with `"done":false`, no `error`, and a `message` object whose
+    /// `content` is a string without escapes, whose `thinking`, when present, is one too, and
+    /// which has no `tool_calls`; does what the general path does with it and returns true.
+    /// False, with nothing done, otherwise.
+    mutating func decodeLineByPosition(_ unit: FramedUnit, textDelta: TextDeltaSink, emit: EventSink) throws -> Bool {
+        guard var read = parser.scanMembers(unit, depth: 2), read.literal("{") else { return false }
+        var done: Bool? = nil
+        var message: (thinking: UnsafeRawBufferPointer?, content: UnsafeRawBufferPointer)? = nil
+        repeat {
+            guard let key = read.memberKey() else { return false }
+            if key.sameBytes(as: "done") {
+                guard done == nil, read.literal("false") else { return false }
+                done = false
+            } else if key.sameBytes(as: "message") {
+                guard message == nil, read.literal("{"), let read = Self.readMessage(&read) else { return false }
+                message = read
+            } else if key.sameBytes(as: "error") {
+                return false
+            } else {
+                guard read.skipValue(depth: 1) else { return false }
+            }
+            guard let more = read.moreMembers() else { return false }
+            if !more { break }
+        } while true
+        guard read.isAtEnd, done != nil, let (thinking, content) = message else { return false }
+        // What the general path does with it, in its order.
+        if let thinking, !thinking.isEmpty {
+            try parts.reasoning(String(tapeUTF8: thinking), textDelta: textDelta, emit: emit)
+        }
+        if !content.isEmpty { try parts.text(content, textDelta: textDelta, emit: emit) }
+        return true
+    }
+
+    /// A message's members after its `{`: its `content` and `thinking` strings (without escapes),
+    /// when it has a `content` and no `tool_calls`; nil otherwise.
+    private static func readMessage(
+        _ read: inout JSONScan
+    ) -> (thinking: UnsafeRawBufferPointer?, content: UnsafeRawBufferPointer)? {
+        var content: UnsafeRawBufferPointer? = nil
+        var thinking: UnsafeRawBufferPointer? = nil
+        repeat {
+            guard let key = read.memberKey() else { return nil }
+            if key.sameBytes(as: "content") {
+                guard content == nil, read.literal("\""), let text = read.checkedPlainString() else { return nil }
+                content = text
+            } else if key.sameBytes(as: "thinking") {
+                guard thinking == nil, read.literal("\""), let text = read.checkedPlainString() else { return nil }
+                thinking = text
+            } else if key.sameBytes(as: "tool_calls") {
+                return nil
+            } else {
+                guard read.skipValue(depth: 2) else { return nil }
+            }
+            guard let more = read.moreMembers() else { return nil }
+            if !more { break }
+        } while true
+        guard let content else { return nil }
+        return (thinking, content)
+    }
+}
