@@ -43,6 +43,8 @@ var package = Package(
         // libcurl (Linux): CurlTransport, the client's default HTTP path there (URLSession on Apple
         // platforms), opened at first use (Sources/CCurl/include/CCurl.h says why).
         .target(name: "CCurl", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
+        // Linux's epoll (SocketPoller, the server's live-stream writer); kqueue from Darwin on Apple platforms.
+        .systemLibrary(name: "CEpoll"),
         // The Swift layer over SQLite (prepared statements, transactions, migrations), `package` access only.
         .target(name: "ChatStreamSQLite", dependencies: ["CSQLite"]),
         // The byte kit (byte equality, word-at-a-time lanes, byte names for errors) that framing, JSON
@@ -66,6 +68,7 @@ var package = Package(
                 "ChatStream", "ChatStreamSQLite", .target(name: "CCrypto", condition: .when(platforms: [.linux])),
                 // https upstreams of model agents (Agents/UpstreamCurl.swift).
                 .target(name: "CCurl", condition: .when(platforms: [.linux])),
+                .target(name: "CEpoll", condition: .when(platforms: [.linux])),
             ]
         ),
         .executableTarget(name: "chatstream", dependencies: ["ChatStreamClient", "ChatStreamServer"]),

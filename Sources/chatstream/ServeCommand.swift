@@ -16,10 +16,15 @@ enum ServeCommand {
             .value("drop-after", "N"),
             .value("fail-status", "CODE"), .value("events-drop-every", "N"), .switch("allow-fault-header"),
             .value("jwt-secret", "SECRET"), .value("jwt-secret-file", "PATH"), .value("max-connections", "N"),
-            .value("max-connections-per-address", "N"), .value("store-budget-mib", "N"),
+            .value("max-connections-per-address", "N"), .value("max-connections-per-network", "N"),
+            .value("max-streams", "N"), .value("max-streams-per-address", "N"), .value("max-streams-per-network", "N"),
+            .value("store-budget-mib", "N"),
             .switch("no-extensions"), .switch("no-resume"), .switch("recover"),
         ],
         summary: "run the local Chatbase-compatible server until SIGINT/SIGTERM (fault flags for testing clients)",
+        "caps: --max-connections* bound request connections (each has a thread; per address, per /24 or /64",
+        "network, and in all); live event streams hold no thread after their head and have their own caps,",
+        "--max-streams* (defaults 128 per address, 512 per network, 16,384 in all); over a cap: 503 Retry-After",
         run: run)
 
     @Sendable static func run(_ parsed: ArgumentParser) async throws -> Int32 {
@@ -31,6 +36,11 @@ enum ServeCommand {
         } catch {
             Output.standardError("error: cannot start the server: \(error)\n")
             return 1
+        }
+        if !server.movedAsideFiles.isEmpty {
+            Output.standardError(
+                "warning: the data file was damaged; moved it aside to \(server.movedAsideFiles.joined(separator: ", ")) "
+                    + "and started an empty store\n")
         }
         Output.standardError(
             "listening on http://\(configuration.host):\(server.port) (\(agentSummary(configuration)))\n")
@@ -81,6 +91,16 @@ enum ServeCommand {
         if let cap = try number("max-connections", 1...65_536) { configuration.http.maxConnections = cap }
         if let cap = try number("max-connections-per-address", 1...65_536) {
             configuration.http.maxConnectionsPerAddress = cap
+        }
+        if let cap = try number("max-connections-per-network", 1...65_536) {
+            configuration.http.maxConnectionsPerNetwork = cap
+        }
+        if let cap = try number("max-streams", 1...1 << 20) { configuration.http.maxStreams = cap }
+        if let cap = try number("max-streams-per-address", 1...1 << 20) {
+            configuration.http.maxStreamsPerAddress = cap
+        }
+        if let cap = try number("max-streams-per-network", 1...1 << 20) {
+            configuration.http.maxStreamsPerNetwork = cap
         }
         if let budget = try number("store-budget-mib", 0...(1 << 30)) {
             configuration.quotas.storeBudgetBytes = budget == 0 ? nil : budget << 20

@@ -94,6 +94,8 @@ struct LiveEventRouteTests {
         let fixture = try APIFixture { configuration in
             configuration.http.maxConnections = 600
             configuration.http.maxConnectionsPerAddress = 600
+            configuration.http.maxConnectionsPerNetwork = 600
+            configuration.http.maxStreamsPerAddress = 600
         }
         let count = 256
         let subscribers = try (0..<count).map { _ in try Self.subscribe(fixture, device: "fan-device") }

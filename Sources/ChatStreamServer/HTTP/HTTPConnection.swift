@@ -17,8 +17,9 @@ struct HTTPConnection {
     let configuration: HTTPServerConfiguration
     let handler: @Sendable (HTTPServerRequest, HTTPServerResponseWriter) throws -> Void
 
-    /// Serves requests until the peer closes, a request asks to close, a deadline passes, or an error.
-    func run() {
+    /// Serves requests until the peer closes, a request asks to close, a deadline passes, an error,
+    /// or a handler hands the socket off (then true: the caller must not close it).
+    func run() -> Bool {
         var decoder = HTTPRequestDecoder(configuration: configuration, remoteAddress: remoteAddress)
         var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
         var phaseStart = ContinuousClock.now
@@ -32,15 +33,18 @@ struct HTTPConnection {
                         try socket.sendAll(
                             Array("HTTP/1.1 100 Continue\r\n\r\n".utf8), deadline: .now + configuration.sendTimeout)
                     case .request(let request):
-                        guard serve(request) else { return }
-                        phaseStart = .now
+                        switch serve(request) {
+                        case .keepOpen: phaseStart = .now
+                        case .close: return false
+                        case .handedOff: return true
+                        }
                     }
                 }
             } catch let error as HTTPRequestDecodingError {
                 reject(status: error.status, reason: error.reason)
-                return
+                return false
             } catch {
-                return  // the peer went away while we answered 100 Continue
+                return false  // the peer went away while we answered 100 Continue
             }
             let progress = decoder.progress
             if Self.phase(of: progress) != Self.phase(of: lastProgress) { phaseStart = .now }
@@ -58,10 +62,10 @@ struct HTTPConnection {
             let readable = wait > .zero && socket.waitReadable(timeoutMilliseconds: max(1, wait.pollMilliseconds))
             guard readable || (watermark > 1 && socket.bytesAvailable > 0) else {
                 if progress != .idle { reject(status: 408, reason: Self.timeoutReason(progress)) }
-                return
+                return false
             }
             guard let count = try? socket.receive(into: &readBuffer, withoutWaiting: watermark > 1), count > 0 else {
-                return
+                return false
             }
             decoder.feed(readBuffer[0..<count])
         }
@@ -98,8 +102,12 @@ struct HTTPConnection {
         }
     }
 
-    /// Runs the handler for one request; true when the connection stays open.
-    private func serve(_ request: HTTPServerRequest) -> Bool {
+    private enum Outcome {
+        case keepOpen, close, handedOff
+    }
+
+    /// Runs the handler for one request.
+    private func serve(_ request: HTTPServerRequest) -> Outcome {
         let writer = HTTPServerResponseWriter(socket: socket, request: request, configuration: configuration)
         var failure: (any Error)?
         do {
@@ -108,7 +116,8 @@ struct HTTPConnection {
             failure = error
         }
         writer.complete(handlerError: failure)
-        return writer.keepAlive
+        if writer.isHandedOff { return .handedOff }
+        return writer.keepAlive ? .keepOpen : .close
     }
 
     /// Answers a request that could not be decoded (or came too slowly) and lets the connection close.

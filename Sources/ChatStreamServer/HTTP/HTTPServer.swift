@@ -49,6 +49,7 @@ package final class HTTPServer: Sendable {
         var wakeWriteFD: Int32 = -1
         var connections: [Int: Socket] = [:]
         var connectionsPerAddress: [String: Int] = [:]
+        var connectionsPerNetwork: [String: Int] = [:]
         var nextConnectionID = 0
         var pendingRejections = 0
     }
@@ -149,19 +150,23 @@ package final class HTTPServer: Sendable {
         }
     }
 
-    /// Registers and starts a connection thread, or answers 503 when the server or this client address
-    /// is at its cap (or the server is stopping).
+    /// Registers and starts a connection thread, or answers 503 when the server, this client address
+    /// or its network (/24, /64) is at its cap (or the server is stopping).
     private func admit(_ socket: Socket, host: String, peer: String) {
         let cap = configuration.maxConnections
         let perAddress = configuration.maxConnectionsPerAddress
+        let perNetwork = configuration.maxConnectionsPerNetwork
+        let network = AddressCaps.network(of: host)
         let id: Int? = state.withLock { state in
             guard state.phase == .running, state.connections.count < cap,
-                state.connectionsPerAddress[host, default: 0] < perAddress
+                state.connectionsPerAddress[host, default: 0] < perAddress,
+                state.connectionsPerNetwork[network, default: 0] < perNetwork
             else { return nil }
             let id = state.nextConnectionID
             state.nextConnectionID += 1
             state.connections[id] = socket
             state.connectionsPerAddress[host, default: 0] += 1
+            state.connectionsPerNetwork[network, default: 0] += 1
             connectionThreads.enter()
             return id
         }
@@ -169,13 +174,16 @@ package final class HTTPServer: Sendable {
         let connection = HTTPConnection(
             socket: socket, remoteAddress: peer, configuration: configuration, handler: handler)
         let thread = Thread { [self] in
-            connection.run()
+            let handedOff = connection.run()
             state.withLock { state in
                 _ = state.connections.removeValue(forKey: id)
                 state.connectionsPerAddress[host, default: 1] -= 1
                 if state.connectionsPerAddress[host] == 0 { state.connectionsPerAddress[host] = nil }
+                state.connectionsPerNetwork[network, default: 1] -= 1
+                if state.connectionsPerNetwork[network] == 0 { state.connectionsPerNetwork[network] = nil }
             }
-            socket.closeGracefully()
+            // A handed-off socket (a live stream) is its new owner's to close; its slot is free now.
+            if !handedOff { socket.closeGracefully() }
             connectionThreads.leave()
         }
         thread.name = "HTTPServer connection \(peer)"

@@ -22,6 +22,18 @@ public struct HTTPServerConfiguration: Sendable {
     /// Connections one client address (IP, without port) may hold at once; one more is answered `503`.
     /// Keeps one peer from taking every thread. Default 32.
     public var maxConnectionsPerAddress: Int = 32
+    /// Connections one client network (an IPv4 /24, an IPv6 /64) may hold at once; one more is
+    /// answered `503`. Default 128 (half the default global cap on a 2-core machine).
+    public var maxConnectionsPerNetwork: Int = 128
+    /// Live event streams open at once. A stream is served by one poll-based writer after its head,
+    /// holding a descriptor but no connection thread, so this is its own limit beside
+    /// ``maxConnections``; one more is answered `503` with `Retry-After`. Default 16,384, at most
+    /// the descriptor limit less ``maxConnections`` and 64.
+    public var maxStreams: Int = HTTPServerConfiguration.machineStreamCap
+    /// Live event streams one client address may hold at once. Default 128.
+    public var maxStreamsPerAddress: Int = 128
+    /// Live event streams one client network (an IPv4 /24, an IPv6 /64) may hold at once. Default 512.
+    public var maxStreamsPerNetwork: Int = 512
     /// Longest request line plus header section, in bytes; beyond it `431` (or `414` for the URI). Default 16 KiB.
     public var maxHeaderBytes: Int = 16 * 1024
     /// Most header fields in one request; beyond it `431`. Default 100.
@@ -62,6 +74,14 @@ public struct HTTPServerConfiguration: Sendable {
     public static var machineConnectionCap: Int {
         let cores = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
         return max(16, min(max(64, min(4096, 128 * max(1, cores))), Socket.descriptorLimit / 2))
+    }
+}
+
+extension HTTPServerConfiguration {
+    /// The default stream cap for this machine: 16,384, at most the descriptor limit less the
+    /// connection cap and 64 (at least 16).
+    public static var machineStreamCap: Int {
+        max(16, min(16_384, Socket.descriptorLimit - machineConnectionCap - 64))
     }
 }
 

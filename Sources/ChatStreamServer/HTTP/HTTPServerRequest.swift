@@ -27,6 +27,15 @@ package struct HTTPServerRequest: Sendable {
     var body: [UInt8]
     /// The peer's address, `127.0.0.1:54321` or `[::1]:54321`.
     var remoteAddress: String
+
+    /// The peer's numeric IP, without the port (the address the per-address caps count).
+    var remoteHost: String {
+        if remoteAddress.hasPrefix("["), let end = remoteAddress.firstIndex(of: "]") {
+            return String(remoteAddress[remoteAddress.index(after: remoteAddress.startIndex)..<end])
+        }
+        guard let colon = remoteAddress.lastIndex(of: ":") else { return remoteAddress }
+        return String(remoteAddress[..<colon])
+    }
     /// The protocol version: `(1, 1)` or `(1, 0)`.
     var version: (major: Int, minor: Int)
 

@@ -28,6 +28,7 @@ package final class HTTPServerResponseWriter {
         case streaming(chunked: Bool)
         case done
         case broken
+        case handedOff
     }
 
     private let socket: Socket
@@ -89,6 +90,7 @@ package final class HTTPServerResponseWriter {
     package func write(_ bytes: [UInt8]) throws {
         guard case .streaming(let chunked) = state else {
             if case .broken = state { throw HTTPServerError.connectionClosed }
+            if case .handedOff = state { throw HTTPServerError.invalidState.with(message: "handed off") }
             throw HTTPServerError.invalidState.with(message: "write outside a stream")
         }
         guard !bytes.isEmpty, !isHead else { return }
@@ -119,9 +121,28 @@ package final class HTTPServerResponseWriter {
             return
         case .broken:
             throw HTTPServerError.connectionClosed
+        case .handedOff:
+            return
         case .idle:
             throw HTTPServerError.invalidState.with(message: "finishStream without startStream")
         }
+    }
+
+    /// Hands the connection over after a stream's head (and any writes so far) to whoever serves
+    /// the rest of the body (a live stream's writer): the connection's thread then neither reads
+    /// nor closes it. Returns the socket and whether the body is chunked; nil outside a stream or
+    /// for a `HEAD` request (then the handler just returns).
+    func handOff() -> (socket: Socket, chunked: Bool)? {
+        guard case .streaming(let chunked) = state, !isHead else { return nil }
+        state = .handedOff
+        keepAlive = false
+        return (socket, chunked)
+    }
+
+    /// Whether ``handOff()`` gave the connection away.
+    var isHandedOff: Bool {
+        if case .handedOff = state { return true }
+        return false
     }
 
     /// Bounds how long one later write may block on a peer that stops reading; past it the write
@@ -155,7 +176,7 @@ package final class HTTPServerResponseWriter {
             } else {
                 try? finishStream()
             }
-        case .done, .broken:
+        case .done, .broken, .handedOff:
             break
         }
     }

@@ -213,6 +213,30 @@ struct Socket: Sendable {
         }
     }
 
+    /// Sends what the kernel takes now, without waiting: the bytes taken (0 when it would block),
+    /// nil when the connection failed.
+    func sendNow(_ bytes: ArraySlice<UInt8>) -> Int? {
+        while true {
+            let sent = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, sendFlags | Int32(MSG_DONTWAIT)) }
+            if sent >= 0 { return sent }
+            if errno == EINTR { continue }
+            return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : nil
+        }
+    }
+
+    /// Reads and drops what the peer sent, without waiting: false when the peer closed its side or
+    /// the connection failed.
+    func discardInput() -> Bool {
+        var scratch = [UInt8](repeating: 0, count: 512)
+        while true {
+            let count = scratch.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            if count > 0 { return true }
+            if count == 0 { return false }
+            if errno == EINTR { continue }
+            return errno == EAGAIN || errno == EWOULDBLOCK
+        }
+    }
+
     /// Sets SO_SNDTIMEO: a blocked send returns EAGAIN after `timeout` without progress.
     private func setSendTimeout(_ timeout: Duration) {
         let (seconds, attoseconds) = timeout.components
@@ -240,6 +264,11 @@ struct Socket: Sendable {
             total += count
         }
         close()
+    }
+
+    /// Ends the write side (the peer reads the end of the stream) without waiting.
+    func shutdownWriting() {
+        _ = systemShutdown(fd, shutWrite)
     }
 
     /// Closes the descriptor.
@@ -275,6 +304,27 @@ struct Socket: Sendable {
     static func signal(_ fd: Int32) {
         var byte: UInt8 = 1
         _ = systemWrite(fd, &byte)
+    }
+
+    /// Reads everything waiting in a non-blocking pipe's read end; the bytes read.
+    static func drainPipe(_ fd: Int32) -> Int {
+        var scratch = [UInt8](repeating: 0, count: 64)
+        var total = 0
+        while true {
+            let count = scratch.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count > 0 {
+                total += count
+                continue
+            }
+            if count < 0 && errno == EINTR { continue }
+            return total
+        }
+    }
+
+    /// Makes reads and writes of `fd` return at once rather than wait (`O_NONBLOCK`).
+    static func setNonBlocking(_ fd: Int32) {
+        let flags = fcntl(fd, F_GETFL, 0)
+        if flags >= 0 { _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK) }
     }
 
     /// Closes a raw descriptor (a pipe end).

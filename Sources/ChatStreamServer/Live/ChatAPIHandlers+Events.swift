@@ -1,13 +1,13 @@
 // GET /agents/{agentId}/events: the caller's live events as an endless SSE stream (PROTOCOLS.md
 // section 6).
 //
-// The handler runs on its connection's thread, like every handler. It starts with `retry:`, sends
-// what the log holds after `Last-Event-ID` (or `reset` when it cannot), then `subscribed` with the
-// caller's position (the ID a reconnect resumes from, so nothing is missed), then sleeps on the store's
-// signal, waking for each commit and at least every heartbeat to send `: ping`. Events are pulled
-// from the log, never queued per subscriber, so a slow reader costs no memory: its writes block
-// until the write timeout, then it is disconnected and resumes later from its last ID. A stream
-// opened with a user token ends when that token expires (its `exp` plus the clock skew).
+// The handler takes one of the live-stream caps' places (global, per address, per network: else
+// 503 `SERVICE_STREAMS_BUSY`), then on its connection's thread sends the head, `retry:`, what the
+// log holds after `Last-Event-ID` (or `reset` when it cannot), then `subscribed` with the caller's
+// position (the ID a reconnect resumes from, so nothing is missed). Then it hands the socket to the
+// server's LiveStreamWriter, which serves the rest of the stream (events as they commit, `: ping`
+// heartbeats, the end at the token's expiry) on one thread for every subscriber, and the
+// connection's thread is free again.
 
 import ChatStream
 import Dispatch
@@ -19,10 +19,12 @@ extension ChatAPIHandlers {
         let caller = try Caller(request: request, verifier: verifier)
         let settings = configuration.liveEvents
         let given = request.headers["Last-Event-ID"]?.trimmingSpaces() ?? request.queryValue("lastEventId")
-        guard let (ticket, wake) = store.liveEventSignal.subscribe() else {
+        guard !store.liveEventSignal.isClosed else {
             throw APIError(status: 503, code: "SERVICE_UNAVAILABLE", message: "the server is stopping")
         }
-        defer { store.liveEventSignal.unsubscribe(ticket) }
+        guard let reservation = liveStreams.caps.reserve(request.remoteHost) else { throw APIError.streamsBusy }
+        var handedOff = false
+        defer { if !handedOff { liveStreams.caps.release(reservation) } }
         writer.setWriteTimeout(settings.writeTimeout)
         try writer.startStream(
             status: 200,
@@ -63,39 +65,11 @@ extension ChatAPIHandlers {
         // Where "now" is: every event of the caller up to `cursor` was sent or came before the given ID.
         opening += "id: \(cursor)\nevent: subscribed\ndata: {}\n\n"
         try writer.write(opening)
-        var quietSince = ContinuousClock.now
-        while !store.liveEventSignal.isClosed {
-            // A stream lives no longer than the token it was opened with: the reconnect answers 401.
-            if let until = caller.tokenAcceptedUntil, Date().timeIntervalSince1970 >= until { break }
-            let (resumption, newest) = store.liveEvents(after: cursor, audiences: caller.audiences)
-            switch resumption {
-            case .reset:
-                // Events were evicted while this subscriber lagged: say so, as on a resume.
-                try writer.write("id: \(newest)\nevent: reset\ndata: {}\n\n")
-                cursor = newest
-                sent += 1
-                quietSince = .now
-            case .events(let records):
-                for record in records {
-                    try writer.write("id: \(record.id)\nevent: \(record.type)\ndata: \(record.data.jsonText)\n\n")
-                    cursor = record.id
-                    sent += 1
-                    quietSince = .now
-                    if let limit = settings.dropEvery, sent >= limit { return writer.abortConnection() }
-                }
-                if records.isEmpty { cursor = max(cursor, newest) }
-            }
-            if let limit = settings.dropEvery, sent >= limit { return writer.abortConnection() }
-            let remaining = settings.heartbeat - (ContinuousClock.now - quietSince)
-            if remaining <= .zero {
-                try writer.write(": ping\n\n")
-                quietSince = .now
-                continue
-            }
-            // Wake for a commit, for the heartbeat, or within a quarter second to notice a stop.
-            let slice = min(remaining, .milliseconds(250))
-            _ = wake.wait(timeout: .now() + .milliseconds(Int(slice.pollMilliseconds)))
-        }
-        try writer.finishStream()
+        guard let (socket, chunked) = writer.handOff() else { return }
+        handedOff = true
+        liveStreams.adopt(
+            LiveStreamWriter.Subscriber(
+                socket: socket, chunked: chunked, audiences: caller.audiences, cursor: cursor,
+                tokenAcceptedUntil: caller.tokenAcceptedUntil, sent: sent, reservation: reservation))
     }
 }

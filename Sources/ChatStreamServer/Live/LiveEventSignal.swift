@@ -11,11 +11,14 @@ import Synchronization
 final class LiveEventSignal: Sendable {
     private struct State {
         var waiters: [Int: DispatchSemaphore] = [:]
+        var observers: [@Sendable () -> Void] = []
         var nextId = 0
         var isClosed = false
     }
 
     private let state = Mutex(State())
+    /// The subscribers served by the live stream writer (they wait on no semaphore).
+    private let streams = Atomic<Int>(0)
 
     /// Registers a subscriber; returns its ticket and semaphore, or nil once closed.
     func subscribe() -> (Int, DispatchSemaphore)? {
@@ -29,20 +32,33 @@ final class LiveEventSignal: Sendable {
         }
     }
 
+    /// Calls `observer` after every commit that recorded events, and at ``close()`` (the live
+    /// stream writer's wake-up; it must return at once).
+    func observe(_ observer: @escaping @Sendable () -> Void) {
+        state.withLock { $0.observers.append(observer) }
+    }
+
     /// Forgets a subscriber.
     func unsubscribe(_ ticket: Int) {
         _ = state.withLock { $0.waiters.removeValue(forKey: ticket) }
     }
 
-    /// The number of subscribers registered.
-    var subscriberCount: Int { state.withLock { $0.waiters.count } }
+    /// Counts a subscriber the live stream writer took over (`1`) or ended (`-1`).
+    func streamsChanged(by delta: Int) {
+        streams.add(delta, ordering: .relaxed)
+    }
+
+    /// The number of subscribers: registered here, and held by the live stream writer.
+    var subscriberCount: Int { state.withLock { $0.waiters.count } + streams.load(ordering: .relaxed) }
 
     /// Whether ``close()`` was called.
     var isClosed: Bool { state.withLock { $0.isClosed } }
 
     /// Wakes every subscriber.
     func notify() {
-        for semaphore in state.withLock({ Array($0.waiters.values) }) { semaphore.signal() }
+        let (semaphores, observers) = state.withLock { (Array($0.waiters.values), $0.observers) }
+        for semaphore in semaphores { semaphore.signal() }
+        for observer in observers { observer() }
     }
 
     /// Wakes every subscriber for the last time; later subscriptions are refused.

@@ -52,7 +52,7 @@ struct APIError: Error, Sendable {
         status: 403, code: "CHAT_CONVERSATION_NOT_ONGOING", message: "the conversation no longer takes messages")
     static let conversationConflict = APIError(
         status: 409, code: "RESOURCE_CONVERSATION_CONFLICT",
-        message: "a conversation with this id belongs to someone else")
+        message: "this conversation id is already in use")
     static let conversationNotFound = APIError(
         status: 404, code: "RESOURCE_CONVERSATION_NOT_FOUND", message: "no such conversation")
     static let toolCallNotFound = APIError(

@@ -52,8 +52,14 @@ extension ChatAPIHandlers {
         let (caller, fault, message, conversationId, stream, clientMessageId) =
             (chat.caller, chat.fault, chat.message, chat.conversationId, chat.stream, chat.clientMessageId)
         let now = Self.now
-        // The message's stored forms (JSON, search text, preview) are made before the write lock.
+        // The message's stored forms (JSON, search text, preview), the title it would give, the
+        // reply to it and the reply's stored forms are made before the write lock: for a 1 MiB
+        // message they took over a second under it (WriteLockHoldTests).
         let prepared = message.map { StoredParts([AssembledPart.text($0).jsonValue]) }
+        let derivedTitle = message.map(Self.title(for:))
+        let replyId = Self.newID()
+        let plannedReply = message.map { ReplyGenerator.reply(to: $0, messageId: replyId) }
+        let preparedReply = plannedReply.map { StoredParts($0.parts.map(\.jsonValue)) }
         let outcome = try write { store -> ChatOutcome in
             if let clientMessageId, message != nil,
                 let replay = try Self.replay(clientMessageId, conversationId: conversationId, caller: caller, store)
@@ -75,13 +81,14 @@ extension ChatAPIHandlers {
                     id: Self.newID(), role: "user", prepared: prepared, to: id, now: now,
                     clientMessageId: clientMessageId)
                 userSequence = stored.sequence
-                if try store.conversation(id)?.title == nil { try store.setTitle(Self.title(for: message), of: id) }
+                if let derivedTitle, try store.conversation(id)?.title == nil {
+                    try store.setTitle(derivedTitle, of: id)
+                }
             }
-            let replyId = Self.newID()
-            let plan =
-                try message.map { ReplyGenerator.reply(to: $0, messageId: replyId) }
-                ?? ReplyGenerator.continuation(after: store.messages(of: id))
-            return try reply(plan, id: replyId, in: id, replyTo: userSequence, stream: stream, caller: caller, store)
+            let plan = try plannedReply ?? ReplyGenerator.continuation(after: store.messages(of: id))
+            return try reply(
+                plan, prepared: preparedReply, id: replyId, in: id, replyTo: userSequence, stream: stream,
+                caller: caller, store)
         }
         try answer(outcome, stream: stream, fault: fault, writer)
     }
@@ -206,20 +213,21 @@ extension ChatAPIHandlers {
 
     /// Appends the agent message for `plan` (answering the user message `replyTo`, if any): whole
     /// for a non-streamed answer, or as a generating reply whose run is registered (streamed), and
-    /// checks the quotas counting the whole planned reply.
+    /// checks the quotas counting the whole planned reply. `prepared`: the plan's stored forms when
+    /// they were made before the transaction.
     func reply(
-        _ plan: ReplyPlan, id replyId: String, in conversationId: String, replyTo: Int?, stream: Bool, caller: Caller,
-        _ store: StoreTransaction
+        _ plan: ReplyPlan, prepared: StoredParts? = nil, id replyId: String, in conversationId: String, replyTo: Int?,
+        stream: Bool, caller: Caller, _ store: StoreTransaction
     ) throws -> ChatOutcome {
         let now = Self.now
-        let parts = plan.parts.map(\.jsonValue)
+        let stored = prepared ?? (stream ? nil : StoredParts(plan.parts.map(\.jsonValue)))
         let record: MessageRecord
         if stream {
             record = try store.beginReply(
                 id: replyId, in: conversationId, replyTo: replyTo, finishReason: plan.finishReason, now: now)
         } else {
             record = try store.appendMessage(
-                id: replyId, role: "assistant", parts: parts, to: conversationId, now: now, replyTo: replyTo,
+                id: replyId, role: "assistant", prepared: stored!, to: conversationId, now: now, replyTo: replyTo,
                 finishReason: plan.finishReason)
         }
         try store.touch(conversationId, now: now)
@@ -227,7 +235,8 @@ extension ChatAPIHandlers {
             conversationId: conversationId, messageId: replyId,
             userMessageId: try store.lastUserMessageId(of: conversationId),
             userId: try store.conversation(conversationId)?.ownerUser)
-        try checkQuotas(store, for: caller, pendingBytes: stream ? JSONTree.array(parts).jsonText.utf8.count : 0)
+        let pending = stream ? stored?.size ?? JSONTree.array(plan.parts.map(\.jsonValue)).jsonText.utf8.count : 0
+        try checkQuotas(store, for: caller, pendingBytes: pending)
         guard stream else { return .stored(plan, metadata) }
         let run = ReplyRun(
             metadata: metadata, sequence: record.sequence, ownerKey: caller.ownerKey,

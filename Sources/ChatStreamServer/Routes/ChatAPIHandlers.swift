@@ -17,11 +17,19 @@ final class ChatAPIHandlers: Sendable {
     /// The streamed replies whose events are held (PROTOCOLS.md section 8).
     let replies: ReplyRegistry
     private let injectedFaults = Mutex<[ChatAPIServer.Fault]>([])
+    /// Serves live event streams after their head, on one thread (LiveStreamWriter).
+    let liveStreams: LiveStreamWriter
 
     init(configuration: ChatAPIServer.Configuration, store: ConversationStore) {
         self.configuration = configuration
         self.store = store
         self.replies = ReplyRegistry(limits: configuration.replies)
+        let http = configuration.http
+        self.liveStreams = LiveStreamWriter(
+            store: store, settings: configuration.liveEvents,
+            caps: AddressCaps(
+                global: http.maxStreams, perAddress: http.maxStreamsPerAddress,
+                perNetwork: http.maxStreamsPerNetwork))
         self.verifier = JWTVerifier(
             secret: configuration.jwtSecret.map { Array($0.utf8) }, clockSkew: configuration.jwtClockSkew)
     }

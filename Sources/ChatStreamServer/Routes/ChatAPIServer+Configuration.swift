@@ -31,9 +31,10 @@ extension ChatAPIServer {
         /// and synced before its answer). A JSON data file of earlier releases at this path is imported once
         /// and kept as `<path>.json-backup`. Nil (the default) keeps state in an in-memory database.
         public var dataFile: String? = nil
-        /// Whether to start on an empty file found at ``dataFile`` as a new store (`serve --recover`).
-        /// Default false: ``ChatAPIServer/start()`` throws saying why, as it does for a file the
-        /// process cannot write.
+        /// Whether to start a new store over an empty or damaged file found at ``dataFile``
+        /// (`serve --recover`): a damaged database or write-ahead log is moved aside first (see
+        /// ``ChatAPIServer/movedAsideFiles``). Default false: ``ChatAPIServer/start()`` throws saying
+        /// why, as it does for a file the process cannot write.
         public var recover: Bool = false
         /// Whether the conversation-management extensions (PROTOCOLS.md section 5) are served. When false their
         /// routes answer 404 `NOT_FOUND`, list filters are ignored, and conversations carry no `tags`,

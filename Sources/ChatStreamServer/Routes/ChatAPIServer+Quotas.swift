@@ -46,6 +46,10 @@ extension APIError {
     static let storeBusy = APIError(
         status: 503, code: "STORE_BUSY", message: "every store connection is busy; try again",
         headers: [("Retry-After", "1")])
+    static let streamsBusy = APIError(
+        status: 503, code: "SERVICE_STREAMS_BUSY",
+        message: "too many live streams are open from this address or network, or in all; try again",
+        headers: [("Retry-After", "5")])
     static let storeFull = APIError(
         status: 507, code: "STORE_FULL", message: "the server's store holds as much as its budget allows")
 }

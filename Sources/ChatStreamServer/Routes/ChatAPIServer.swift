@@ -62,6 +62,11 @@ public final class ChatAPIServer: Sendable {
         }
     }
 
+    /// Where ``Configuration/recover`` moved a damaged data file and its write-ahead log before
+    /// starting a new store (`<file>.damaged-<UTC time>`, with `-wal` and `-shm` beside it); empty
+    /// when nothing was damaged.
+    public var movedAsideFiles: [String] { handlers.store.movedAside }
+
     /// Starts listening. Throws when the data file could not be read, the address cannot be bound, or
     /// (``HTTPServerError/insecureBinding``) the host is not loopback while no ``Configuration/jwtSecret``
     /// is set: development mode accepts unsigned tokens, so anyone who can reach it could claim any user.
@@ -83,7 +88,13 @@ public final class ChatAPIServer: Sendable {
             try $0.claimConversationsWithoutAgent(for: configuration.servedAgentIds[0])
         }
         handlers.store.liveEventSignal.reopen()
-        try http.start()
+        try handlers.liveStreams.start()
+        do {
+            try http.start()
+        } catch {
+            handlers.liveStreams.stop()
+            throw error
+        }
     }
 
     /// The port listened on (the real one when configured with 0); 0 before ``start()``.
@@ -95,6 +106,7 @@ public final class ChatAPIServer: Sendable {
     public func stop() {
         handlers.interruptGeneratingReplies()
         handlers.store.liveEventSignal.close()
+        handlers.liveStreams.stop()
         http.stop()
     }
 

@@ -48,6 +48,10 @@ final class ConversationStore: Sendable {
     private let liveEventTail: LiveEventTail
     /// The key that seals page cursors (see PageCursor), kept in the database.
     let cursorKey: [UInt8]
+    /// The longest any write has held the write lock (transaction and commit with its sync).
+    private let longestHold = Mutex(Duration.zero)
+    /// Where `recover` moved a damaged database and its log (empty when nothing was moved).
+    let movedAside: [String]
 
     /// Opens the database at `path` (created when missing; a JSON data file of the earlier format
     /// found there is imported first and kept beside it as `<path>.json-backup`), or an in-memory
@@ -55,7 +59,8 @@ final class ConversationStore: Sendable {
     /// (at most `liveEventBytes` of their JSON) and in memory the newest events up to `tailBytes`.
     /// The database and its -wal and -shm files are 0600, in a directory created 0700 when missing.
     /// Throws ``StoreOpenError`` for a file the process cannot write, and (unless `recover`) for an
-    /// empty file that was there before.
+    /// empty file that was there before or a damaged database or log (`recover` moves those aside,
+    /// listed in ``movedAside``, and starts a new store).
     init(
         path: String?, options: SQLiteDatabase.Options = .durable, liveEventCapacity: Int = 0,
         liveEventBytes: Int = 1 << 20, inlineMessageBytes: Int = 4 << 10, tailBytes: Int = 8 << 20,
@@ -67,19 +72,29 @@ final class ConversationStore: Sendable {
         self.liveEventBounds = LiveEventBounds(
             count: liveEventCapacity, bytes: liveEventBytes, inlineMessageBytes: inlineMessageBytes)
         self.previewLength = previewLength
+        var movedAside: [String] = []
         if let path {
             // An empty file the store did not just create is a database lost (truncated, or
             // replaced): starting on it would be starting empty without a word.
             let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue
             if size == 0, !recover { throw StoreOpenError.emptyFile(path) }
+            if let reason = StoreDamage.problem(at: path) {
+                guard recover else { throw StoreOpenError.damaged(path, reason: reason) }
+                movedAside = try StoreDamage.moveAside(path)
+            }
             try StorePersistence.importLegacyFile(at: path, options: options)
             try StoreFiles.prepare(path)
         }
-        let database = try SQLiteDatabase(path: path ?? ":memory:", options: options)
-        if let path {
-            if database.isReadOnly { throw StoreOpenError.notWritable(path) }
+        let database: SQLiteDatabase
+        do {
+            database = try Self.open(path, options: options)
+        } catch let error as StoreOpenError {
+            guard recover, let path, case .damaged = error else { throw error }
+            movedAside += try StoreDamage.moveAside(path)
+            try StoreFiles.prepare(path)
+            database = try Self.open(path, options: options)
         }
-        try database.migrate(StoreSchema.migrations)
+        self.movedAside = movedAside
         if let path { try StoreFiles.restrict(path) }
         self.database = database
         var pool: [SQLiteDatabase] = []
@@ -103,6 +118,20 @@ final class ConversationStore: Sendable {
             let key = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
             try database.run("INSERT INTO secrets(name, value) VALUES ('cursor', ?1)", [SQLiteValue.blob(key)])
             return key
+        }
+    }
+
+    /// Opens and migrates the writer's connection; a file SQLite finds damaged (quick check, not a
+    /// database) throws ``StoreOpenError/damaged(_:reason:)``.
+    private static func open(_ path: String?, options: SQLiteDatabase.Options) throws -> SQLiteDatabase {
+        do {
+            let database = try SQLiteDatabase(path: path ?? ":memory:", options: options)
+            if let path, database.isReadOnly { throw StoreOpenError.notWritable(path) }
+            try database.migrate(StoreSchema.migrations)
+            return database
+        } catch let error as SQLiteError where [11, 26].contains(error.code & 0xff) {
+            // SQLITE_CORRUPT, SQLITE_NOTADB
+            throw StoreOpenError.damaged(path ?? ":memory:", reason: error.message)
         }
     }
 
@@ -140,7 +169,12 @@ final class ConversationStore: Sendable {
         var recorded = false
         defer { if recorded { liveEventSignal.notify() } }
         lock.lock()
-        defer { lock.unlock() }
+        let acquired = ContinuousClock.now
+        defer {
+            let held = ContinuousClock.now - acquired
+            lock.unlock()
+            longestHold.withLock { $0 = max($0, held) }
+        }
         let recording = recordingEvents && liveEventBounds.count > 0
         let (result, changes) = try database.transaction {
             let store = StoreTransaction(database: database, previewLength: previewLength)
@@ -154,6 +188,10 @@ final class ConversationStore: Sendable {
         recorded = !events.isEmpty
         return result
     }
+
+    /// The longest any ``write(recordingEvents:_:)`` has held the write lock so far: every other
+    /// write waited at most this long for it.
+    var longestWriteLockHold: Duration { longestHold.withLock { $0 } }
 
     /// Records one live event about `conversationId` that changes no conversation (typing), in a
     /// transaction of its own. Does nothing when the live extension is off or there is no such conversation.
