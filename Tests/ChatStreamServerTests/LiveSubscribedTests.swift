@@ -91,7 +91,9 @@ struct LiveSubscribedTests {
         _ = try fixture.startConversation("something")
         let (_, opening) = try Self.subscribe(fixture, until: Self.hasSubscribed)
         let position = try #require(opening.last?.id)
-        let (_, resumed) = try Self.subscribe(fixture, lastEventId: position, until: Self.hasSubscribed)
+        let (_, read) = try Self.subscribe(fixture, lastEventId: position, until: Self.hasSubscribed)
+        // Up to `subscribed`: a live event (the reply's typing ending) may follow it in the same read.
+        let resumed = Array(read.prefix { $0.type != "subscribed" } + read.drop { $0.type != "subscribed" }.prefix(1))
         #expect(resumed == [Event(id: position, type: "subscribed", data: "{}")])
     }
 
@@ -99,7 +101,9 @@ struct LiveSubscribedTests {
     func aResumeTheLogCannotVouchForGetsResetThenSubscribed(lastEventId: String) throws {
         let fixture = try APIFixture()
         _ = try fixture.startConversation("something")
-        let (_, resumed) = try Self.subscribe(fixture, lastEventId: lastEventId, until: Self.hasSubscribed)
+        let (_, read) = try Self.subscribe(fixture, lastEventId: lastEventId, until: Self.hasSubscribed)
+        // Up to `subscribed`: a live event (the reply's typing ending) may follow it in the same read.
+        let resumed = Array(read.prefix { $0.type != "subscribed" } + read.drop { $0.type != "subscribed" }.prefix(1))
         #expect(resumed.map(\.type) == ["reset", "subscribed"])
         #expect(resumed[0].id == resumed[1].id)
         #expect(Int(resumed[1].id ?? "") ?? 0 > 0)
