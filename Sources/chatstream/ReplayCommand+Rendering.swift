@@ -11,29 +11,33 @@ extension ReplayCommand {
         return rest.isEmpty ? type : type + " " + JSONTree.object(rest).jsonText
     }
 
-    /// A readable form of an assembled message.
-    static func render(_ message: AssembledMessage) -> String {
-        var lines: [String] = []
-        if message.choice > 0 || message.id != nil {
-            lines.append("message \(message.id ?? "-") (choice \(message.choice))")
+    /// Writes a readable form of an assembled message, line by line, to `write`: a part's text
+    /// is handed over as it is held (a reply of hundreds of megabytes is not copied into one more
+    /// string to be printed).
+    static func render(_ message: AssembledMessage, to write: (String) -> Void) {
+        func line(_ pieces: String...) {
+            for piece in pieces { write(piece) }
+            write("\n")
         }
-        if let id = message.conversationId { lines.append("conversation \(id)") }
+        if message.choice > 0 || message.id != nil {
+            line("message \(message.id ?? "-") (choice \(message.choice))")
+        }
+        if let id = message.conversationId { line("conversation \(id)") }
         for part in message.parts {
             switch part {
-            case .text(let text): lines.append(text)
-            case .reasoning(let text): lines.append("[reasoning] " + text)
-            case .refusal(let text): lines.append("[refusal] " + text)
+            case .text(let text): line(text)
+            case .reasoning(let text): line("[reasoning] ", text)
+            case .refusal(let text): line("[refusal] ", text)
             case .toolCall(let call):
-                lines.append("[tool call \(call.toolCallId)] \(call.toolName)(\(call.input.jsonText))")
-            case .toolResult(let result): lines.append("[tool result \(result.toolCallId)] \(result.output.jsonText)")
-            default: lines.append("[\(part.jsonValue["type"]?.stringValue ?? "part")] \(part.jsonValue.jsonText)")
+                line("[tool call \(call.toolCallId)] \(call.toolName)(\(call.input.jsonText))")
+            case .toolResult(let result): line("[tool result \(result.toolCallId)] \(result.output.jsonText)")
+            default: line("[\(part.jsonValue["type"]?.stringValue ?? "part")] \(part.jsonValue.jsonText)")
             }
         }
-        lines.append(
+        line(
             "finish: \(message.finishReason?.rawValue ?? "none")"
                 + (message.rawFinishReason.map { " (\($0))" } ?? "")
                 + (message.usage.map { ", usage \($0.jsonText)" } ?? ""))
-        if let error = message.error { lines.append("error: \(error.code.map { "\($0): " } ?? "")\(error.message)") }
-        return lines.joined(separator: "\n") + "\n"
+        if let error = message.error { line("error: \(error.code.map { "\($0): " } ?? "")\(error.message)") }
     }
 }

@@ -155,7 +155,11 @@ enum ReplayCommand {
         }
         let messages = decoder.finish()
         for message in messages {
-            Output.standardOutput(options.json ? message.jsonValue.jsonText + "\n" : render(message))
+            if options.json {
+                Output.standardOutput(message.jsonValue.jsonText + "\n")
+            } else {
+                render(message, to: Output.standardOutput)
+            }
         }
         return Outcome(
             skippedErrors: decoder.skippedErrors, failure: decoder.failure,

@@ -96,6 +96,38 @@ import Testing
         #expect(peak < 64 << 20, "peak RSS \(peak >> 20) MiB")
     }
 
+    @Test func aLongReplyAsAMessageIsNotCopiedToBePrinted() async throws {
+        // 70 MiB of text in 64 KiB deltas, printed as a message. Printing it must not copy it again
+        // (issue 32: the rendering joined the lines into one more string, then another with its
+        // newline): this stream peaked at 3.1 times its text over the process's own footprint
+        // (the same replay of a tiny stream) before, 1.9 after. What is left is the message's own
+        // growth with deltas this large; a 1 GiB stream of 17-byte deltas peaks at 1.12 times its
+        // 260 MiB of text (BENCHMARKS.md).
+        let delta = String(repeating: "abcdefghijklmnopqrstuvwxyz0123456789+-=/", count: 1638)
+        let event = Array("data: {\"type\":\"text-delta\",\"id\":\"t1\",\"delta\":\"\(delta)\"}\n\n".utf8)
+        let count = (72 << 20) / event.count / 16 * 16
+        let arguments = ["replay", "--format", "ui-message-stream", "--output", "message", "-"]
+        let (tiny, base) = try await Self.runMeasuringPeakMemory(
+            arguments, feed: { child in try child.write(Self.stream(["Hi"])) })
+        #expect(tiny.status == 0, "\(tiny)")
+        let (run, peak) = try await Self.runMeasuringPeakMemory(
+            arguments, keepingOutput: false,
+            feed: { child in
+                try child.write(Self.stream([], end: false))
+                var block: [UInt8] = []
+                for _ in 0..<16 { block += event }
+                for _ in 0..<(count / 16) { try child.write(block) }
+                try child.write(Self.end.utf8)
+            })
+        let text = count * delta.utf8.count
+        #expect(run.status == 0, "\(run)")
+        #expect(run.outputCount > text)
+        #expect(base > 1 << 20 && peak > base, "no peak reported")
+        #expect(
+            Double(peak - base) <= 2.4 * Double(text),
+            "peak RSS \(peak >> 20) MiB over \(base >> 20) MiB for \(text >> 20) MiB of text")
+    }
+
     @Test func a200MiBLineWithoutANewlineFailsAtTheLineLimitInBoundedMemory() async throws {
         let chunk = [UInt8](repeating: UInt8(ascii: "x"), count: 1 << 20)
         let (run, peak) = try await Self.runMeasuringPeakMemory(
