@@ -144,3 +144,49 @@ import Testing
             try api.request("GET", Self.route("anthropic-agent", "conversations/\(conversation)")).status == 404)
     }
 }
+
+extension ConversationsPerAgentTests {
+    /// `GET .../events` of `agent` for device-a, read until `subscribed` after a resume from 0
+    /// (every held event), then until `enough`.
+    static func liveEvents(
+        _ api: APIFixture, agent: String, until enough: @escaping ([UInt8]) -> Bool = { _ in true }
+    ) throws -> String {
+        let connection = try RawHTTPConnection(port: api.server.port, timeout: 1)
+        try connection.send(
+            "GET \(route(agent, "events")) HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Device-Id: device-a\r\n"
+                + "Last-Event-ID: 0\r\n\r\n")
+        let bytes = LiveEventRouteTests.read(connection.fd, for: .seconds(10)) { bytes in
+            LiveEventRouteTests.occurrences(of: "event: subscribed", in: bytes) == 1 && enough(bytes)
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    @Test func eachAgentsLiveStreamCarriesOnlyItsConversations() throws {
+        let provider = try MockProvider()
+        defer { provider.stop() }
+        let api = try Self.fixture(provider, agent: "openai-agent")
+        let openAI = try Self.start(api, provider, agent: "openai-agent", recording: Self.text)
+        let anthropic = try Self.start(api, provider, agent: "anthropic-agent", recording: Self.anthropicText)
+        let toOpenAI = try Self.liveEvents(api, agent: "openai-agent")
+        let toAnthropic = try Self.liveEvents(api, agent: "anthropic-agent")
+        #expect(toOpenAI.contains("event: conversation.created"))
+        #expect(toOpenAI.contains(openAI.conversation) && !toOpenAI.contains(anthropic.conversation))
+        #expect(toAnthropic.contains(anthropic.conversation) && !toAnthropic.contains(openAI.conversation))
+        // Live, after `subscribed`: a new conversation with one agent reaches only its stream.
+        let connection = try RawHTTPConnection(port: api.server.port, timeout: 1)
+        try connection.send(
+            "GET \(Self.route("anthropic-agent", "events")) HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Device-Id: device-a\r\n\r\n"
+        )
+        _ = LiveEventRouteTests.read(connection.fd, for: .seconds(10)) {
+            LiveEventRouteTests.occurrences(of: "event: subscribed", in: $0) == 1
+        }
+        let later = try Self.start(api, provider, agent: "openai-agent", recording: Self.text)
+        let mine = try Self.start(api, provider, agent: "anthropic-agent", recording: Self.anthropicText)
+        let live = String(
+            decoding: LiveEventRouteTests.read(connection.fd, for: .seconds(10)) {
+                String(decoding: $0, as: UTF8.self).contains("\"conversationId\":\"\(mine.conversation)\"")
+            }, as: UTF8.self)
+        #expect(live.contains(mine.conversation))
+        #expect(!live.contains(later.conversation))
+    }
+}

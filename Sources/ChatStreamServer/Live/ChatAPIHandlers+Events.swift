@@ -17,6 +17,7 @@ extension ChatAPIHandlers {
     /// GET /agents/{agentId}/events.
     func events(_ request: HTTPServerRequest, _ writer: HTTPServerResponseWriter) throws {
         let caller = try Caller(request: request, verifier: verifier)
+        let agentFilter = LiveEventAgentFilter(caller: caller, configuration: configuration, store: store)
         let settings = configuration.liveEvents
         let given = request.headers["Last-Event-ID"]?.trimmingSpaces() ?? request.queryValue("lastEventId")
         guard !store.liveEventSignal.isClosed else {
@@ -49,7 +50,7 @@ extension ChatAPIHandlers {
                     return writer.abortConnection()
                 }
             case .events(let records):
-                for record in records {
+                for record in records where agentFilter.admits(record) {
                     opening += "id: \(record.id)\nevent: \(record.type)\ndata: \(record.data.jsonText)\n\n"
                     sent += 1
                     if let limit = settings.dropEvery, sent >= limit {
@@ -70,6 +71,7 @@ extension ChatAPIHandlers {
         liveStreams.adopt(
             LiveStreamWriter.Subscriber(
                 socket: socket, chunked: chunked, audiences: caller.audiences, cursor: cursor,
-                tokenAcceptedUntil: caller.tokenAcceptedUntil, sent: sent, reservation: reservation))
+                tokenAcceptedUntil: caller.tokenAcceptedUntil, sent: sent, reservation: reservation,
+                agentFilter: agentFilter))
     }
 }

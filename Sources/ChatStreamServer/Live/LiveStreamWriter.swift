@@ -36,11 +36,14 @@ final class LiveStreamWriter: Sendable {
         /// Events sent so far (for the `dropEvery` fault).
         var sent: Int
         let reservation: AddressCaps.Reservation
+        /// Which events its route's agent hears (conversations are kept per agent); nil: all.
+        let agentFilter: LiveEventAgentFilter?
 
         init(
             socket: Socket, chunked: Bool, audiences: [String], cursor: Int, tokenAcceptedUntil: Double?, sent: Int,
-            reservation: AddressCaps.Reservation
+            reservation: AddressCaps.Reservation, agentFilter: LiveEventAgentFilter? = nil
         ) {
+            self.agentFilter = agentFilter
             self.socket = socket
             self.chunked = chunked
             self.audiences = audiences
@@ -289,8 +292,9 @@ final class LiveStreamWriter: Sendable {
             entry.subscriber.sent += 1
         case .events(let records):
             for record in records {
-                text += "id: \(record.id)\nevent: \(record.type)\ndata: \(record.data.jsonText)\n\n"
                 entry.subscriber.cursor = record.id
+                guard entry.subscriber.agentFilter?.admits(record) ?? true else { continue }
+                text += "id: \(record.id)\nevent: \(record.type)\ndata: \(record.data.jsonText)\n\n"
                 entry.subscriber.sent += 1
                 if let limit = settings.dropEvery, entry.subscriber.sent >= limit { break }
             }
