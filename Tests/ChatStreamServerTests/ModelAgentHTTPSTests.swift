@@ -53,7 +53,10 @@
 
         /// Whether something listens on `port` (read from /proc/net/tcp, so no connection is made).
         static func listening(on port: UInt16) -> Bool {
-            guard let table = try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8) else { return false }
+            // Read to the end in a loop (a proc file has no size; a busy machine's table spans many pages).
+            guard let file = FileHandle(forReadingAtPath: "/proc/net/tcp") else { return false }
+            defer { try? file.close() }
+            let table = String(decoding: file.readDataToEndOfFile(), as: UTF8.self)
             let local = String(format: ":%04X", port)
             return table.split(separator: "\n").contains { line in
                 let fields = line.split(separator: " ")
