@@ -55,17 +55,20 @@ var package = Package(
             linkerSettings: [.linkedLibrary("m")]),
         .target(name: "ChatStreamFraming", dependencies: ["ChatStreamBytes"]),
         .target(name: "ChatStream", dependencies: ["ChatStreamJSON", "ChatStreamFraming", "ChatStreamBytes"]),
+        // HTTP header fields and status codes, shared by the client and the server.
+        .target(name: "ChatStreamHTTP"),
         .target(
             name: "ChatStreamClient",
             dependencies: [
-                "ChatStream", "ChatStreamJSON", "ChatStreamSQLite",
+                "ChatStream", "ChatStreamJSON", "ChatStreamHTTP", "ChatStreamSQLite",
                 .target(name: "CCurl", condition: .when(platforms: [.linux])),
             ]
         ),
         .target(
             name: "ChatStreamServer",
             dependencies: [
-                "ChatStream", "ChatStreamSQLite", .target(name: "CCrypto", condition: .when(platforms: [.linux])),
+                "ChatStream", "ChatStreamHTTP", "ChatStreamSQLite",
+                .target(name: "CCrypto", condition: .when(platforms: [.linux])),
                 // https upstreams of model agents (Agents/UpstreamCurl.swift).
                 .target(name: "CCurl", condition: .when(platforms: [.linux])),
                 .target(name: "CEpoll", condition: .when(platforms: [.linux])),

@@ -1,6 +1,6 @@
-// The header type of the client's requests and responses lives in the core, shared with the
+// The header type of the client's requests and responses lives in ChatStreamHTTP, shared with the
 // server; `import ChatStreamClient` brings it.
-@_exported public import struct ChatStream.HTTPHeaderFields
+@_exported public import struct ChatStreamHTTP.HTTPHeaderFields
 
 // On Linux, URLSessionConfiguration (ChatbaseClient's `configuration:`) lives in
 // FoundationNetworking: `import ChatStreamClient` brings it, as on Apple platforms.

@@ -1,5 +1,6 @@
 // HTTPHeaderFields: HTTP header fields in order with case-insensitive lookup, the one header type
-// of the client's requests and responses and the server's requests.
+// of the client's requests and responses and the server's requests (in ChatStreamHTTP, which both
+// import; the parsing core has no HTTP in it).
 
 /// HTTP header fields in order, with case-insensitive lookup; repeated names are kept.
 ///

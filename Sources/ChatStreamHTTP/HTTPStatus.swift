@@ -1,3 +1,6 @@
+// HTTPStatus: what the package knows of HTTP status codes (reason phrases, which forbid a body),
+// shared by the server's writer and anyone else who writes a status line.
+
 /// Reason phrases for HTTP status codes.
 public enum HTTPStatus {
     /// The standard reason phrase for `code` ("OK", "Not Found", ...), or a generic one by class.
@@ -56,7 +59,7 @@ public enum HTTPStatus {
     }
 
     /// Whether a response with this status never carries a body (1xx, 204, 304).
-    static func forbidsBody(_ code: Int) -> Bool {
+    package static func forbidsBody(_ code: Int) -> Bool {
         (100..<200).contains(code) || code == 204 || code == 304
     }
 }

@@ -174,7 +174,7 @@ func symbolMessageDecoder(chunks: [[UInt8]]) {
     print(reply.text, reply.error?.message ?? "complete")
 }
 
-// Sources/ChatStream/HTTP/HTTPHeaderFields.swift:6
+// Sources/ChatStreamHTTP/HTTPHeaderFields.swift:6
 func symbolHTTPHeaderFields() {
     var headers: HTTPHeaderFields = ["Accept": "text/event-stream"]
     headers.append(name: "X-Device-Id", value: "device-1")

@@ -3,6 +3,7 @@
 // and the RequestPerformer that sends them (a successful answer also wakes an automatic outbox).
 
 import ChatStream
+import ChatStreamHTTP
 import Foundation
 
 #if canImport(FoundationNetworking)

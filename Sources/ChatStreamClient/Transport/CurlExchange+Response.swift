@@ -6,6 +6,8 @@
 // one aborts this hop (its body is not read) and the driver starts the next with a fresh handle.
 // 303, and 301/302 after a POST, continue as GET without the body, as browsers and URLSession do.
 
+import ChatStreamHTTP
+
 #if canImport(CCurl)
     import CCurl
     import Foundation

@@ -1,6 +1,8 @@
 // CurlTransfer: what the driver thread keeps of one CurlExchange: the easy handle and what it
 // owns, the hop being sent (URL, method, body, headers), and the response being parsed.
 
+import ChatStreamHTTP
+
 #if canImport(CCurl)
     import CCurl
     import Foundation

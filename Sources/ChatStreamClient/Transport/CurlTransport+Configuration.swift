@@ -11,6 +11,8 @@
 // documented initialiser sets its requests' from it). The rest has no counterpart here (see
 // ``CurlTransport/Configuration``'s documentation).
 
+import ChatStreamHTTP
+
 #if canImport(CCurl)
     import Foundation
 

@@ -1,3 +1,4 @@
+import ChatStreamHTTP
 import Foundation
 
 /// A request for an ``HTTPTransport``.

@@ -1,4 +1,7 @@
 /// A response from an ``HTTPTransport``: status and headers at once, the body as it arrives.
+
+import ChatStreamHTTP
+
 public struct HTTPResponse: Sendable {
     /// The status code.
     public var status: Int

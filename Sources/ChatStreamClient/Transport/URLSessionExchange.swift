@@ -10,6 +10,8 @@
 // While paused with activity not yet taken in the buffer, the idle clock stops: that silence is
 // the consumer's, not the server's.
 
+import ChatStreamHTTP
+
 #if !canImport(CCurl)
     import Dispatch
     import Foundation

@@ -9,6 +9,7 @@
 // answered with its status and closes the connection. Response writes carry the send timeout.
 
 import ChatStream
+import ChatStreamHTTP
 
 /// One client connection, run on a dedicated thread.
 struct HTTPConnection {

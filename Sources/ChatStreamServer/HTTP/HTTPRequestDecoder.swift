@@ -26,6 +26,7 @@
 // head was parsed, so the server can answer `100 Continue` before the client sends the body.
 
 import ChatStream
+import ChatStreamHTTP
 
 /// Why a request could not be decoded, and the status code to answer with.
 struct HTTPRequestDecodingError: Error, Equatable {

@@ -1,4 +1,5 @@
 import ChatStream
+import ChatStreamHTTP
 
 /// One parsed HTTP request, body included, as handed to the ``HTTPServer`` handler.
 ///

@@ -9,6 +9,7 @@
 // do writes the peer does not take within the send timeout (a client that stopped reading).
 
 import ChatStream
+import ChatStreamHTTP
 
 /// Writes the response to one request. Use it only on the thread that called the handler.
 ///
