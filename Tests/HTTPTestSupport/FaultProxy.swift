@@ -84,6 +84,8 @@ package final class FaultProxy: Sendable {
         var requested: [Int: Cut] = [:]
         var nextId = 0
         var stopped = false
+        /// Whether the servers' bytes wait (``holdReplies()``).
+        var holding = false
     }
 
     /// The port the proxy listens on (127.0.0.1).
@@ -95,9 +97,7 @@ package final class FaultProxy: Sendable {
     private let threads = DispatchGroup()
 
     /// Listens on 127.0.0.1 (`port` 0: any free one) and forwards to 127.0.0.1:`upstreamPort`.
-    package init(upstreamPort: UInt16, port: UInt16 = 0, plan: Plan = Plan()) throws {
-        self.upstreamPort = upstreamPort
-        state = Mutex(State(plan: plan, random: SplitMix64(seed: plan.seed)))
+    package convenience init(upstreamPort: UInt16, port: UInt16 = 0, plan: Plan = Plan()) throws {
         let fd = socket(AF_INET, Self.streamType, 0)
         guard fd >= 0 else { throw FaultProxyError("socket: errno \(errno)") }
         var yes: Int32 = 1
@@ -108,9 +108,24 @@ package final class FaultProxy: Sendable {
                 bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
-        guard bound == 0, listen(fd, 128) == 0 else {
+        guard bound == 0 else {
             close(fd)
-            throw FaultProxyError("bind/listen on port \(port): errno \(errno)")
+            throw FaultProxyError("bind on port \(port): errno \(errno)")
+        }
+        try self.init(upstreamPort: upstreamPort, boundSocket: fd, plan: plan)
+    }
+
+    /// Listens on `boundSocket`, a TCP socket already bound to a loopback port (the proxy owns it
+    /// from now on, and closes it when it fails), and forwards to 127.0.0.1:`upstreamPort`. A test
+    /// that held the port closed (bound, not listening: connections are refused) opens it this
+    /// way without ever releasing it, so no other socket can take it in between.
+    package init(upstreamPort: UInt16, boundSocket fd: Int32, plan: Plan = Plan()) throws {
+        self.upstreamPort = upstreamPort
+        state = Mutex(State(plan: plan, random: SplitMix64(seed: plan.seed)))
+        guard listen(fd, 128) == 0 else {
+            let error = errno
+            close(fd)
+            throw FaultProxyError("listen on socket \(fd): errno \(error)")
         }
         var actual = sockaddr_in()
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
@@ -144,6 +159,15 @@ package final class FaultProxy: Sendable {
             for id in state.open { state.requested[id] = cut }
         }
     }
+
+    /// Stops forwarding the servers' bytes on every connection, from now until ``releaseReplies()``:
+    /// what a server sends waits in the kernel's buffers, so a client reads nothing more (a reply
+    /// cannot end while a test acts mid-reply). The clients' bytes still go through, and a client
+    /// that closes its connection is still noticed.
+    package func holdReplies() { state.withLock { $0.holding = true } }
+
+    /// Forwards the servers' bytes again (after ``holdReplies()``).
+    package func releaseReplies() { state.withLock { $0.holding = false } }
 
     /// What the proxy did so far.
     package var counters: Counters { state.withLock { $0.counters } }
@@ -222,11 +246,14 @@ package final class FaultProxy: Sendable {
                 Self.finish(client, server: server, as: .close)
                 return
             }
+            let holding = state.withLock { $0.holding }
             var descriptors = [
                 pollfd(fd: client, events: Int16(POLLIN), revents: 0),
-                pollfd(fd: server, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: server, events: holding ? 0 : Int16(POLLIN), revents: 0),
             ]
             guard poll(&descriptors, 2, 50) > 0 else { continue }
+            // A held server's hang-up wakes poll at once: wait instead of spinning.
+            if holding, descriptors[0].revents == 0 { usleep(10_000) }
             if descriptors[0].revents != 0 {
                 let count = recv(client, &buffer, buffer.count, 0)
                 guard count > 0, Self.sendAll(server, buffer[0..<count]) else {
@@ -235,7 +262,7 @@ package final class FaultProxy: Sendable {
                 }
                 state.withLock { $0.counters.bytesToServer += count }
             }
-            if descriptors[1].revents != 0 {
+            if !holding, descriptors[1].revents != 0 {
                 let count = recv(server, &buffer, buffer.count, 0)
                 guard count > 0 else {
                     Self.finish(client, server: server, as: .close)

@@ -97,9 +97,7 @@ struct HistoryStoreTests {
     }
 
     @Test func localThenNetworkFallsBackToTheCacheWhenTheServerIsDown() async throws {
-        let reserved = try ReservedPort()
-        reserved.release()
-        let server = try Self.startServer(port: reserved.port)
+        let server = try Self.startServer()
         let store = HistoryStore.inMemory()
         let (client, _) = Self.client(port: server.port, store: store, identity: InMemoryIdentityStore())
         let sent = try await withTaskExecutorPreference(NetworkTestExecutor.shared) {

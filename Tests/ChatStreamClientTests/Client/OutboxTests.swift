@@ -6,6 +6,7 @@
 import ChatStream
 import ChatStreamServer
 import Foundation
+import HTTPTestSupport
 import Synchronization
 import TestSupport
 import Testing
@@ -53,9 +54,12 @@ struct OutboxTests {
             #expect(down.delivered.isEmpty)
             #expect(down.remaining.map(\.state) == [.pending])
 
-            reserved.release()
-            let server = try HistoryStoreTests.startServer(port: port)
-            defer { server.stop() }
+            let server = try HistoryStoreTests.startServer()
+            let proxy = try reserved.open(forwardingTo: server.port)
+            defer {
+                proxy.stop()
+                server.stop()
+            }
             let flush = try await client.flushOutbox()
             #expect(flush.delivered.count == 1)
             #expect(flush.remaining.isEmpty)
@@ -124,9 +128,12 @@ struct OutboxTests {
         try await withTaskExecutorPreference(NetworkTestExecutor.shared) {
             await #expect(throws: APIError.self) { try await client.send("goes later") }
             #expect(try client.outbox().count == 1)
-            reserved.release()
-            let server = try HistoryStoreTests.startServer(port: port)
-            defer { server.stop() }
+            let server = try HistoryStoreTests.startServer()
+            let proxy = try reserved.open(forwardingTo: server.port)
+            defer {
+                proxy.stop()
+                server.stop()
+            }
             _ = try await client.listConversations()
             await client.outboxSettled()
             #expect(try client.outbox().isEmpty)
@@ -147,9 +154,12 @@ struct OutboxTests {
                 await #expect(throws: APIError.self) { try await client.send("queued \(index)") }
             }
             #expect(try client.outbox().count == 3)
-            reserved.release()
-            let server = try HistoryStoreTests.startServer(port: port)
-            defer { server.stop() }
+            let server = try HistoryStoreTests.startServer()
+            let proxy = try reserved.open(forwardingTo: server.port)
+            defer {
+                proxy.stop()
+                server.stop()
+            }
             async let first = client.flushOutbox()
             async let second = client.flushOutbox()
             let delivered = try await first.delivered.count + second.delivered.count
@@ -173,9 +183,12 @@ struct OutboxTests {
         #expect(try client.outbox().map(\.text) == ["pending here"])
 
         // The server comes back: flushing from the state delivers it and shows the reply.
-        reserved.release()
-        let server = try HistoryStoreTests.startServer(port: reserved.port)
-        defer { server.stop() }
+        let server = try HistoryStoreTests.startServer()
+        let proxy = try reserved.open(forwardingTo: server.port)
+        defer {
+            proxy.stop()
+            server.stop()
+        }
         await state.flushOutbox()
         #expect(state.error == nil)
         #expect(state.conversationId != nil)

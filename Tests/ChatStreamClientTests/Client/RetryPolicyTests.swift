@@ -5,6 +5,7 @@
 import ChatStream
 import ChatStreamServer
 import Foundation
+import HTTPTestSupport
 import Synchronization
 import TestSupport
 import Testing
@@ -16,44 +17,6 @@ import Testing
 #elseif canImport(Darwin)
     import Darwin
 #endif
-
-/// A loopback port bound but not listening: connecting to it is refused, and no other test's
-/// server can take it until ``release()``.
-final class ReservedPort: Sendable {
-    let port: UInt16
-    private let descriptor: Mutex<Int32>
-
-    init() throws {
-        #if canImport(Glibc)
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-            let fd = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
-                bind(fd, address, length) == 0 && getsockname(fd, address, &length) == 0
-            }
-        }
-        guard fd >= 0, bound else { throw ClientError(.invalidArgument, "cannot reserve a loopback port") }
-        port = UInt16(bigEndian: address.sin_port)
-        descriptor = Mutex(fd)
-    }
-
-    /// Frees the port (once).
-    func release() {
-        descriptor.withLock {
-            if $0 >= 0 { close($0) }
-            $0 = -1
-        }
-    }
-
-    deinit { release() }
-}
 
 /// Jitter values handed out in order (then 1).
 final class JitterSequence: Sendable {
@@ -303,21 +266,24 @@ struct RetryPolicyTests {
 
     @Test func aListWaitsOutAStoppedServerThatComesBack() async throws {
         let reserved = try ReservedPort()
-        let port = reserved.port
         let restarted = Shared<ChatAPIServer?>(nil)
-        defer { restarted.value?.stop() }
+        let opened = Shared<FaultProxy?>(nil)
+        defer {
+            opened.value?.stop()
+            restarted.value?.stop()
+        }
         let waits = Shared<[Duration]>([])
         let policy = Self.recording(waits) { count in
-            // The server comes up during the second wait.
-            if count == 2 {
-                reserved.release()
-                restarted.value = try? Self.startServer(port: port)
+            // The server comes up on the client's port during the second wait.
+            if count == 2, let server = try? Self.startServer() {
+                restarted.value = server
+                opened.value = try? reserved.open(forwardingTo: server.port)
             }
         }
-        let (client, transport) = Self.client(port: port, policy: policy)
+        let (client, transport) = Self.client(port: reserved.port, policy: policy)
         try await withTaskExecutorPreference(NetworkTestExecutor.shared) {
             let page = try await client.listConversations()
-            #expect(restarted.value != nil)
+            #expect(opened.value != nil)
             #expect(page.data.isEmpty)
             #expect(transport.requests.count == 3)
             #expect(waits.value.count == 2)

@@ -18,10 +18,12 @@ import Testing
 struct ReplyInFlightTests {
     nonisolated static let agent = "agent-in-flight"
 
-    /// A server pacing its replies (about 25 events, 150 ms apart: the reading stops well before
-    /// the end even on a loaded machine) and a store file for the clients.
+    /// A server pacing its replies (about 25 events, 150 ms apart), a proxy in front of it that
+    /// holds the reply's rest once the app saw its first text (so the reading stops mid-reply
+    /// however late the cancellation takes effect), and a store file for the clients.
     final class Rig {
         let server: RestartableServer
+        let proxy: FaultProxy
         let directory: String
         let device = ChatStreamPaths.newDeviceId()
 
@@ -32,6 +34,7 @@ struct ReplyInFlightTests {
             configuration.resumableReplies = resumableReplies
             configuration.http.shutdownGracePeriod = .milliseconds(200)
             server = try RestartableServer(configuration: configuration)
+            proxy = try FaultProxy(upstreamPort: server.port)
             directory =
                 FileManager.default.temporaryDirectory.appendingPathComponent(
                     "chatstream-in-flight-\(UUID().uuidString)"
@@ -42,7 +45,7 @@ struct ReplyInFlightTests {
         /// A client on the rig's store file: each call is a new launch of the app.
         func launch() throws -> ChatbaseClient {
             ChatbaseClient(
-                agentId: ReplyInFlightTests.agent, baseURL: URL(string: "http://127.0.0.1:\(server.port)")!,
+                agentId: ReplyInFlightTests.agent, baseURL: URL(string: "http://127.0.0.1:\(proxy.port)")!,
                 identityStore: InMemoryIdentityStore(deviceId: device),
                 // Enough to wait for history to have a reply still being generated (section 8 off).
                 retryPolicy: .init(maxAttempts: 8, baseDelay: .milliseconds(50), totalBudget: .seconds(5)),
@@ -50,21 +53,44 @@ struct ReplyInFlightTests {
         }
 
         /// Sends `text` into a new conversation and stops reading once some of the reply arrived
-        /// (the app suspended or killed); the handed-over text and the conversation.
+        /// (the app suspended or killed); the handed-over text and the conversation. The proxy
+        /// holds the reply's rest once "You said" was handed over, until the send has ended.
         func sendAndStopMidReply(_ text: String, client: ChatbaseClient) async throws -> (String, String) {
             let seen = HandedOver()
             let conversationId = ChatbaseClient.newClientMessageId()
             _ = try await client.createConversation(id: conversationId)
+            let proxy = self.proxy
             let task = Task {
-                try await client.send(text, conversationId: conversationId, configure: seen.configure)
+                try await client.send(text, conversationId: conversationId) { callbacks in
+                    seen.configure(&callbacks)
+                    let handOver = callbacks.onTextDelta
+                    callbacks.onTextDelta = { delta in
+                        await handOver?(delta)
+                        if seen.value.contains("You said") { proxy.holdReplies() }
+                    }
+                }
             }
+            defer { proxy.releaseReplies() }
             #expect(await eventually(timeout: .seconds(20)) { seen.value.contains("You said") })
+            // Nothing more arrives: the cancellation ends the send by itself, soon.
+            let cancelled = ContinuousClock.now
+            // A send that waited for bytes to notice its cancellation would wait forever: the hold
+            // ends after 15 s, and the time it took fails the test.
+            let watchdog = Task.detached {
+                try? await Task.sleep(for: .seconds(15))
+                proxy.releaseReplies()
+            }
+            defer { watchdog.cancel() }
             task.cancel()
-            _ = await task.result
+            let result = await task.result
+            let took = ContinuousClock.now - cancelled
+            #expect(took < .seconds(5), "the cancelled send ended after \(took)")
+            #expect(throws: CancellationError.self) { try result.get() }
             return (seen.value, conversationId)
         }
 
         func stop() {
+            proxy.stop()
             server.stop()
             try? FileManager.default.removeItem(atPath: directory)
         }
@@ -87,6 +113,12 @@ struct ReplyInFlightTests {
         #expect(recorded.first?.conversationId == conversationId)
         #expect(recorded.first?.userText == "left in flight")
 
+        if !resumableReplies {
+            // From history, the next launch finds the reply once it is stored: it comes after that
+            // (a reply still generating would stay recorded for a later call, as it should).
+            let server = rig.server
+            #expect(await eventually(timeout: .seconds(20)) { server.server?.generatingReplyCount == 0 })
+        }
         let next = try rig.launch()
         #expect(try next.repliesInFlight() == recorded)
         let finished = try await next.completeRepliesInFlight()
