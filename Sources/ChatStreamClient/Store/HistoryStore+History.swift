@@ -173,16 +173,18 @@ extension HistoryStore {
         let conversationId = UUIDIdentifiers.normalized(conversationId)
         try database.run(
             """
-            INSERT INTO messages(scope, id, conversation_id, sender, created_at, feedback, score, client_message_id)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+            INSERT INTO messages(
+                scope, id, conversation_id, sender, created_at, feedback, score, client_message_id, interrupted)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
             ON CONFLICT(scope, id) DO UPDATE SET conversation_id = excluded.conversation_id,
                 sender = excluded.sender, created_at = excluded.created_at, feedback = excluded.feedback,
-                score = excluded.score, client_message_id = coalesce(excluded.client_message_id, client_message_id)
+                score = excluded.score, client_message_id = coalesce(excluded.client_message_id, client_message_id),
+                interrupted = excluded.interrupted
             """,
             [
                 scope, id, conversationId, message.sender == .user ? "user" : "agent",
                 message.date.timeIntervalSince1970, message.feedback?.rawValue, message.score,
-                clientMessageId ?? message.clientMessageId,
+                clientMessageId ?? message.clientMessageId, message.isInterrupted ? 1 : 0,
             ])
         try database.run("DELETE FROM message_parts WHERE scope = ?1 AND message_id = ?2", [scope, id])
         for (position, part) in message.assembledParts.enumerated() {
@@ -205,13 +207,14 @@ extension HistoryStore {
                 ) { $0.int(0) } ?? 0
             let rows = try database.query(
                 """
-                SELECT id, sender, created_at, feedback, score, client_message_id FROM messages
+                SELECT id, sender, created_at, feedback, score, client_message_id, interrupted FROM messages
                 WHERE scope = ?1 AND conversation_id = ?2 ORDER BY created_at DESC, rowid DESC LIMIT ?3 OFFSET ?4
                 """, [scope, conversationId, limit, offset]
             ) { row in
                 (
                     id: row.text(0), sender: row.text(1), date: row.double(2), feedback: row.optionalText(3),
-                    score: row.isNull(4) ? nil : row.double(4), clientMessageId: row.optionalText(5)
+                    score: row.isNull(4) ? nil : row.double(4), clientMessageId: row.optionalText(5),
+                    interrupted: row.int(6) != 0
                 )
             }
             var messages: [Message] = []
@@ -226,7 +229,10 @@ extension HistoryStore {
                 object["parts"] = .array(parts)
                 object["createdAt"] = .number(JSONNumber(row.date))
                 object["feedback"] = row.feedback.map(JSONTree.string) ?? .null
-                if let score = row.score { object["metadata"] = ["score": .number(JSONNumber(score))] }
+                var metadata = JSONObject()
+                if let score = row.score { metadata["score"] = .number(JSONNumber(score)) }
+                if row.interrupted { metadata["interrupted"] = true }
+                if !metadata.isEmpty { object["metadata"] = .object(metadata) }
                 if let id = row.clientMessageId { object["clientMessageId"] = .string(id) }
                 if let message = try WireDecoding.decodeValue(.object(object), WireDecoding.message) {
                     messages.append(message)

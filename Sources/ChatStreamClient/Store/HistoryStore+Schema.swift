@@ -33,5 +33,7 @@ extension HistoryStore {
             scope TEXT NOT NULL, message_id TEXT NOT NULL, conversation_id TEXT NOT NULL, client_message_id TEXT,
             user_text TEXT, started_at REAL NOT NULL, PRIMARY KEY(scope, message_id));
         """,
+        // 3: a reply cut by a server restart stays marked as such (``Message/isInterrupted``).
+        "ALTER TABLE messages ADD COLUMN interrupted INTEGER NOT NULL DEFAULT 0;",
     ]
 }
