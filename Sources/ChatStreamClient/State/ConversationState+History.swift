@@ -19,7 +19,7 @@ extension ConversationState {
             let cached = try? await client.listMessages(conversationId: conversationId, limit: limit, source: .local),
             !cached.data.isEmpty
         {
-            messages = cached.data.flatMap(Self.rows(for:)) + outboxRows(conversationId)
+            messages = cached.data.flatMap(Self.rows(for:)) + outboxRows(conversationId, besides: cached.data)
             self.conversationId = conversationId
             historyPage = cached
             hasMoreHistory = cached.hasMore
@@ -27,7 +27,8 @@ extension ConversationState {
         await completeRepliesInFlight(of: conversationId)
         do {
             let page = try await client.listMessages(conversationId: conversationId, limit: limit)
-            messages = page.data.flatMap(Self.rows(for:)) + outboxRows(conversationId)
+            messages =
+                page.data.flatMap(Self.rows(for:)) + outboxRows(conversationId, besides: page.data, fromServer: true)
             self.conversationId = conversationId
             historyPage = page
             hasMoreHistory = page.hasMore
@@ -75,13 +76,25 @@ extension ConversationState {
         }
     }
 
-    /// The outbox's messages to `conversationId` as user rows, pending or failed.
-    private func outboxRows(_ conversationId: String) -> [UiMessage] {
-        ((try? client.outbox()) ?? []).filter { $0.conversationId == conversationId }.map { queued in
-            UiMessage(
-                id: "outbox-" + queued.clientMessageId, kind: .text(queued.text), sender: .user, date: queued.createdAt,
-                isError: queued.state == .failed, isPending: queued.state == .pending)
+    /// The outbox's messages to `conversationId` as user rows, pending or failed, except those
+    /// `page` holds (by `clientMessageId`: stored, whatever their send reported), which the
+    /// outbox forgets when the page is the server's.
+    private func outboxRows(_ conversationId: String, besides page: [Message], fromServer: Bool = false)
+        -> [UiMessage]
+    {
+        let stored = Set(page.compactMap(\.clientMessageId))
+        var rows: [UiMessage] = []
+        for queued in (try? client.outbox()) ?? [] where queued.conversationId == conversationId {
+            guard !stored.contains(queued.clientMessageId) else {
+                if fromServer { try? client.discardOutboxMessage(clientMessageId: queued.clientMessageId) }
+                continue
+            }
+            rows.append(
+                UiMessage(
+                    id: "outbox-" + queued.clientMessageId, kind: .text(queued.text), sender: .user,
+                    date: queued.createdAt, isError: queued.state == .failed, isPending: queued.state == .pending))
         }
+        return rows
     }
 
     /// A history message as rows: a bubble per text part, a card per tool call (completed by its

@@ -61,14 +61,24 @@ extension ConversationState {
         }
     }
 
-    /// Settles a pending row when the live stream shows the message it was sent as (by its
-    /// `clientMessageId`); true when it did.
+    /// Settles a pending (or failed) row when the live stream shows the message it was sent as (by
+    /// its `clientMessageId`); true when it did. The server has the message, whatever its send
+    /// reported (an answer cut before its head reads as a failure): nothing of it stays in the
+    /// outbox, and the empty failed reply row that send left goes (the reply comes as a message
+    /// of its own).
     func settlePendingRow(by message: Message) -> Bool {
         guard message.sender == .user, let clientMessageId = message.clientMessageId,
             let index = rowIndex(clientMessageId: clientMessageId), messages[index].messageId == nil
         else { return false }
         messages[index].delivery = .sent
         messages[index].messageId = message.id
+        try? client.discardOutboxMessage(clientMessageId: clientMessageId)
+        let after = index + 1
+        if after < messages.count, messages[after].sender == .agent, messages[after].messageId == nil,
+            messages[after].isError, case .text(let text) = messages[after].kind, text.isEmpty
+        {
+            messages.remove(at: after)
+        }
         return true
     }
 }

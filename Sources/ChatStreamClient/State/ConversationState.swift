@@ -316,7 +316,9 @@ public final class ConversationState {
 
     /// Asks the agent to answer again from the message whose server ID is `messageId` (an agent
     /// message): that row and every row after it go, and the new reply streams in. Does nothing
-    /// while ``isSending``, without a conversation, or when no row has that ID.
+    /// while ``isSending``, without a conversation, or when no row has that ID. When the retry
+    /// fails before the server named the new reply (its answer was lost), the newest page of
+    /// history is loaded, so the rows show whichever reply the server kept.
     public func retry(messageId: String) async {
         guard !isSending, let conversationId, let index = messages.firstIndex(where: { $0.messageId == messageId })
         else { return }
@@ -363,7 +365,10 @@ public final class ConversationState {
         }
         if reloadsAfterSend, let conversationId {
             reloadsAfterSend = false
+            let failure = error
             await loadHistory(conversationId: conversationId)
+            // The send's own failure is the one the app shows.
+            if let failure { error = failure }
         }
     }
 
@@ -527,6 +532,9 @@ public final class ConversationState {
             messages[index].isError = true
             // The reply's ID, when the stream announced it, so `retry(messageId:)` can regenerate it.
             if messages[index].messageId == nil { messages[index].messageId = partial?.id }
+            // A retry whose answer was lost before it named the new reply: the server may have
+            // replaced the reply or not, so the conversation is read again once the retry ended.
+            if userRowId == nil, messages[index].messageId == nil { reloadsAfterSend = true }
         }
         if replyBegan, let id = userRowId, let index = messages.firstIndex(where: { $0.id == id }) {
             messages[index].delivery = .sent

@@ -120,8 +120,11 @@
             }
             guard let waiters else { return false }
             if let head = waiters.head {
+                // libcurl ends a transfer whose connection closed after the status line, before the
+                // head's blank line, without an error: the answer was cut, not malformed.
                 head.resume(
-                    throwing: error ?? TransportError(.invalidResponse, "the request finished without a response head"))
+                    throwing: error
+                        ?? TransportError(.connectionLost, "the connection closed before the response head ended"))
             }
             if let body = waiters.body {
                 if let error { body.resume(throwing: error) } else { body.resume(returning: nil) }

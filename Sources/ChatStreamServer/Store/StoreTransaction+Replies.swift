@@ -33,7 +33,8 @@ extension StoreTransaction {
 
     /// Ends a generating reply with `parts`: finished (`state` nil), stopped or interrupted. Returns
     /// false (and changes nothing) when it had already ended. The reply becomes visible with its
-    /// parts and is announced (`message.created`) when the transaction records live events.
+    /// parts (an empty one only when interrupted) and is announced (`message.created`) when the
+    /// transaction records live events.
     func endReply(_ parts: [JSONTree], state: ReplyState?, events: Int, ofMessage sequence: Int, now: Int) throws
         -> Bool
     {
@@ -50,7 +51,10 @@ extension StoreTransaction {
                 reply_events = ?8 WHERE seq = ?1
             """,
             [
-                sequence, json, !parts.isEmpty, text.lowercased(), json.utf8.count, MessagePreview.stored(text),
+                // An interrupted reply shows even empty (cut before its first part): a client shows
+                // it failed and can retry it; without it the user's message reads unanswered.
+                sequence, json, !parts.isEmpty || state == .interrupted, text.lowercased(), json.utf8.count,
+                MessagePreview.stored(text),
                 state?.rawValue, events,
             ])
         try database.run(

@@ -2,7 +2,9 @@
 // a live `reset` while a send streams no longer drops the send's rows (the reload waits for the send
 // to end); a reply a restart interrupted before its first part still shows as a failed row (history
 // keeps it, so it can be retried); a reply whose `start` never came is still named by the response's
-// `X-Message-Id` when it fails, so retry(messageId:) can regenerate it.
+// `X-Message-Id` when it fails, so retry(messageId:) can regenerate it; a retry whose answer was
+// lost before it named the new reply reloads the conversation; a failed send the live stream shows
+// stored settles its rows and leaves the outbox.
 
 import ChatStream
 import Foundation
@@ -88,6 +90,115 @@ struct FoundByTheFaultRunTests {
         #expect(reply.sender == .agent && reply.isError)
         #expect(reply.messageId == "m-named")
         #expect(state.messages.first?.delivery == .sent)
+    }
+}
+
+extension FoundByTheFaultRunTests {
+    /// The retry's request reached the server (which replaced the reply) but its answer was lost
+    /// before the new reply was named: the failed row had no ID, so nothing could retry it and it
+    /// never matched the server. The conversation is read again instead.
+    @Test func aRetryWhoseAnswerWasLostShowsTheConversationAsTheServerHasIt() async throws {
+        let retried = Mutex(false)
+        let cut: JSONTree = [
+            "id": "m-cut", "role": "assistant", "parts": [], "createdAt": 1_700_000_001, "feedback": nil,
+            "metadata": ["interrupted": true],
+        ]
+        let user = Wire.messageJSON("u-1", text: "hello", role: "user")
+        let transport = FakeTransport { request in
+            switch request.route {
+            case "conversations/\(Self.conversationId)/retry":
+                retried.withLock { $0 = true }
+                throw TransportError(.connectionLost, "the connection broke before the response head")
+            case "conversations/\(Self.conversationId)/messages":
+                let reply =
+                    retried.withLock { $0 } ? Wire.messageJSON("m-new", text: "Echo: hello", at: 1_700_000_002) : cut
+                return Wire.page([user, reply], request: request)
+            default:
+                return Wire.error(404, "NOT_FOUND")
+            }
+        }
+        let state = ConversationState(client: Wire.client(transport), conversationId: Self.conversationId)
+        await state.loadHistory(conversationId: Self.conversationId)
+        #expect(state.messages.map(\.isError) == [false, true])
+        await state.retry(messageId: "m-cut")
+        #expect(state.error != nil)
+        #expect(state.messages.map(\.messageId) == ["u-1", "m-new"])
+        #expect(state.messages.map(\.kind) == [.text("hello"), .text("Echo: hello")])
+        #expect(!state.messages.contains { $0.isError || $0.isStreaming })
+    }
+}
+
+extension FoundByTheFaultRunTests {
+    /// A send whose answer read as a failure (a garbled head) though the server stored the message:
+    /// the row was failed, the outbox kept it failed, and when the live stream showed the message
+    /// and its reply, the empty failed reply row stayed beside the real one (and the outbox entry
+    /// came back as a failed row at the next reload). The live stream settles all three.
+    @Test func aFailedSendTheLiveStreamShowsStoredSettlesItsRowsAndTheOutbox() async throws {
+        let transport = FakeTransport { request in
+            if request.route == "chat" { throw TransportError(.invalidResponse, "a garbled answer") }
+            return Wire.error(404, "NOT_FOUND")
+        }
+        let client = ChatbaseClient(
+            agentId: "agent-1", baseURL: Wire.base, transport: transport,
+            identityStore: InMemoryIdentityStore(deviceId: "0f0e0d0c-0b0a-4908-8706-050403020100"),
+            retryPolicy: .init(maxAttempts: 1), store: HistoryStore.inMemory(), outbox: .automatic)
+        let state = ConversationState(client: client, conversationId: Self.conversationId)
+        await state.sendMessage("hello")
+        #expect(state.messages.map(\.sender) == [.user, .agent])
+        #expect(state.messages.map(\.isError) == [true, true])
+        #expect(try client.outbox().map(\.state) == [.failed])
+        let clientMessageId = try #require(transport.requests.first?.json["clientMessageId"]?.stringValue)
+
+        var user = Message(id: "u-1", text: "hello", sender: .user, date: Date())
+        user.clientMessageId = clientMessageId
+        let reply = Message(
+            id: "m-reply", text: "Echo: hello", sender: .agent, date: Date(), parts: [.text("Echo: hello")])
+        for (index, message) in [user, reply].enumerated() {
+            await state.handleLive(
+                LiveEvent(
+                    id: String(index), kind: .messageCreated(conversationId: Self.conversationId, message: message)))
+        }
+        #expect(state.messages.map(\.messageId) == ["u-1", "m-reply"])
+        #expect(state.messages.map(\.kind) == [.text("hello"), .text("Echo: hello")])
+        #expect(!state.messages.contains { $0.isError || $0.isPending })
+        #expect(try client.outbox().isEmpty)
+    }
+}
+
+extension FoundByTheFaultRunTests {
+    /// The same failed send, the live stream off: the next reload showed the stored message and,
+    /// at the end, its outbox entry again as a failed row. The server's page settles the outbox.
+    @Test func aFailedSendTheServersPageHoldsLeavesTheOutbox() async throws {
+        let stored = Mutex<[JSONTree]>([])
+        let transport = FakeTransport { request in
+            switch request.route {
+            case "chat":
+                // The server stores the message, then its answer is garbled.
+                let user: JSONTree = [
+                    "id": "u-1", "role": "user", "parts": [["type": "text", "text": "hello"]],
+                    "createdAt": 1_700_000_000, "feedback": nil,
+                    "clientMessageId": request.json["clientMessageId"] ?? .null,
+                ]
+                let reply = Wire.messageJSON("m-reply", text: "Echo: hello", at: 1_700_000_001)
+                stored.withLock { $0 = [user, reply] }
+                throw TransportError(.invalidResponse, "a garbled answer")
+            case "conversations/\(Self.conversationId)/messages":
+                return Wire.page(stored.withLock { $0 }, request: request)
+            default:
+                return Wire.error(404, "NOT_FOUND")
+            }
+        }
+        let client = ChatbaseClient(
+            agentId: "agent-1", baseURL: Wire.base, transport: transport,
+            identityStore: InMemoryIdentityStore(deviceId: "0f0e0d0c-0b0a-4908-8706-050403020100"),
+            retryPolicy: .init(maxAttempts: 1), store: HistoryStore.inMemory(), outbox: .automatic)
+        let state = ConversationState(client: client, conversationId: Self.conversationId)
+        await state.sendMessage("hello")
+        #expect(try client.outbox().map(\.state) == [.failed])
+        await state.loadHistory(conversationId: Self.conversationId)
+        #expect(state.messages.map(\.messageId) == ["u-1", "m-reply"])
+        #expect(!state.messages.contains { $0.isError || $0.isPending })
+        #expect(try client.outbox().isEmpty)
     }
 }
 
