@@ -173,6 +173,41 @@ package final class SQLiteDatabase: @unchecked Sendable {
         try transaction(beginning: "BEGIN IMMEDIATE", body)
     }
 
+    /// Runs `count` parts in one transaction (`BEGIN IMMEDIATE`), each under its own savepoint, and
+    /// commits once: a part that throws undoes only its own changes (its error is at its index of
+    /// the result, nil for a part that succeeded), and one commit (one sync of the log) covers all
+    /// the others. Throws, with nothing of any part kept, when the transaction cannot begin or
+    /// commit, or when SQLite ended it on its own inside a part (a full disk, an I/O error).
+    /// `transaction(parts: 2) { try insert(row[$0]) }` gives `[nil, nil]`: both rows, one commit.
+    package func transaction(parts count: Int, _ part: (Int) throws -> Void) throws -> [(any Error)?] {
+        precondition(!inTransaction, "a grouped transaction cannot join another")
+        try execute("BEGIN IMMEDIATE")
+        inTransaction = true
+        defer { inTransaction = false }
+        do {
+            var errors: [(any Error)?] = Array(repeating: nil, count: count)
+            for index in 0..<count {
+                try execute("SAVEPOINT part")
+                do {
+                    try part(index)
+                    try execute("RELEASE part")
+                } catch {
+                    // SQLite may have rolled the whole transaction back by itself: then the parts
+                    // before this one are gone too, and the group fails as one.
+                    guard sqlite3_get_autocommit(handle) == 0 else { throw error }
+                    try execute("ROLLBACK TO part")
+                    try execute("RELEASE part")
+                    errors[index] = error
+                }
+            }
+            try execute("COMMIT")
+            return errors
+        } catch {
+            if sqlite3_get_autocommit(handle) == 0 { try? execute("ROLLBACK") }
+            throw error
+        }
+    }
+
     /// Runs `body` in one read transaction (`BEGIN DEFERRED`): every statement in it sees the same
     /// committed state, and in WAL mode it never waits for a writer. Calls inside a transaction join it.
     package func readTransaction<R>(_ body: () throws -> R) throws -> R {

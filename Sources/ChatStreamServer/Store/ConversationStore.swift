@@ -10,7 +10,10 @@
 // the others stay free for lists and histories. A `write` is one transaction:
 // it commits before the handler answers, and when its body or the commit throws nothing of it
 // stays (the handler then answers 500, or the body's own API error). With `synchronous=FULL` a
-// committed write survives a crash of the process and a power loss.
+// committed write survives a crash of the process and a power loss. Writes that arrive while one
+// commits wait and then commit together, each under its own savepoint (StoreWriteQueue.swift): one
+// sync of the log for the batch instead of one each, which is what bounded streamed chats under
+// many connections.
 //
 // Live events are rows of the same database: a write's changes are turned into events inside its
 // transaction (StoreTransaction+LiveEvents.swift), and subscribers are woken after it committed.
@@ -27,7 +30,10 @@ import Synchronization
 /// operations of ``StoreTransaction``; no SQL leaves the store's files.
 final class ConversationStore: Sendable {
     private let database: SQLiteDatabase
+    /// Held while a batch of writes runs, and by reads of an in-memory database.
     private let lock = NSLock()
+    /// Writes waiting for the next commit.
+    let writeQueue = StoreWriteQueue()
     /// Idle read-only connections (empty in memory: reads then use ``database`` under ``lock``).
     private let readers: Mutex<[SQLiteDatabase]>
     private let readerSlots: DispatchSemaphore
@@ -164,33 +170,57 @@ final class ConversationStore: Sendable {
     /// Runs `body` in one transaction with the live events of what it changed: all of it is
     /// committed before this returns, or none when it throws (the error is rethrown). Live
     /// subscribers are woken after the commit.
+    ///
+    /// Writes that arrive while another is committing are committed together (group commit, see
+    /// StoreWriteQueue.swift): each body still runs alone and all or nothing, under its own
+    /// savepoint, and returns only once the commit that holds it is durable.
     @discardableResult
     func write<R>(recordingEvents: Bool = true, _ body: (StoreTransaction) throws -> R) throws -> R {
-        var recorded = false
-        defer { if recorded { liveEventSignal.notify() } }
-        lock.lock()
-        let acquired = ContinuousClock.now
-        defer {
-            let held = ContinuousClock.now - acquired
-            lock.unlock()
-            longestHold.withLock { $0 = max($0, held) }
+        try withoutActuallyEscaping(body) { body in
+            var result: R?
+            let pending = PendingWrite(recording: recordingEvents && liveEventBounds.count > 0) { store in
+                result = try body(store)
+            }
+            try writeQueue.submit(pending) { batch in commit(batch) }
+            guard let result else { preconditionFailure("a write that succeeded left no result") }
+            return result
         }
-        let recording = recordingEvents && liveEventBounds.count > 0
-        let (result, changes) = try database.transaction {
-            let store = StoreTransaction(database: database, previewLength: previewLength)
-            let result = try body(store)
-            if recording { try store.recordLiveEvents(bounds: liveEventBounds) }
-            return (result, store.changes)
-        }
-        // Committed: the events join the in-memory tail (still under the writer's lock, so in ID order).
-        let events = changes.recordedEvents
-        liveEventTail.append(events, evictions: changes.evictions)
-        recorded = !events.isEmpty
-        return result
     }
 
-    /// The longest any ``write(recordingEvents:_:)`` has held the write lock so far: every other
-    /// write waited at most this long for it.
+    /// Runs `batch` in one transaction (one part each) and records each part's outcome; then the
+    /// committed parts' events join the in-memory tail, in ID order, and subscribers are woken.
+    private func commit(_ batch: [PendingWrite]) {
+        lock.lock()
+        let acquired = ContinuousClock.now
+        var changes: [StoreChanges?] = Array(repeating: nil, count: batch.count)
+        let outcome = Result {
+            try database.transaction(parts: batch.count) { index in
+                let store = StoreTransaction(database: database, previewLength: previewLength)
+                try batch[index].run(store)
+                if batch[index].recording { try store.recordLiveEvents(bounds: liveEventBounds) }
+                changes[index] = store.changes
+            }
+        }
+        var recorded = false
+        for (index, pending) in batch.enumerated() {
+            switch outcome {
+            case .failure(let error): pending.error = error
+            case .success(let errors):
+                pending.error = errors[index]
+                if errors[index] == nil, let events = changes[index] {
+                    liveEventTail.append(events.recordedEvents, evictions: events.evictions)
+                    recorded = recorded || !events.recordedEvents.isEmpty
+                }
+            }
+        }
+        let held = ContinuousClock.now - acquired
+        lock.unlock()
+        longestHold.withLock { $0 = max($0, held) }
+        if recorded { liveEventSignal.notify() }
+    }
+
+    /// The longest any batch of ``write(recordingEvents:_:)`` has held the write lock so far: every
+    /// other write waited at most this long for it.
     var longestWriteLockHold: Duration { longestHold.withLock { $0 } }
 
     /// Records one live event about `conversationId` that changes no conversation (typing), in a
