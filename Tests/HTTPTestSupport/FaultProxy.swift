@@ -86,6 +86,8 @@ package final class FaultProxy: Sendable {
         var stopped = false
         /// Whether the servers' bytes wait (``holdReplies()``).
         var holding = false
+        /// Bytes after which the servers' bytes wait (``holdReplies(after:)``), once forwarded.
+        var holdMarker: [UInt8]?
     }
 
     /// The port the proxy listens on (127.0.0.1).
@@ -166,8 +168,18 @@ package final class FaultProxy: Sendable {
     /// that closes its connection is still noticed.
     package func holdReplies() { state.withLock { $0.holding = true } }
 
-    /// Forwards the servers' bytes again (after ``holdReplies()``).
-    package func releaseReplies() { state.withLock { $0.holding = false } }
+    /// Holds the servers' bytes as ``holdReplies()`` does, from the moment a chunk holding
+    /// `marker` has been forwarded: the proxy itself stops the reply there, however slowly the
+    /// client reads (a test acting when its client sees the marker may act too late under load).
+    package func holdReplies(after marker: String) { state.withLock { $0.holdMarker = Array(marker.utf8) } }
+
+    /// Forwards the servers' bytes again (after ``holdReplies()`` or ``holdReplies(after:)``).
+    package func releaseReplies() {
+        state.withLock {
+            $0.holding = false
+            $0.holdMarker = nil
+        }
+    }
 
     /// What the proxy did so far.
     package var counters: Counters { state.withLock { $0.counters } }
@@ -271,6 +283,12 @@ package final class FaultProxy: Sendable {
                 var allowed = count
                 if let cutAt { allowed = min(count, max(0, cutAt - toClient)) }
                 let delivered = allowed == 0 || Self.sendAll(client, buffer[0..<allowed])
+                let forwarded = buffer[0..<allowed]
+                state.withLock { state in
+                    guard let marker = state.holdMarker, Self.contains(forwarded, marker) else { return }
+                    state.holding = true
+                    state.holdMarker = nil
+                }
                 toClient += allowed
                 state.withLock { $0.counters.bytesToClient += allowed }
                 if let cutAt, toClient >= cutAt {
@@ -285,6 +303,18 @@ package final class FaultProxy: Sendable {
                 }
             }
         }
+    }
+
+    /// Whether `bytes` hold `marker` (a marker split across two reads is not seen: the servers
+    /// that use it send each event in one write).
+    private static func contains(_ bytes: ArraySlice<UInt8>, _ marker: [UInt8]) -> Bool {
+        guard !marker.isEmpty, bytes.count >= marker.count else { return false }
+        var start = bytes.startIndex
+        while start <= bytes.endIndex - marker.count {
+            if bytes[start..<start + marker.count].elementsEqual(marker) { return true }
+            start += 1
+        }
+        return false
     }
 
     /// The cut ``cutAll(_:)`` asked of connection `id`, taken.

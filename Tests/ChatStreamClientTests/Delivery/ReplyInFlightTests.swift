@@ -60,6 +60,7 @@ struct ReplyInFlightTests {
             let conversationId = ChatbaseClient.newClientMessageId()
             _ = try await client.createConversation(id: conversationId)
             let proxy = self.proxy
+            proxy.holdReplies(after: "You said")
             let task = Task {
                 try await client.send(text, conversationId: conversationId) { callbacks in
                     seen.configure(&callbacks)
