@@ -247,6 +247,8 @@ package final class FaultProxy: Sendable {
         }
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         var toClient = 0
+        /// Server bytes read after a held marker's event, forwarded once the hold ends.
+        var heldBack: [UInt8] = []
         while true {
             if let asked = askedCut(id) {
                 record(asked)
@@ -259,6 +261,13 @@ package final class FaultProxy: Sendable {
                 return
             }
             let holding = state.withLock { $0.holding }
+            if !holding, !heldBack.isEmpty {
+                guard Self.sendAll(client, heldBack[...]) else {
+                    Self.finish(client, server: server, as: .close)
+                    return
+                }
+                heldBack.removeAll()
+            }
             var descriptors = [
                 pollfd(fd: client, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: server, events: holding ? 0 : Int16(POLLIN), revents: 0),
@@ -282,13 +291,17 @@ package final class FaultProxy: Sendable {
                 }
                 var allowed = count
                 if let cutAt { allowed = min(count, max(0, cutAt - toClient)) }
-                let delivered = allowed == 0 || Self.sendAll(client, buffer[0..<allowed])
-                let forwarded = buffer[0..<allowed]
-                state.withLock { state in
-                    guard let marker = state.holdMarker, Self.contains(forwarded, marker) else { return }
-                    state.holding = true
-                    state.holdMarker = nil
+                // A held marker: forward through the end of the event that holds it, keep the rest.
+                let marker = state.withLock { $0.holdMarker }
+                if let marker, let end = Self.eventEnd(after: marker, in: buffer[0..<allowed]) {
+                    heldBack.append(contentsOf: buffer[end..<allowed])
+                    allowed = end
+                    state.withLock { state in
+                        state.holding = true
+                        state.holdMarker = nil
+                    }
                 }
+                let delivered = allowed == 0 || Self.sendAll(client, buffer[0..<allowed])
                 toClient += allowed
                 state.withLock { $0.counters.bytesToClient += allowed }
                 if let cutAt, toClient >= cutAt {
@@ -305,16 +318,24 @@ package final class FaultProxy: Sendable {
         }
     }
 
-    /// Whether `bytes` hold `marker` (a marker split across two reads is not seen: the servers
-    /// that use it send each event in one write).
-    private static func contains(_ bytes: ArraySlice<UInt8>, _ marker: [UInt8]) -> Bool {
-        guard !marker.isEmpty, bytes.count >= marker.count else { return false }
+    /// The index just past the blank line that ends the event holding `marker` in `bytes` (the
+    /// end of `bytes` when that event's end is not in them), or nil when `marker` is not there (a
+    /// marker split across two reads is not seen).
+    private static func eventEnd(after marker: [UInt8], in bytes: ArraySlice<UInt8>) -> Int? {
+        guard !marker.isEmpty, bytes.count >= marker.count else { return nil }
         var start = bytes.startIndex
         while start <= bytes.endIndex - marker.count {
-            if bytes[start..<start + marker.count].elementsEqual(marker) { return true }
+            if bytes[start..<start + marker.count].elementsEqual(marker) {
+                var index = start + marker.count
+                while index + 1 < bytes.endIndex {
+                    if bytes[index] == 10, bytes[index + 1] == 10 { return index + 2 }
+                    index += 1
+                }
+                return bytes.endIndex
+            }
             start += 1
         }
-        return false
+        return nil
     }
 
     /// The cut ``cutAll(_:)`` asked of connection `id`, taken.
