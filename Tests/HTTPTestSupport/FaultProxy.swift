@@ -171,6 +171,8 @@ package final class FaultProxy: Sendable {
     /// Holds the servers' bytes as ``holdReplies()`` does, from the moment a chunk holding
     /// `marker` has been forwarded: the proxy itself stops the reply there, however slowly the
     /// client reads (a test acting when its client sees the marker may act too late under load).
+    /// `marker` must lie within one event's bytes as the server sends them (a text split over two
+    /// deltas never matches).
     package func holdReplies(after marker: String) { state.withLock { $0.holdMarker = Array(marker.utf8) } }
 
     /// Forwards the servers' bytes again (after ``holdReplies()`` or ``holdReplies(after:)``).

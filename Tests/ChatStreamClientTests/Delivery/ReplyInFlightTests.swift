@@ -54,13 +54,14 @@ struct ReplyInFlightTests {
 
         /// Sends `text` into a new conversation and stops reading once some of the reply arrived
         /// (the app suspended or killed); the handed-over text and the conversation. The proxy
-        /// holds the reply's rest once "You said" was handed over, until the send has ended.
+        /// holds the reply's rest once the event with "said:" (the demo reply's second word, each
+        /// word its own event) was forwarded, until the send has ended.
         func sendAndStopMidReply(_ text: String, client: ChatbaseClient) async throws -> (String, String) {
             let seen = HandedOver()
             let conversationId = ChatbaseClient.newClientMessageId()
             _ = try await client.createConversation(id: conversationId)
             let proxy = self.proxy
-            proxy.holdReplies(after: "You said")
+            proxy.holdReplies(after: "said:")
             let task = Task {
                 try await client.send(text, conversationId: conversationId) { callbacks in
                     seen.configure(&callbacks)
