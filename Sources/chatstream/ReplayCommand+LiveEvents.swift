@@ -31,10 +31,10 @@ extension ReplayCommand {
             return 65
         }
         Output.flush()
-        for error in decoder.malformedEvents { Output.standardError("skipped: \(error)\n") }
+        for error in decoder.skippedErrors { Output.standardError("skipped: \(error)\n") }
         Output.standardError(
             "\(decoder.eventCount) events, \(decoder.unknownEventCount) of unknown types skipped, "
-                + "\(decoder.malformedEventCount) malformed skipped\n")
+                + "\(decoder.skippedErrorCount) malformed skipped\n")
         return 0
     }
 }

@@ -133,7 +133,7 @@ import Testing
             } catch {
                 return "\(events) \(error)"
             }
-            return "\(events) \(decoder.malformedEvents) \(decoder.unknownEventCount)"
+            return "\(events) \(decoder.skippedErrors) \(decoder.unknownEventCount)"
         }
         #expect(run([payload]) == run(pieces))
     }

@@ -24,7 +24,7 @@ func symbolConversationEventDecoder(pieces: [[UInt8]]) throws {
         for event in try decoder.feed(piece) { print(event.kind) }
     }
     try decoder.finish()
-    print(decoder.unknownEventCount, decoder.malformedEvents)
+    print(decoder.unknownEventCount, decoder.skippedErrors)
 }
 
 // Sources/ChatStream/Live/LiveMessageDrafts.swift:8

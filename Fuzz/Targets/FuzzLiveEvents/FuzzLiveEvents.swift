@@ -37,13 +37,13 @@ func run(
     } catch let error as FramingError {
         outcome.framingError = error
     } catch let error as ConversationEventError {
-        check(configuration.isStrict, "a lenient decoder threw \(error)")
+        check(!configuration.lenient, "a lenient decoder threw \(error)")
         outcome.strictError = error
     } catch {
         check(false, "unexpected error type \(error)")
     }
-    outcome.malformed = decoder.malformedEvents
-    outcome.malformedCount = decoder.malformedEventCount
+    outcome.malformed = decoder.skippedErrors
+    outcome.malformedCount = decoder.skippedErrorCount
     outcome.unknownCount = decoder.unknownEventCount
     outcome.eventCount = decoder.eventCount
     outcome.lastEventID = decoder.lastEventID
@@ -90,7 +90,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 
     if input.bit(2) {
         var strictConfiguration = lenient
-        strictConfiguration.isStrict = true
+        strictConfiguration.lenient = false
         let strict = run(input.pieces, format: format, configuration: strictConfiguration)
         if let first = whole.malformed.first {
             check(

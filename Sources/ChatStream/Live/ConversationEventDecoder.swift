@@ -20,15 +20,16 @@ import ChatStreamJSON
 ///     for event in try decoder.feed(piece) { print(event.kind) }
 /// }
 /// try decoder.finish()
-/// print(decoder.unknownEventCount, decoder.malformedEvents)
+/// print(decoder.unknownEventCount, decoder.skippedErrors)
 /// ```
 public struct ConversationEventDecoder {
     /// Limits and policy.
     public struct Configuration: Sendable, Hashable {
         /// The SSE limits (line and event sizes): an endless line or event fails within them.
         public var framing: ServerSentEventDecoder.Configuration
-        /// Throw on a malformed event instead of skipping it. Default `false` (skip and count).
-        public var isStrict: Bool
+        /// Skip a malformed event (keeping its error in ``ConversationEventDecoder/skippedErrors``)
+        /// instead of throwing it. Default `true`: a live stream goes on past a bad event.
+        public var lenient: Bool
         /// How many of the latest malformed events' errors are kept. Default 64.
         public var keptErrorLimit: Int
 
@@ -37,10 +38,10 @@ public struct ConversationEventDecoder {
 
         /// Makes a configuration.
         public init(
-            framing: ServerSentEventDecoder.Configuration = .default, isStrict: Bool = false, keptErrorLimit: Int = 64
+            framing: ServerSentEventDecoder.Configuration = .default, lenient: Bool = true, keptErrorLimit: Int = 64
         ) {
             self.framing = framing
-            self.isStrict = isStrict
+            self.lenient = lenient
             self.keptErrorLimit = keptErrorLimit
         }
     }
@@ -53,10 +54,11 @@ public struct ConversationEventDecoder {
     private let parsers = LiveEventParsers()
     private var memory = LiveStreamMemory()
 
-    /// The latest malformed events' errors (at most ``Configuration/keptErrorLimit``), oldest first.
-    public private(set) var malformedEvents: [ConversationEventError] = []
+    /// The errors of the latest malformed events skipped in lenient mode (at most
+    /// ``Configuration/keptErrorLimit``), oldest first.
+    public private(set) var skippedErrors: [ConversationEventError] = []
     /// How many malformed events were skipped in all.
-    public private(set) var malformedEventCount = 0
+    public private(set) var skippedErrorCount = 0
     /// How many events of a type the dialect does not know were skipped.
     public private(set) var unknownEventCount = 0
     /// How many events were handed over.
@@ -77,12 +79,12 @@ public struct ConversationEventDecoder {
 
     /// Feeds the next piece of input and calls `onEvent` with each event it completes.
     ///
-    /// - Throws: `FramingError` when the SSE limits are passed; in strict mode a
+    /// - Throws: `FramingError` when the SSE limits are passed; unless lenient a
     ///   ``ConversationEventError``; or what `onEvent` throws.
     public mutating func feed(_ bytes: UnsafeRawBufferPointer, _ onEvent: (ConversationEvent) throws -> Void) throws {
         let format = format
         let parsers = parsers
-        let strict = configuration.isStrict
+        let lenient = configuration.lenient
         var unknown = 0
         var handed = 0
         var malformed: [ConversationEventError] = []
@@ -97,7 +99,7 @@ public struct ConversationEventDecoder {
             do {
                 outcome = try Self.decode(view, format: format, parsers: parsers, memory: &memory)
             } catch let error as ConversationEventError {
-                if strict { throw error }
+                if !lenient { throw error }
                 malformed.append(error)
                 return
             }
@@ -130,10 +132,10 @@ public struct ConversationEventDecoder {
         unknownEventCount += unknown
         eventCount += handed
         guard !malformed.isEmpty else { return }
-        malformedEventCount += malformed.count
-        malformedEvents.append(contentsOf: malformed)
-        let excess = malformedEvents.count - max(0, configuration.keptErrorLimit)
-        if excess > 0 { malformedEvents.removeFirst(excess) }
+        skippedErrorCount += malformed.count
+        skippedErrors.append(contentsOf: malformed)
+        let excess = skippedErrors.count - max(0, configuration.keptErrorLimit)
+        if excess > 0 { skippedErrors.removeFirst(excess) }
     }
 
     private static func decode(

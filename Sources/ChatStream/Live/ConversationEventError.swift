@@ -1,7 +1,7 @@
 /// Why one live event could not be decoded: which event, where, and which field.
 ///
 /// A ``ConversationEventDecoder`` skips such an event and keeps it in
-/// ``ConversationEventDecoder/malformedEvents`` (unless told to be strict); the stream goes on.
+/// ``ConversationEventDecoder/skippedErrors`` (unless it is not lenient); the stream goes on.
 public struct ConversationEventError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The kind of failure.
     public struct Kind: Sendable, Hashable, CustomStringConvertible {

@@ -45,7 +45,7 @@ func decodeLive(
             let (events, decoder) = try decodeLive(chunking.pieces, format: format)
             #expect(events.map(\.jsonValue) == expected, "\(name) \(chunking)")
             #expect(decoder.unknownEventCount == unknown, "\(name) \(chunking)")
-            #expect(decoder.malformedEventCount == 0, "\(name) \(chunking)")
+            #expect(decoder.skippedErrorCount == 0, "\(name) \(chunking)")
             #expect(decoder.eventCount == expected.count)
         }
     }
@@ -103,18 +103,18 @@ func decodeLive(
         for chunking in Chunkings.all(of: input) {
             let (events, decoder) = try decodeLive(chunking.pieces, format: .home)
             #expect(events.map(\.id) == ["1", "4"], "\(chunking)")
-            #expect(decoder.malformedEventCount == 2)
-            #expect(decoder.malformedEvents.map(\.byteOffset) == [second, third], "\(chunking)")
-            #expect(decoder.malformedEvents.map(\.kind) == [.invalidJSON, .missingField])
-            #expect(decoder.malformedEvents.map(\.field) == ["data", "active"])
-            #expect(decoder.malformedEvents[0].description.contains("message.created at byte \(second)"))
+            #expect(decoder.skippedErrorCount == 2)
+            #expect(decoder.skippedErrors.map(\.byteOffset) == [second, third], "\(chunking)")
+            #expect(decoder.skippedErrors.map(\.kind) == [.invalidJSON, .missingField])
+            #expect(decoder.skippedErrors.map(\.field) == ["data", "active"])
+            #expect(decoder.skippedErrors[0].description.contains("message.created at byte \(second)"))
         }
     }
 
     @Test func strictModeThrowsTheFirstMalformedEvent() throws {
         let input = try Self.bytes("home-malformed.sse")
         #expect(throws: ConversationEventError.self) {
-            _ = try decodeLive([input], format: .home, configuration: .init(isStrict: true))
+            _ = try decodeLive([input], format: .home, configuration: .init(lenient: false))
         }
     }
 
@@ -135,10 +135,10 @@ func decodeLive(
         for chunking in Chunkings.all(of: Self.payloadNotJSON) {
             let (events, decoder) = try decodeLive(chunking.pieces, format: .salesforceMessaging)
             #expect(events.map(\.kind) == [.conversationClosed(conversationId: "c")], "\(chunking)")
-            #expect(decoder.malformedEvents.map(\.kind) == [.payloadNotJSON])
-            #expect(decoder.malformedEvents.first?.field == "conversationEntry.entryPayload")
-            #expect(decoder.malformedEvents.first?.byteOffset == 0)
-            #expect(decoder.malformedEvents.first?.description.contains("CONVERSATION_MESSAGE") == true)
+            #expect(decoder.skippedErrors.map(\.kind) == [.payloadNotJSON])
+            #expect(decoder.skippedErrors.first?.field == "conversationEntry.entryPayload")
+            #expect(decoder.skippedErrors.first?.byteOffset == 0)
+            #expect(decoder.skippedErrors.first?.description.contains("CONVERSATION_MESSAGE") == true)
         }
     }
 
@@ -176,7 +176,7 @@ func decodeLive(
         for _ in 0..<64 { events += try decoder.feed(comments) }
         events += try decoder.feed(Array("event: reset\ndata: {}\n\n".utf8))
         #expect(events.map(\.kind) == [.reset])
-        #expect(decoder.unknownEventCount == 0 && decoder.malformedEventCount == 0)
+        #expect(decoder.unknownEventCount == 0 && decoder.skippedErrorCount == 0)
     }
 
     @Test func subscribedCarriesTheStartingPositionBeforeAnyChange() throws {

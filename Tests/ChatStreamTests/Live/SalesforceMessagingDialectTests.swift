@@ -23,7 +23,7 @@ import Testing
     @Test func everyDocumentedMessageTypeYieldsItsTextAtEveryChunking() throws {
         for chunking in Chunkings.all(of: try Self.allTypes()) {
             let (events, decoder) = try decodeLive(chunking.pieces, format: .salesforceMessaging)
-            #expect(decoder.malformedEventCount == 0, "\(chunking)")
+            #expect(decoder.skippedErrorCount == 0, "\(chunking)")
             let byId = Self.messages(events)
             let expected: [(String, String)] = [
                 ("3e1f5a7b-0004-4000-8000-000000000004", "Where is my order? \u{e9}\u{4e2d}\u{1F600} \"quoted\"\n"),
@@ -67,7 +67,7 @@ import Testing
             for chunking in Chunkings.all(of: input, seeds: [4]) {
                 let (events, decoder) = try decodeLive(chunking.pieces, format: .salesforceMessaging)
                 #expect(events.map(\.jsonValue) == [line], "event \(id) \(chunking)")
-                #expect(decoder.malformedEventCount == 0)
+                #expect(decoder.skippedErrorCount == 0)
             }
             checked += 1
         }
@@ -290,10 +290,10 @@ import Testing
         for chunking in Chunkings.all(of: input) {
             let (events, decoder) = try decodeLive(chunking.pieces, format: .salesforceMessaging)
             #expect(events.map(\.id) == ["1", "13"], "\(chunking)")
-            #expect(decoder.malformedEventCount == 11)
-            #expect(decoder.malformedEvents.map(\.byteOffset) == offsets, "\(chunking)")
+            #expect(decoder.skippedErrorCount == 11)
+            #expect(decoder.skippedErrors.map(\.byteOffset) == offsets, "\(chunking)")
             #expect(
-                decoder.malformedEvents.map(\.field) == [
+                decoder.skippedErrors.map(\.field) == [
                     "conversationEntry.entryPayload", "conversationEntry.entryPayload",
                     "conversationEntry.entryPayload.abstractMessage",
                     "conversationEntry.entryPayload.abstractMessage.staticContent.text",
@@ -303,19 +303,19 @@ import Testing
                     "conversationEntry.entryPayload.progressIndicator", "data", "conversationId",
                 ])
             #expect(
-                decoder.malformedEvents.map(\.kind) == [
+                decoder.skippedErrors.map(\.kind) == [
                     .payloadNotJSON, .missingField, .missingField, .missingField, .missingField, .missingField,
                     .missingField, .missingField, .missingField, .invalidJSON, .missingField,
                 ])
             #expect(
-                decoder.malformedEvents.map(\.eventType) == [
+                decoder.skippedErrors.map(\.eventType) == [
                     "CONVERSATION_MESSAGE", "CONVERSATION_MESSAGE", "CONVERSATION_MESSAGE", "CONVERSATION_MESSAGE",
                     "CONVERSATION_STREAMING_TOKEN", "CONVERSATION_QUEUE_POSITION", "CONVERSATION_ROUTING_RESULT",
                     "CONVERSATION_PARTICIPANT_CHANGED", "CONVERSATION_PROGRESS_INDICATOR", "CONVERSATION_MESSAGE",
                     "CONVERSATION_MESSAGE",
                 ])
             #expect(
-                decoder.malformedEvents[4].description
+                decoder.skippedErrors[4].description
                     == "event CONVERSATION_STREAMING_TOKEN at byte \(offsets[4]): field "
                     + "conversationEntry.entryPayload.streamingToken.targetMessageIdentifier: missing field: "
                     + "the token names no targetMessageIdentifier string")
@@ -333,7 +333,7 @@ import Testing
         for chunking in Chunkings.all(of: input) {
             let (events, decoder) = try decodeLive(chunking.pieces, format: .salesforceMessaging)
             #expect(events.map(\.kind) == [.typing(conversationId: "c", participant: .humanAgent, active: true)])
-            #expect(decoder.malformedEventCount == 0, "\(chunking)")
+            #expect(decoder.skippedErrorCount == 0, "\(chunking)")
         }
     }
 
