@@ -26,15 +26,16 @@ extension ChatAPIHandlers {
     /// POST /agents/{agentId}/chat for a model agent (the body as for ``chat(_:_:)``).
     func modelChat(_ agent: AgentDefinition, _ request: HTTPServerRequest, _ writer: HTTPServerResponseWriter) throws {
         let chat = try chatRequest(request)
-        let (caller, fault, message, conversationId, stream, clientMessageId) =
-            (chat.caller, chat.fault, chat.message, chat.conversationId, chat.stream, chat.clientMessageId)
+        let (caller, fault, message, conversationId, clientMessageId) =
+            (chat.caller, chat.fault, chat.message, chat.conversationId, chat.clientMessageId)
         // A resend is answered from what is stored: the upstream is not asked twice.
         if let clientMessageId, message != nil,
             let replay = try store.read({
                 try Self.replay(clientMessageId, conversationId: conversationId, caller: caller, $0)
             })
         {
-            return try answer(.replay(replay.plan, replay.metadata, replay.reply), stream: stream, fault: fault, writer)
+            return try answer(
+                .replay(replay.plan, replay.metadata, replay.reply), place: chat.place, fault: fault, writer)
         }
         let history = try conversationId.map { id in
             try store.read { store in
@@ -75,19 +76,20 @@ extension ChatAPIHandlers {
             upstream.body.close()
             throw error
         }
-        try answer(from: upstream, agent, outcome, stream: stream, fault: fault, writer)
+        try answer(from: upstream, agent, outcome, place: chat.place, fault: fault, writer)
     }
 
     /// Answers a model agent's chat or retry once its reply is stored as generating: streamed, the
     /// upstream is read on a thread of its own and the request is one reader of the run; not
-    /// streamed, it is read to its end here and the stored reply is answered whole.
+    /// streamed, it is read to its end here and the stored reply is answered whole. Streamed when
+    /// `place` (the stream caps' place the request took) is given.
     func answer(
-        from upstream: UpstreamResponse, _ agent: AgentDefinition, _ outcome: ChatOutcome, stream: Bool,
+        from upstream: UpstreamResponse, _ agent: AgentDefinition, _ outcome: ChatOutcome, place: StreamPlace?,
         fault: ChatAPIServer.Fault, _ writer: HTTPServerResponseWriter
     ) throws {
         var upstream = upstream
         guard case .generate(_, let run) = outcome else { return upstream.body.close() }
-        if stream {
+        if let place {
             let response = upstream
             let thread = Thread { [self] in
                 var response = response
@@ -96,7 +98,7 @@ extension ChatAPIHandlers {
             thread.name = "reply \(run.messageId)"
             thread.stackSize = 256 * 1024
             thread.start()
-            try streamReply(run, after: 0, fault: fault, writer)
+            try streamReply(run, after: 0, fault: fault, place: place, writer)
             return
         }
         generate(from: &upstream, agent, into: run)

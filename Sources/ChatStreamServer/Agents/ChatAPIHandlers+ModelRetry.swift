@@ -21,6 +21,7 @@ extension ChatAPIHandlers {
         let body = try jsonObject(request)
         let messageId = APIRoute.normalizedID(try requiredString(body, "messageId"))
         let stream = try optionalBool(body, "stream") ?? true
+        let place = stream ? try streamPlace(request) : nil
         let messages = try store.read { store in
             let conversation = try store.conversation(conversationId, for: caller)
             guard conversation.status == "ongoing" else { throw APIError.notOngoing }
@@ -54,6 +55,6 @@ extension ChatAPIHandlers {
             upstream.body.close()
             throw error
         }
-        try answer(from: upstream, agent, outcome, stream: stream, fault: fault, writer)
+        try answer(from: upstream, agent, outcome, place: place, fault: fault, writer)
     }
 }

@@ -25,14 +25,15 @@ public struct HTTPServerConfiguration: Sendable {
     /// Connections one client network (an IPv4 /24, an IPv6 /64) may hold at once; one more is
     /// answered `503`. Default 128 (half the default global cap on a 2-core machine).
     public var maxConnectionsPerNetwork: Int = 128
-    /// Live event streams open at once. A stream is served by one poll-based writer after its head,
-    /// holding a descriptor but no connection thread, so this is its own limit beside
-    /// ``maxConnections``; one more is answered `503` with `Retry-After`. Default 16,384, at most
+    /// Live event streams and streamed replies open at once. A stream is served by one poll-based
+    /// writer after its head, holding a descriptor but no connection thread, so this is its own
+    /// limit beside ``maxConnections``; one more is answered `503` with `Retry-After`. Default 16,384, at most
     /// the descriptor limit less ``maxConnections`` and 64.
     public var maxStreams: Int = HTTPServerConfiguration.machineStreamCap
-    /// Live event streams one client address may hold at once. Default 128.
+    /// Live event streams and streamed replies one client address may hold at once. Default 128.
     public var maxStreamsPerAddress: Int = 128
-    /// Live event streams one client network (an IPv4 /24, an IPv6 /64) may hold at once. Default 512.
+    /// Live event streams and streamed replies one client network (an IPv4 /24, an IPv6 /64) may
+    /// hold at once. Default 512.
     public var maxStreamsPerNetwork: Int = 512
     /// Longest request line plus header section, in bytes; beyond it `431` (or `414` for the URI). Default 16 KiB.
     public var maxHeaderBytes: Int = 16 * 1024

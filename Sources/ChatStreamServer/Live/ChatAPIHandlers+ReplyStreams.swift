@@ -5,8 +5,9 @@
 // ReplyRun at the configured pace, saves the text so far every checkpoint interval, and when done
 // stores the reply, then appends `finish` and `[DONE]` (so a client that saw `finish` finds the
 // reply in history). Every stream of the reply (the chat request, a resend joining it, a resume)
-// is a reader on its own connection thread that writes the run's events after its position and
-// sleeps until more come; a reader that goes away stops nothing.
+// is a reader that writes the run's events after its position as they come: after the head it is
+// handed to the LiveStreamWriter (one poll thread for every stream, counted against the stream
+// caps), so a slow or idle reader holds no connection thread; a reader that goes away stops nothing.
 // A reply ends early when stopped (`POST .../stop`: text so far stored, streams get `abort`,
 // `finish` with `aborted: true`, `[DONE]`), when the server stops (text so far stored as
 // interrupted, streams cut so clients resume and meet the error), or after a crash (on the next
@@ -103,14 +104,28 @@ extension ChatAPIHandlers {
     }
 
     /// Streams `run`'s events after number `after` to `writer`, live until the reply ends, with
-    /// the request's faults. A reply cut by the server stopping cuts this stream too.
+    /// the request's faults. A reply cut by the server stopping cuts this stream too. Without a
+    /// transport fault the stream is handed after its head to the LiveStreamWriter with `place`
+    /// (the connection's thread is then free); a faulted one (a test's pacing, small writes, a
+    /// drop) is written here, holding `place` until it ends.
     func streamReply(
         _ run: ReplyRun, after: Int, fault: ChatAPIServer.Fault, headers: [(String, String)] = [],
-        _ writer: HTTPServerResponseWriter
+        place: StreamPlace, _ writer: HTTPServerResponseWriter
     ) throws {
         var head = ReplyStreamer.headers + headers
         if configuration.resumableReplies { head.append(("X-Message-Id", run.messageId)) }
+        let handsOff = fault.chunkSize == nil && fault.delay == nil && fault.dropAfterBytes == nil
+        // The writer closes the connection at the stream's end: say so, so no client reuses it.
+        if handsOff { head.append(("Connection", "close")) }
         try writer.startStream(status: 200, headers: head)
+        if handsOff, let (socket, chunked) = writer.handOff() {
+            guard let reservation = place.take() else { return }
+            liveStreams.adopt(
+                LiveStreamWriter.ReplyReader(
+                    socket: socket, chunked: chunked, run: run, position: after, reservation: reservation,
+                    writeTimeout: configuration.http.sendTimeout))
+            return
+        }
         var streamer = ReplyStreamer(fault: fault)
         let (ticket, wake) = run.addReader()
         defer { run.removeReader(ticket) }

@@ -1,18 +1,22 @@
-// LiveStreamWriter: serves every live event stream (`GET .../events`) after its head, on one
-// thread, so an open subscription holds no connection thread and costs a descriptor and a few
-// hundred bytes, not a worker.
+// LiveStreamWriter: serves every long-lived stream after its head, on one thread: live event
+// streams (`GET .../events`) and streamed replies (PROTOCOLS.md section 8), so an open stream
+// holds no connection thread and costs a descriptor and a few hundred bytes, not a worker.
 //
 // The events handler sends the head and the opening (`retry:`, what a resume replays,
 // `subscribed`) on its connection's thread, then hands the socket here (HTTPServerResponseWriter's
-// `handOff`). This thread waits on every subscriber's socket and a wake pipe with SocketPoller
-// (epoll on Linux, kqueue on Apple platforms). A commit wakes it (LiveEventSignal's observer); each
-// subscriber with nothing waiting to be written then pulls its events after its cursor from the
-// store's in-memory tail, exactly as the thread-per-stream loop did: events are pulled, never
-// queued per subscriber, so a slow reader holds at most one batch. Writes never block: what the
+// `handOff`); a reply's handler hands it over right after the head. This thread waits on every
+// stream's socket and a wake pipe with SocketPoller (epoll on Linux, kqueue on Apple platforms).
+// A commit wakes it (LiveEventSignal's observer); each subscriber with nothing waiting to be
+// written then pulls its events after its cursor from the store's in-memory tail, exactly as the
+// thread-per-stream loop did: events are pulled, never queued per subscriber, so a slow reader
+// holds at most one batch. A reply's run wakes it when it appends (ReplyRun.watch); its readers
+// pull the run's events after their position the same way, and end when the run ends (cut when
+// it was interrupted); a reader that goes away stops nothing, the reply is generated and stored. Writes never block: what the
 // kernel does not take waits for the socket to be writable, and a subscriber that takes nothing
 // for the write timeout is dropped (it resumes from its last ID). A peer that closes or resets is
 // noticed at once (its socket turns readable with no data), a silent one at the next heartbeat's
-// failed write. A stream opened with a user token ends cleanly at the token's expiry.
+// failed write (replies have no heartbeat: they are short, and end with their run). A live stream
+// opened with a user token ends cleanly at the token's expiry.
 //
 // Caps: each stream holds a reservation of the writer's AddressCaps (global, per address, per
 // /24 or /64 network), separate from the connection cap, taken by the handler before the head.
@@ -22,41 +26,11 @@ import Dispatch
 import Foundation
 import Synchronization
 
-/// One thread writing every handed-off live event stream.
+/// One thread writing every handed-off live event stream and streamed reply.
 final class LiveStreamWriter: Sendable {
-    /// A subscription handed off after its opening.
-    struct Subscriber: Sendable {
-        let socket: Socket
-        let chunked: Bool
-        let audiences: [String]
-        /// The last event ID the subscriber has (or was told to skip to).
-        var cursor: Int
-        /// When the user token it was opened with expires (epoch seconds).
-        let tokenAcceptedUntil: Double?
-        /// Events sent so far (for the `dropEvery` fault).
-        var sent: Int
-        let reservation: AddressCaps.Reservation
-        /// Which events its route's agent hears (conversations are kept per agent); nil: all.
-        let agentFilter: LiveEventAgentFilter?
-
-        init(
-            socket: Socket, chunked: Bool, audiences: [String], cursor: Int, tokenAcceptedUntil: Double?, sent: Int,
-            reservation: AddressCaps.Reservation, agentFilter: LiveEventAgentFilter? = nil
-        ) {
-            self.agentFilter = agentFilter
-            self.socket = socket
-            self.chunked = chunked
-            self.audiences = audiences
-            self.cursor = cursor
-            self.tokenAcceptedUntil = tokenAcceptedUntil
-            self.sent = sent
-            self.reservation = reservation
-        }
-    }
-
-    /// A subscriber as the writer thread keeps it.
+    /// A stream as the writer thread keeps it.
     private struct Held {
-        var subscriber: Subscriber
+        var stream: Stream
         var pending: [UInt8] = []
         var offset = 0
         /// When the peer last took bytes (or bytes started waiting).
@@ -66,20 +40,32 @@ final class LiveStreamWriter: Sendable {
         var watchingWrites = false
         /// Close once `pending` is written: `.finish` ends the body cleanly, `.reset` drops it.
         var closing: Closing?
+        /// A reply reader's ticket with its run (its wake-up).
+        var watchTicket: Int?
 
         enum Closing { case finish, reset }
 
-        init(subscriber: Subscriber) {
+        init(stream: Stream) {
             let now = ContinuousClock.now
-            self.subscriber = subscriber
+            self.stream = stream
             self.progress = now
             self.quietSince = now
         }
+
+        var isReply: Bool {
+            if case .reply = stream { return true }
+            return false
+        }
+
+        /// Whether it may be given more to write now.
+        var isIdle: Bool { pending.isEmpty && closing == nil }
     }
 
     private struct Inbox {
-        var adopted: [Subscriber] = []
+        var adopted: [Stream] = []
         var commits = false
+        /// Reply readers (by descriptor) whose run changed.
+        var replyWakes: Set<Int32> = []
         var stopping = false
         var wakePending = false
         var wakeWriteFD: Int32 = -1
@@ -92,6 +78,7 @@ final class LiveStreamWriter: Sendable {
     private let settings: ChatAPIServer.LiveEvents
     private let inbox = Mutex(Inbox())
     private let heldCount = Atomic<Int>(0)
+    private let replyCount = Atomic<Int>(0)
     private let finished = Mutex<DispatchSemaphore?>(nil)
 
     init(store: ConversationStore, settings: ChatAPIServer.LiveEvents, caps: AddressCaps) {
@@ -101,8 +88,11 @@ final class LiveStreamWriter: Sendable {
         store.liveEventSignal.observe { [weak self] in self?.noteCommit() }
     }
 
-    /// The streams held now.
+    /// The live event streams held now.
     var count: Int { heldCount.load(ordering: .relaxed) }
+
+    /// The reply streams held now.
+    var replyStreamCount: Int { replyCount.load(ordering: .relaxed) }
 
     /// Starts the writer's thread (again after ``stop()``).
     func start() throws {
@@ -126,7 +116,8 @@ final class LiveStreamWriter: Sendable {
         thread.start()
     }
 
-    /// Ends every stream cleanly (the last chunk), closes them and stops the thread. Idempotent.
+    /// Ends every live stream cleanly (the last chunk), every reply stream as its run allows
+    /// (cut unless it ended and all of it was taken), closes them and stops the thread. Idempotent.
     func stop() {
         let wakeFD: Int32? = inbox.withLock { inbox in
             guard inbox.running else { return nil }
@@ -138,25 +129,34 @@ final class LiveStreamWriter: Sendable {
         Socket.signal(wakeFD)
         finished.withLock { $0 }?.wait()
         Socket.close(wakeFD)
-        // Subscribers handed over while stopping.
-        for subscriber in inbox.withLock({ inbox in
+        // Streams handed over while stopping.
+        for stream in inbox.withLock({ inbox in
             defer { inbox.adopted = [] }; return inbox.adopted
         }) {
-            subscriber.socket.resetAndClose()
-            caps.release(subscriber.reservation)
+            stream.socket.resetAndClose()
+            caps.release(stream.reservation)
         }
     }
 
     /// Takes over a subscriber whose opening was sent (its reservation is released when it ends).
     func adopt(_ subscriber: Subscriber) {
+        adopt(stream: .live(subscriber))
+    }
+
+    /// Takes over a reply reader whose head was sent (its reservation is released when it ends).
+    func adopt(_ reader: ReplyReader) {
+        adopt(stream: .reply(reader))
+    }
+
+    private func adopt(stream: Stream) {
         let accepted = inbox.withLock { inbox in
             guard inbox.running else { return false }
-            inbox.adopted.append(subscriber)
+            inbox.adopted.append(stream)
             return true
         }
         guard accepted else {
-            subscriber.socket.resetAndClose()
-            caps.release(subscriber.reservation)
+            stream.socket.resetAndClose()
+            caps.release(stream.reservation)
             return
         }
         wake()
@@ -164,6 +164,11 @@ final class LiveStreamWriter: Sendable {
 
     private func noteCommit() {
         inbox.withLock { $0.commits = true }
+        wake()
+    }
+
+    private func noteReply(_ fd: Int32) {
+        inbox.withLock { _ = $0.replyWakes.insert(fd) }
         wake()
     }
 
@@ -190,31 +195,26 @@ final class LiveStreamWriter: Sendable {
             for readiness in ready {
                 if readiness.fd == wakeReadFD {
                     _ = Socket.drainPipe(wakeReadFD)
-                    let (adopted, commits, stopping) = inbox.withLock { inbox in
+                    let (adopted, commits, replyWakes, stopping) = inbox.withLock { inbox in
                         defer {
                             inbox.adopted = []
                             inbox.commits = false
+                            inbox.replyWakes = []
                             inbox.wakePending = false
                         }
-                        return (inbox.adopted, inbox.commits, inbox.stopping)
+                        return (inbox.adopted, inbox.commits, inbox.replyWakes, inbox.stopping)
                     }
                     if stopping {
-                        for subscriber in adopted {
-                            subscriber.socket.resetAndClose()
-                            caps.release(subscriber.reservation)
+                        for stream in adopted {
+                            stream.socket.resetAndClose()
+                            caps.release(stream.reservation)
                         }
                         finishAll(&held, poller: poller)
                         return
                     }
                     if !adopted.isEmpty { nextTimers = .now }
-                    for subscriber in adopted {
-                        let fd = subscriber.socket.fd
-                        Socket.setNonBlocking(fd)
-                        poller.add(fd)
-                        held[fd] = Held(subscriber: subscriber)
-                        heldCount.add(1, ordering: .relaxed)
-                        store.liveEventSignal.streamsChanged(by: 1)
-                        // Events committed between the opening and now.
+                    for stream in adopted { take(stream, &held, poller: poller) }
+                    for fd in replyWakes where held[fd]?.isReply == true && held[fd]?.isIdle == true {
                         pull(fd, &held, poller: poller)
                     }
                     pullAll = pullAll || commits
@@ -222,16 +222,20 @@ final class LiveStreamWriter: Sendable {
                 }
                 guard held[readiness.fd] != nil else { continue }
                 if readiness.readable || readiness.failed {
-                    // A subscriber sends nothing after its request: a close or reset ends it.
-                    if !held[readiness.fd]!.subscriber.socket.discardInput() {
+                    // A client sends nothing after its request: a close or reset ends it.
+                    if !held[readiness.fd]!.stream.socket.discardInput() {
                         drop(readiness.fd, &held, poller: poller)
                         continue
                     }
                 }
-                if readiness.writable { flush(readiness.fd, &held, poller: poller) }
+                if readiness.writable {
+                    flush(readiness.fd, &held, poller: poller)
+                    // What came while bytes waited.
+                    if held[readiness.fd]?.isIdle == true { pull(readiness.fd, &held, poller: poller) }
+                }
             }
             if pullAll {
-                for fd in Array(held.keys) where held[fd]?.pending.isEmpty == true && held[fd]?.closing == nil {
+                for fd in Array(held.keys) where held[fd]?.isReply == false && held[fd]?.isIdle == true {
                     pull(fd, &held, poller: poller)
                 }
             }
@@ -242,6 +246,24 @@ final class LiveStreamWriter: Sendable {
         }
     }
 
+    /// Starts serving an adopted stream, and sends what came since its handler let go of it.
+    private func take(_ stream: Stream, _ held: inout [Int32: Held], poller: SocketPoller) {
+        let fd = stream.socket.fd
+        Socket.setNonBlocking(fd)
+        poller.add(fd)
+        var entry = Held(stream: stream)
+        switch stream {
+        case .live:
+            heldCount.add(1, ordering: .relaxed)
+            store.liveEventSignal.streamsChanged(by: 1)
+        case .reply(let reader):
+            replyCount.add(1, ordering: .relaxed)
+            entry.watchTicket = reader.run.watch { [weak self] in self?.noteReply(fd) }
+        }
+        held[fd] = entry
+        pull(fd, &held, poller: poller)
+    }
+
     /// Heartbeats, token expiry and stalled readers; returns when to look again.
     private func checkTimers(_ held: inout [Int32: Held], poller: SocketPoller, now: ContinuousClock.Instant)
         -> ContinuousClock.Instant
@@ -250,6 +272,18 @@ final class LiveStreamWriter: Sendable {
         let epoch = Date().timeIntervalSince1970
         for fd in Array(held.keys) {
             guard var entry = held[fd] else { continue }
+            let subscriber: Subscriber
+            switch entry.stream {
+            case .live(let live): subscriber = live
+            case .reply(let reader):
+                guard !entry.pending.isEmpty else { continue }
+                if now - entry.progress >= reader.writeTimeout {
+                    drop(fd, &held, poller: poller)
+                } else {
+                    next = min(next, entry.progress + reader.writeTimeout)
+                }
+                continue
+            }
             if !entry.pending.isEmpty {
                 if now - entry.progress >= settings.writeTimeout {
                     drop(fd, &held, poller: poller)
@@ -258,17 +292,17 @@ final class LiveStreamWriter: Sendable {
                 next = min(next, entry.progress + settings.writeTimeout)
                 continue
             }
-            if let until = entry.subscriber.tokenAcceptedUntil, epoch >= until, entry.closing == nil {
+            if let until = subscriber.tokenAcceptedUntil, epoch >= until, entry.closing == nil {
                 entry.closing = .finish
                 held[fd] = entry
                 enqueue(fd, [], &held, poller: poller)
                 continue
             }
-            if let until = entry.subscriber.tokenAcceptedUntil {
+            if let until = subscriber.tokenAcceptedUntil {
                 next = min(next, now + .milliseconds(Int64(max(0, (until - epoch) * 1000)) + 1))
             }
             if now - entry.quietSince >= settings.heartbeat {
-                enqueue(fd, Array(": ping\n\n".utf8), &held, poller: poller)
+                enqueue(fd, [Array(": ping\n\n".utf8)], &held, poller: poller)
                 next = min(next, now + settings.heartbeat)
             } else {
                 next = min(next, entry.quietSince + settings.heartbeat)
@@ -278,45 +312,68 @@ final class LiveStreamWriter: Sendable {
         return min(max(next, now + .milliseconds(20)), now + .seconds(1))
     }
 
-    /// Sends what the log holds for the subscriber after its cursor.
+    /// Sends what the stream has after its position: a subscriber's events from the log, a reply
+    /// reader's from its run (and the run's end).
     private func pull(_ fd: Int32, _ held: inout [Int32: Held], poller: SocketPoller) {
         guard var entry = held[fd] else { return }
-        let (resumption, newest) = store.liveEvents(
-            after: entry.subscriber.cursor, audiences: entry.subscriber.audiences)
+        var pieces: [[UInt8]] = []
+        switch entry.stream {
+        case .live(var subscriber):
+            let text = nextEvents(of: &subscriber, closing: &entry.closing)
+            if !text.isEmpty { pieces = [Array(text.utf8)] }
+            entry.stream = .live(subscriber)
+        case .reply(var reader):
+            // One chunk per event, as a connection thread writes them (the bytes do not depend on timing).
+            let (events, count, phase) = reader.run.events(after: reader.position)
+            pieces = Array(events)
+            reader.position = count
+            switch phase {
+            case .ended(.interrupted): entry.closing = .reset
+            case .ended: entry.closing = .finish
+            case .generating, .ending: break
+            }
+            entry.stream = .reply(reader)
+        }
+        held[fd] = entry
+        guard !pieces.isEmpty || entry.closing != nil else { return }
+        enqueue(fd, pieces, &held, poller: poller)
+    }
+
+    /// A subscriber's events after its cursor as SSE text (its cursor moved past them).
+    private func nextEvents(of subscriber: inout Subscriber, closing: inout Held.Closing?) -> String {
+        let (resumption, newest) = store.liveEvents(after: subscriber.cursor, audiences: subscriber.audiences)
         var text = ""
         switch resumption {
         case .reset:
             // Events were evicted while this subscriber lagged: say so, as on a resume.
             text = "id: \(newest)\nevent: reset\ndata: {}\n\n"
-            entry.subscriber.cursor = newest
-            entry.subscriber.sent += 1
+            subscriber.cursor = newest
+            subscriber.sent += 1
         case .events(let records):
             for record in records {
-                entry.subscriber.cursor = record.id
-                guard entry.subscriber.agentFilter?.admits(record) ?? true else { continue }
+                subscriber.cursor = record.id
+                guard subscriber.agentFilter?.admits(record) ?? true else { continue }
                 text += "id: \(record.id)\nevent: \(record.type)\ndata: \(record.data.jsonText)\n\n"
-                entry.subscriber.sent += 1
-                if let limit = settings.dropEvery, entry.subscriber.sent >= limit { break }
+                subscriber.sent += 1
+                if let limit = settings.dropEvery, subscriber.sent >= limit { break }
             }
-            if records.isEmpty { entry.subscriber.cursor = max(entry.subscriber.cursor, newest) }
+            if records.isEmpty { subscriber.cursor = max(subscriber.cursor, newest) }
         }
-        if let limit = settings.dropEvery, entry.subscriber.sent >= limit { entry.closing = .reset }
-        held[fd] = entry
-        guard !text.isEmpty || entry.closing != nil else { return }
-        enqueue(fd, Array(text.utf8), &held, poller: poller)
+        if let limit = settings.dropEvery, subscriber.sent >= limit { closing = .reset }
+        return text
     }
 
-    /// Queues `body` as one chunk (plus the last chunk when finishing) and writes what it can.
-    private func enqueue(_ fd: Int32, _ body: [UInt8], _ held: inout [Int32: Held], poller: SocketPoller) {
+    /// Queues each of `pieces` as one chunk (plus the last chunk when finishing) and writes what it can.
+    private func enqueue(_ fd: Int32, _ pieces: [[UInt8]], _ held: inout [Int32: Held], poller: SocketPoller) {
         guard var entry = held[fd] else { return }
-        if !body.isEmpty {
-            if entry.subscriber.chunked {
+        for body in pieces where !body.isEmpty {
+            if entry.stream.chunked {
                 entry.pending += Array(String(body.count, radix: 16).utf8) + [0x0D, 0x0A] + body + [0x0D, 0x0A]
             } else {
                 entry.pending += body
             }
         }
-        if entry.closing == .finish, entry.subscriber.chunked { entry.pending += Array("0\r\n\r\n".utf8) }
+        if entry.closing == .finish, entry.stream.chunked { entry.pending += Array("0\r\n\r\n".utf8) }
         let now = ContinuousClock.now
         entry.quietSince = now
         if entry.offset == 0 { entry.progress = now }
@@ -328,7 +385,7 @@ final class LiveStreamWriter: Sendable {
     private func flush(_ fd: Int32, _ held: inout [Int32: Held], poller: SocketPoller) {
         guard var entry = held[fd] else { return }
         while entry.offset < entry.pending.count {
-            guard let sent = entry.subscriber.socket.sendNow(entry.pending[entry.offset...]) else {
+            guard let sent = entry.stream.socket.sendNow(entry.pending[entry.offset...]) else {
                 return drop(fd, &held, poller: poller)
             }
             if sent == 0 { break }
@@ -353,7 +410,7 @@ final class LiveStreamWriter: Sendable {
         }
     }
 
-    /// Drops a subscriber at once (a reset: it resumes from its last ID).
+    /// Drops a stream at once (a reset: it resumes from its last ID).
     private func drop(_ fd: Int32, _ held: inout [Int32: Held], poller: SocketPoller) {
         end(fd, &held, poller: poller, reset: true)
     }
@@ -362,26 +419,40 @@ final class LiveStreamWriter: Sendable {
         guard let entry = held.removeValue(forKey: fd) else { return }
         poller.remove(fd)
         if reset {
-            entry.subscriber.socket.resetAndClose()
+            entry.stream.socket.resetAndClose()
         } else {
-            entry.subscriber.socket.shutdownWriting()
-            entry.subscriber.socket.close()
+            entry.stream.socket.shutdownWriting()
+            entry.stream.socket.close()
         }
-        caps.release(entry.subscriber.reservation)
-        heldCount.subtract(1, ordering: .relaxed)
-        store.liveEventSignal.streamsChanged(by: -1)
+        caps.release(entry.stream.reservation)
+        switch entry.stream {
+        case .live:
+            heldCount.subtract(1, ordering: .relaxed)
+            store.liveEventSignal.streamsChanged(by: -1)
+        case .reply(let reader):
+            if let ticket = entry.watchTicket { reader.run.removeReader(ticket) }
+            replyCount.subtract(1, ordering: .relaxed)
+        }
     }
 
-    /// At stop: each stream gets its last chunk if the kernel takes it now, then is closed.
+    /// At stop: each live stream gets its last chunk if the kernel takes it now, then is closed; a
+    /// reply stream too when its run ended and the rest is taken now, else it is cut.
     private func finishAll(_ held: inout [Int32: Held], poller: SocketPoller) {
         for fd in Array(held.keys) {
             guard var entry = held[fd] else { continue }
-            if entry.subscriber.chunked && entry.closing == nil {
-                entry.pending += Array("0\r\n\r\n".utf8)
-                _ = entry.subscriber.socket.sendNow(entry.pending[entry.offset...])
+            switch entry.stream {
+            case .live:
+                if entry.stream.chunked && entry.closing == nil {
+                    entry.pending += Array("0\r\n\r\n".utf8)
+                    _ = entry.stream.socket.sendNow(entry.pending[entry.offset...])
+                }
+                held[fd] = entry
+                end(fd, &held, poller: poller, reset: false)
+            case .reply:
+                if entry.isIdle { pull(fd, &held, poller: poller) }
+                // Still held: the run goes on, or the kernel did not take the rest now.
+                if held[fd] != nil { drop(fd, &held, poller: poller) }
             }
-            held[fd] = entry
-            end(fd, &held, poller: poller, reset: false)
         }
     }
 }

@@ -2,9 +2,10 @@
 // after, so any number of readers (the chat request that started it, a resend joining it, resumes
 // after a dropped connection) each write the same events with the same IDs (PROTOCOLS.md section 8).
 //
-// The generator appends events; readers pull the events after their position and sleep on a
-// semaphore of their own until more arrive (as live-event subscribers do), so a reader that went
-// away costs nothing and generation never waits for anyone. The reply ends exactly once:
+// The generator appends events; readers pull the events after their position and are woken when
+// more arrive (a reader on a connection thread sleeps on a semaphore of its own; the live stream
+// writer registers a wake-up of its poll loop), so a reader that went away costs nothing and
+// generation never waits for anyone. The reply ends exactly once:
 // `claimEnd` lets one party (the generator finishing, a stop, a server stop) win the right to
 // store the end, after which appends are refused; the winner then appends the closing events and
 // marks the run ended.
@@ -32,7 +33,7 @@ final class ReplyRun: Sendable {
         /// The reply's parts as far as generated (text so far, tool calls), for a stop or a restart.
         var parts: [JSONTree] = []
         var endedAt: ContinuousClock.Instant?
-        var waiters: [Int: DispatchSemaphore] = [:]
+        var waiters: [Int: @Sendable () -> Void] = [:]
         var nextWaiter = 0
     }
 
@@ -119,12 +120,18 @@ final class ReplyRun: Sendable {
 
     /// Registers a reader; it is signalled after every change.
     func addReader() -> (Int, DispatchSemaphore) {
+        let semaphore = DispatchSemaphore(value: 0)
+        return (watch { semaphore.signal() }, semaphore)
+    }
+
+    /// Registers `wake`, called (on the appending thread, outside the run's lock) after every
+    /// change; returns the ticket that ``removeReader(_:)`` takes.
+    func watch(_ wake: @escaping @Sendable () -> Void) -> Int {
         state.withLock { state in
             let ticket = state.nextWaiter
             state.nextWaiter += 1
-            let semaphore = DispatchSemaphore(value: 0)
-            state.waiters[ticket] = semaphore
-            return (ticket, semaphore)
+            state.waiters[ticket] = wake
+            return ticket
         }
     }
 
@@ -147,6 +154,6 @@ final class ReplyRun: Sendable {
     }
 
     private func wakeReaders() {
-        for semaphore in state.withLock({ Array($0.waiters.values) }) { semaphore.signal() }
+        for wake in state.withLock({ Array($0.waiters.values) }) { wake() }
     }
 }

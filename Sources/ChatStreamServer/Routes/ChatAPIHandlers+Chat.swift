@@ -21,6 +21,8 @@ extension ChatAPIHandlers {
         var conversationId: String?
         var stream: Bool
         var clientMessageId: String?
+        /// The stream caps' place a streamed answer takes (nil when not streamed).
+        var place: StreamPlace?
     }
 
     /// Reads and checks what POST /agents/{agentId}/chat was sent (the demo agent's route and a
@@ -40,9 +42,11 @@ extension ChatAPIHandlers {
         guard message != nil || conversationId != nil else {
             throw APIError.invalidBody("message is required to start a conversation", field: "message")
         }
+        // Taken before anything is stored: a stream beyond the caps is refused with nothing changed.
+        let place = stream ? try streamPlace(request) : nil
         return ChatRequest(
             caller: caller, fault: fault, message: message, conversationId: conversationId, stream: stream,
-            clientMessageId: clientMessageId)
+            clientMessageId: clientMessageId, place: place)
     }
 
     /// POST /agents/{agentId}/chat `{"message"?, "conversationId"?, "clientMessageId"?, "stream"}`.
@@ -90,7 +94,7 @@ extension ChatAPIHandlers {
                 plan, prepared: preparedReply, id: replyId, in: id, replyTo: userSequence, stream: stream,
                 caller: caller, store)
         }
-        try answer(outcome, stream: stream, fault: fault, writer)
+        try answer(outcome, place: chat.place, fault: fault, writer)
     }
 
     /// The reply already made for the user message sent with `clientMessageId`, nil when there is none.
@@ -124,6 +128,7 @@ extension ChatAPIHandlers {
         let body = try jsonObject(request)
         let messageId = APIRoute.normalizedID(try requiredString(body, "messageId"))
         let stream = try optionalBool(body, "stream") ?? true
+        let place = stream ? try streamPlace(request) : nil
         // A reply still generating at or after the one retried is stopped first (its streams end).
         let target = try store.read { store in
             _ = try store.conversation(conversationId, for: caller)
@@ -155,7 +160,7 @@ extension ChatAPIHandlers {
                 stream: stream,
                 caller: caller, store)
         }
-        try answer(outcome, stream: stream, fault: fault, writer)
+        try answer(outcome, place: place, fault: fault, writer)
     }
 
     /// POST /agents/{agentId}/conversations/{id}/tool-result `{"toolCallId", "output"}`.
@@ -261,24 +266,28 @@ extension ChatAPIHandlers {
     }
 
     /// Answers a chat or retry: starts generating and streams the new reply, or streams or joins
-    /// the reply a resend replays, or answers the whole reply as JSON.
-    func answer(_ outcome: ChatOutcome, stream: Bool, fault: ChatAPIServer.Fault, _ writer: HTTPServerResponseWriter)
-        throws
-    {
+    /// the reply a resend replays, or answers the whole reply as JSON. Streamed when `place` (the
+    /// stream caps' place the request took) is given.
+    func answer(
+        _ outcome: ChatOutcome, place: StreamPlace?, fault: ChatAPIServer.Fault, _ writer: HTTPServerResponseWriter
+    ) throws {
         switch outcome {
         case .generate(let plan, let run):
             startGenerating(plan, run)
-            try streamReply(run, after: 0, fault: fault, writer)
+            guard let place else {  // `reply` makes `.generate` only for a streamed answer
+                throw APIError(status: 500, code: "INTERNAL_SERVER_ERROR", message: "a new reply is only streamed")
+            }
+            try streamReply(run, after: 0, fault: fault, place: place, writer)
         case .stored(let plan, let metadata):
             try respond(plan.parts.map(\.jsonValue), metadata, finishReason: plan.finishReason, writer: writer)
         case .replay(let plan, let metadata, let reply):
             let headers = [("Idempotent-Replayed", "true")]
             let held = replies.run(reply.id)
-            if stream {
+            if let place {
                 let run =
                     held
                     ?? ReplyRun.ended(plan, metadata, state: reply.replyState, numbered: configuration.resumableReplies)
-                try streamReply(run, after: 0, fault: fault, headers: headers, writer)
+                try streamReply(run, after: 0, fault: fault, headers: headers, place: place, writer)
                 return
             }
             if let held { _ = held.waitForEnd(timeout: .seconds(60)) }

@@ -21,7 +21,7 @@ extension ChatAPIHandlers {
             guard given <= newest else {
                 throw APIError.invalidLastEventId("event \(given) is past the reply's newest event (\(newest))")
             }
-            return try streamReply(run, after: given, fault: ChatAPIServer.Fault(), writer)
+            return try streamReply(run, after: given, fault: ChatAPIServer.Fault(), place: streamPlace(request), writer)
         }
         guard message.replyState == .interrupted else { throw APIError.replyExpired }
         // Cut by a restart: its events are gone with the process that made them. End it with an

@@ -119,6 +119,9 @@ public final class ChatAPIServer: Sendable {
     /// The number of open `GET .../events` streams.
     public var liveSubscriberCount: Int { handlers.store.liveEventSignal.subscriberCount }
 
+    /// The number of reply streams the live stream writer serves now.
+    var replyStreamCount: Int { handlers.liveStreams.replyStreamCount }
+
     /// Records that a participant started or stopped typing in a conversation (as a human agent's
     /// console would); the owner's live stream gets a `typing` event. False when there is no such conversation.
     @discardableResult
