@@ -1,7 +1,7 @@
 // Issue 31, deliverable 3: live event streams are served after their head by one poll-based
 // writer, not by connection threads, under caps of their own (global, per address, per /24 or
-// /64 network): streams hold no worker, a slow reader does not stall the others, and a stream the
-// client closes frees its place at once.
+// /64 network): streams hold no worker, a slow reader does not stall the others (nor does reading
+// a lagging one's backlog from the database), and a stream the client closes frees its place at once.
 
 import ChatStream
 import Dispatch
@@ -106,6 +106,76 @@ struct LiveStreamWriterTests {
         #expect(eventually { fixture.server.liveSubscriberCount == 1 })
         _ = LiveEventRouteTests.read(stalled.fd, for: .seconds(5))
         #expect(try stalled.isClosedByPeer())
+    }
+
+    @Test func aLaggingSubscribersBacklogIsReadOffTheWriterThread() throws {
+        // A small in-memory tail (about ten events here): a subscriber that falls behind is read
+        // from the events table.
+        let fixture = try APIFixture { configuration in
+            configuration.liveEvents.memoryBytes = 16 << 10
+            configuration.liveEvents.writeTimeout = .seconds(60)
+            configuration.http.sendBufferBytes = 4096
+        }
+        let id = try fixture.startConversation("lagging and prompt")
+        let lagging = try Self.subscribe(fixture, device: "device-a", receiveBuffer: 4096)
+        let prompt = try Self.subscribe(fixture, device: "device-a")
+        #expect(eventually { fixture.server.liveSubscriberCount == 2 })
+        let promptBytes = Mutex<[UInt8]>([])
+        let promptFD = prompt.fd
+        Thread.detachNewThread {
+            _ = LiveEventRouteTests.read(promptFD, for: .seconds(60)) { bytes in
+                promptBytes.withLock { $0 = bytes }
+                return LiveEventRouteTests.occurrences(of: "while-reading", in: bytes) > 0
+            }
+        }
+        // The lagging one takes nothing while 80 changes of about 1.5 KB each are committed.
+        let tags = (0..<20).map { "\"tag-\($0)-" + String(repeating: "x", count: 52) + "\"" }
+        func change(_ marker: String) throws {
+            var shuffled = tags
+            shuffled[0] = "\"\(marker)\""
+            let answer = try fixture.request(
+                "PUT", fixture.api("conversations/\(id)/tags"), body: "{\"tags\":[\(shuffled.joined(separator: ","))]}")
+            #expect(answer.status == 200)
+        }
+        for index in 0..<80 { try change("change-\(index)") }
+        #expect(eventually { LiveEventRouteTests.occurrences(of: "change-79\"", in: promptBytes.withLock { $0 }) > 0 })
+        // The backlog read waits for the test: a read on the writer thread would hold every stream.
+        let entered = DispatchSemaphore(value: 0)
+        let gate = DispatchSemaphore(value: 0)
+        fixture.server.handlers.liveStreams.beforeBacklogRead.withLock {
+            $0 = {
+                entered.signal()
+                gate.wait()
+            }
+        }
+        // It reads again: what it missed is past the tail, so its backlog is read (and held there).
+        let laggingBytes = Mutex<[UInt8]>([])
+        let laggingFD = lagging.fd
+        Thread.detachNewThread {
+            _ = LiveEventRouteTests.read(laggingFD, for: .seconds(60)) { bytes in
+                laggingBytes.withLock { $0 = bytes }
+                return LiveEventRouteTests.occurrences(of: "while-reading", in: bytes) > 0
+            }
+        }
+        #expect(entered.wait(timeout: .now() + 20) == .success)
+        // Meanwhile the prompt subscriber is served at once.
+        try change("while-reading")
+        let served = eventually(within: 10) {
+            LiveEventRouteTests.occurrences(of: "while-reading", in: promptBytes.withLock { $0 }) > 0
+        }
+        #expect(served)
+        gate.signal()
+        fixture.server.handlers.liveStreams.beforeBacklogRead.withLock { $0 = nil }
+        // Once its read is done, the lagging one gets every change it missed, in order, then the new one.
+        #expect(
+            eventually(within: 20) {
+                LiveEventRouteTests.occurrences(of: "while-reading", in: laggingBytes.withLock { $0 }) > 0
+            })
+        let text = String(decoding: laggingBytes.withLock { $0 }, as: UTF8.self)
+        let positions = (0..<80).compactMap { text.range(of: "change-\($0)\"")?.lowerBound }
+        #expect(positions.count == 80)
+        #expect(positions == positions.sorted())
+        #expect(!text.contains("event: reset"))
     }
 
     @Test func aStreamClosedByTheClientFreesItsPlace() throws {

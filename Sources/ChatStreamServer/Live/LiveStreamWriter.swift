@@ -9,7 +9,9 @@
 // A commit wakes it (LiveEventSignal's observer); each subscriber with nothing waiting to be
 // written then pulls its events after its cursor from the store's in-memory tail, exactly as the
 // thread-per-stream loop did: events are pulled, never queued per subscriber, so a slow reader
-// holds at most one batch. A reply's run wakes it when it appends (ReplyRun.watch); its readers
+// holds at most one batch. A subscriber that lagged behind the tail needs its backlog read from
+// the events table: that read runs on a reader queue of its own, never on this thread (a slow
+// read would delay every stream), and the subscriber is written to when it is ready. A reply's run wakes it when it appends (ReplyRun.watch); its readers
 // pull the run's events after their position the same way, and end when the run ends (cut when
 // it was interrupted); a reader that goes away stops nothing, the reply is generated and stored. Writes never block: what the
 // kernel does not take waits for the socket to be writable, and a subscriber that takes nothing
@@ -42,12 +44,17 @@ final class LiveStreamWriter: Sendable {
         var closing: Closing?
         /// A reply reader's ticket with its run (its wake-up).
         var watchTicket: Int?
+        /// Which stream this is (a descriptor is reused once its stream ends).
+        let serial: Int
+        /// A subscriber whose backlog is being read from the events table.
+        var awaitingBacklog = false
 
         enum Closing { case finish, reset }
 
-        init(stream: Stream) {
+        init(stream: Stream, serial: Int) {
             let now = ContinuousClock.now
             self.stream = stream
+            self.serial = serial
             self.progress = now
             self.quietSince = now
         }
@@ -58,7 +65,7 @@ final class LiveStreamWriter: Sendable {
         }
 
         /// Whether it may be given more to write now.
-        var isIdle: Bool { pending.isEmpty && closing == nil }
+        var isIdle: Bool { pending.isEmpty && closing == nil && !awaitingBacklog }
     }
 
     private struct Inbox {
@@ -66,14 +73,27 @@ final class LiveStreamWriter: Sendable {
         var commits = false
         /// Reply readers (by descriptor) whose run changed.
         var replyWakes: Set<Int32> = []
+        /// Backlogs read for lagging subscribers.
+        var backlogs: [Backlog] = []
         var stopping = false
         var wakePending = false
         var wakeWriteFD: Int32 = -1
         var running = false
     }
 
+    /// A lagging subscriber's events read from the events table, for the stream `serial` on `fd`.
+    private struct Backlog {
+        let fd: Int32
+        let serial: Int
+        let answer: (LiveEventResumption, lastId: Int)
+    }
+
     /// The caps every stream is counted against.
     let caps: AddressCaps
+    /// Reads lagging subscribers' backlogs from the database, one at a time, off the writer thread.
+    private let backlogReader = DispatchQueue(label: "LiveStreamWriter.backlog")
+    /// Called on the backlog reader before each read (tests hold it to show a slow read delays no one).
+    let beforeBacklogRead = Mutex<(@Sendable () -> Void)?>(nil)
     private let store: ConversationStore
     private let settings: ChatAPIServer.LiveEvents
     private let inbox = Mutex(Inbox())
@@ -186,6 +206,7 @@ final class LiveStreamWriter: Sendable {
 
     private func run(poller: SocketPoller, wakeReadFD: Int32) {
         poller.add(wakeReadFD)
+        var nextSerial = 0
         var held: [Int32: Held] = [:]
         var nextTimers = ContinuousClock.now
         while true {
@@ -195,14 +216,15 @@ final class LiveStreamWriter: Sendable {
             for readiness in ready {
                 if readiness.fd == wakeReadFD {
                     _ = Socket.drainPipe(wakeReadFD)
-                    let (adopted, commits, replyWakes, stopping) = inbox.withLock { inbox in
+                    let (adopted, commits, replyWakes, backlogs, stopping) = inbox.withLock { inbox in
                         defer {
                             inbox.adopted = []
                             inbox.commits = false
                             inbox.replyWakes = []
+                            inbox.backlogs = []
                             inbox.wakePending = false
                         }
-                        return (inbox.adopted, inbox.commits, inbox.replyWakes, inbox.stopping)
+                        return (inbox.adopted, inbox.commits, inbox.replyWakes, inbox.backlogs, inbox.stopping)
                     }
                     if stopping {
                         for stream in adopted {
@@ -213,10 +235,11 @@ final class LiveStreamWriter: Sendable {
                         return
                     }
                     if !adopted.isEmpty { nextTimers = .now }
-                    for stream in adopted { take(stream, &held, poller: poller) }
+                    for stream in adopted { take(stream, &held, &nextSerial, poller: poller) }
                     for fd in replyWakes where held[fd]?.isReply == true && held[fd]?.isIdle == true {
                         pull(fd, &held, poller: poller)
                     }
+                    for backlog in backlogs { deliver(backlog, &held, poller: poller) }
                     pullAll = pullAll || commits
                     continue
                 }
@@ -247,11 +270,12 @@ final class LiveStreamWriter: Sendable {
     }
 
     /// Starts serving an adopted stream, and sends what came since its handler let go of it.
-    private func take(_ stream: Stream, _ held: inout [Int32: Held], poller: SocketPoller) {
+    private func take(_ stream: Stream, _ held: inout [Int32: Held], _ nextSerial: inout Int, poller: SocketPoller) {
         let fd = stream.socket.fd
         Socket.setNonBlocking(fd)
         poller.add(fd)
-        var entry = Held(stream: stream)
+        nextSerial += 1
+        var entry = Held(stream: stream, serial: nextSerial)
         switch stream {
         case .live:
             heldCount.add(1, ordering: .relaxed)
@@ -319,7 +343,16 @@ final class LiveStreamWriter: Sendable {
         var pieces: [[UInt8]] = []
         switch entry.stream {
         case .live(var subscriber):
-            let text = nextEvents(of: &subscriber, closing: &entry.closing)
+            guard
+                let answer = store.liveEventsInMemory(after: subscriber.cursor, audiences: subscriber.audiences)
+            else {
+                // Behind the in-memory tail: read on the backlog reader, written when ready.
+                entry.awaitingBacklog = true
+                held[fd] = entry
+                readBacklog(fd, serial: entry.serial, after: subscriber.cursor, audiences: subscriber.audiences)
+                return
+            }
+            let text = render(answer, to: &subscriber, closing: &entry.closing)
             if !text.isEmpty { pieces = [Array(text.utf8)] }
             entry.stream = .live(subscriber)
         case .reply(var reader):
@@ -339,9 +372,42 @@ final class LiveStreamWriter: Sendable {
         enqueue(fd, pieces, &held, poller: poller)
     }
 
-    /// A subscriber's events after its cursor as SSE text (its cursor moved past them).
-    private func nextEvents(of subscriber: inout Subscriber, closing: inout Held.Closing?) -> String {
-        let (resumption, newest) = store.liveEvents(after: subscriber.cursor, audiences: subscriber.audiences)
+    /// Reads a lagging subscriber's events after `cursor` from the database on the backlog reader,
+    /// then hands them to the writer thread.
+    private func readBacklog(_ fd: Int32, serial: Int, after cursor: Int, audiences: [String]) {
+        backlogReader.async { [self] in
+            beforeBacklogRead.withLock { $0 }?()
+            let answer = store.liveEventsFromDatabase(after: cursor, audiences: audiences)
+            let running = inbox.withLock { inbox in
+                guard inbox.running else { return false }
+                inbox.backlogs.append(Backlog(fd: fd, serial: serial, answer: answer))
+                return true
+            }
+            if running { wake() }
+        }
+    }
+
+    /// Writes a backlog read for a subscriber still held (and still waiting for it).
+    private func deliver(_ backlog: Backlog, _ held: inout [Int32: Held], poller: SocketPoller) {
+        guard var entry = held[backlog.fd], entry.serial == backlog.serial, entry.awaitingBacklog,
+            case .live(var subscriber) = entry.stream
+        else { return }
+        entry.awaitingBacklog = false
+        let text = render(backlog.answer, to: &subscriber, closing: &entry.closing)
+        entry.stream = .live(subscriber)
+        held[backlog.fd] = entry
+        if !text.isEmpty || entry.closing != nil {
+            enqueue(backlog.fd, text.isEmpty ? [] : [Array(text.utf8)], &held, poller: poller)
+        }
+        // What was committed while the read ran (commits skip a subscriber waiting for its backlog).
+        if held[backlog.fd]?.isIdle == true { pull(backlog.fd, &held, poller: poller) }
+    }
+
+    /// The events of `answer` a subscriber gets, as SSE text (its cursor moved past them).
+    private func render(
+        _ answer: (LiveEventResumption, lastId: Int), to subscriber: inout Subscriber, closing: inout Held.Closing?
+    ) -> String {
+        let (resumption, newest) = answer
         var text = ""
         switch resumption {
         case .reset:

@@ -237,7 +237,17 @@ final class ConversationStore: Sendable {
 
     /// What a subscriber of `audiences` gets after event `id`, and the log's last ID.
     func liveEvents(after id: Int, audiences: [String]) -> (LiveEventResumption, lastId: Int) {
-        if let answer = liveEventTail.events(after: id, audiences: audiences) { return answer }
-        return (try? read { store in try store.liveEvents(after: id, audiences: audiences) }) ?? (.events([]), 0)
+        liveEventsInMemory(after: id, audiences: audiences) ?? liveEventsFromDatabase(after: id, audiences: audiences)
+    }
+
+    /// As ``liveEvents(after:audiences:)`` from the in-memory tail alone (it never waits); nil
+    /// when the tail does not reach back to `id`.
+    func liveEventsInMemory(after id: Int, audiences: [String]) -> (LiveEventResumption, lastId: Int)? {
+        liveEventTail.events(after: id, audiences: audiences)
+    }
+
+    /// As ``liveEvents(after:audiences:)`` from the events table (a read transaction: it may wait).
+    func liveEventsFromDatabase(after id: Int, audiences: [String]) -> (LiveEventResumption, lastId: Int) {
+        (try? read { store in try store.liveEvents(after: id, audiences: audiences) }) ?? (.events([]), 0)
     }
 }
