@@ -255,6 +255,17 @@ func deliveryResume(client: ChatbaseClient) async throws {
     print("\n\(response.message.text.count) characters, finished: \(response.finishReason)")
 }
 
+func deliveryTimeouts() async throws {
+    let client = ChatbaseClient(
+        agentId: "my-agent", baseURL: URL(string: "http://127.0.0.1:8787/api/sdk")!,
+        idleTimeout: .seconds(20))          // no byte, or no event of a reply, for 20 s: resumed
+    client.totalTimeout = .seconds(300)     // no request longer than 5 minutes
+    let options = LiveEventOptions(idleTimeout: .seconds(45))   // neither an event nor `: ping` for 45 s: reconnect
+    for try await event in client.events(options: options) {
+        print(event.kind)
+    }
+}
+
 @MainActor func deliveryStop(chat: ConversationState) async {
     Task { await chat.sendMessage("Write a long story") }
     // From the Stop button:

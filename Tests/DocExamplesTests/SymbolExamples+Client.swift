@@ -508,15 +508,6 @@ func symbolHTTPBody(response: HTTPResponse, decoder: inout MessageDecoder<UIMess
     _ = bytes
 }
 
-// Sources/ChatStreamClient/Transport/HTTPRequest+IdleActivity.swift:4
-func symbolHTTPRequestIdleActivity(chatURL: URL, eventsURL: URL) {
-    var request = HTTPRequest(url: chatURL, idleTimeout: .seconds(30))
-    request.idleActivity = .serverSentEvents          // comments do not keep it alive
-    var live = HTTPRequest(url: eventsURL, idleTimeout: .seconds(45))
-    live.idleActivity = .serverSentEvents(keepAliveComment: "ping")   // `: ping` does
-    _ = (request, live)
-}
-
 // Sources/ChatStreamClient/Transport/HTTPRequest.swift:5
 func symbolHTTPRequest(base: URL, agent: String) {
     let request = HTTPRequest(

@@ -2,7 +2,7 @@
 //
 // Options byte: bit 0 picks the format (home, salesforce-messaging); bit 1 small SSE limits (so
 // the limit errors are reached); bit 2 also decodes in strict mode. Invariants: the same events,
-// malformed-event errors, counts, last event ID and framing error whatever the chunking; every
+// malformed-event errors, counts (heartbeats included), last event ID and framing error whatever the chunking; every
 // kept error inside the input, in order, naming a type and (Salesforce) a field; strict mode
 // throws exactly the first malformed event's error, or gives the same events when there is none;
 // a message that says it completes a stream had pieces of it streamed before, and the drafts of
@@ -18,6 +18,7 @@ struct Outcome: Equatable {
     var malformedCount = 0
     var unknownCount = 0
     var eventCount = 0
+    var heartbeatCount = 0
     var lastEventID: String?
     var framingError: FramingError?
     var strictError: ConversationEventError?
@@ -46,6 +47,7 @@ func run(
     outcome.malformedCount = decoder.skippedErrorCount
     outcome.unknownCount = decoder.unknownEventCount
     outcome.eventCount = decoder.eventCount
+    outcome.heartbeatCount = decoder.heartbeatCount
     outcome.lastEventID = decoder.lastEventID
     return outcome
 }

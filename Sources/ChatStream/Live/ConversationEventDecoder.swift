@@ -63,6 +63,10 @@ public struct ConversationEventDecoder {
     public private(set) var unknownEventCount = 0
     /// How many events were handed over.
     public private(set) var eventCount = 0
+    /// How many heartbeats were read: `: ping` comment lines (PROTOCOLS.md section 6; one space
+    /// after the colon optional) and the dialect's keep-alive events. A live stream that sends
+    /// nothing else is idle but alive: an idle timeout watches this count beside the events.
+    public private(set) var heartbeatCount = 0
 
     /// Makes a decoder for one stream (or one reconnecting series of streams).
     public init(format: ConversationEventFormat, configuration: Configuration = .default) {
@@ -87,11 +91,13 @@ public struct ConversationEventDecoder {
         let lenient = configuration.lenient
         var unknown = 0
         var handed = 0
+        var heartbeats = 0
         var malformed: [ConversationEventError] = []
         var memory = memory
         self.memory = LiveStreamMemory()  // so the local copy is unique and grows in place
         defer {
             self.memory = memory
+            heartbeatCount += heartbeats
             record(unknown: unknown, handed: handed, malformed: malformed)
         }
         try framer.feed(bytes) { view in
@@ -109,9 +115,18 @@ public struct ConversationEventDecoder {
                 handed += 1
                 try onEvent(ConversationEvent(id: id, kind: kind))
             case .unknown: unknown += 1
-            case .keepAlive: break
+            case .keepAlive: heartbeats += 1
             }
+        } onComment: { text in
+            if Self.isHeartbeat(text) { heartbeats += 1 }
         }
+    }
+
+    /// Whether a comment's text (after the `:`) is the protocol's heartbeat, `ping`.
+    private static func isHeartbeat(_ text: UnsafeRawBufferPointer) -> Bool {
+        var text = text[...]
+        if text.first == UInt8(ascii: " ") { text = text.dropFirst() }
+        return text.elementsEqual("ping".utf8)
     }
 
     /// Feeds the next piece of input and returns the events it completes.

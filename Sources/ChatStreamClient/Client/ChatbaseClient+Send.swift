@@ -216,13 +216,10 @@ extension ChatbaseClient {
         return false
     }
 
-    /// The request of a streamed `round`.
+    /// The request of a streamed `round` (only events keep its reply alive, see EventIdleWatch:
+    /// PROTOCOLS.md has no heartbeat for chat streams).
     func streamRequest(_ round: Round) throws -> HTTPRequest {
-        var request = try roundRequest(round, streaming: true)
-        // Only events keep a reply alive: a stream of comments alone times out (PROTOCOLS.md has no
-        // heartbeat for chat streams).
-        request.idleActivity = .serverSentEvents
-        return request
+        try roundRequest(round, streaming: true)
     }
 
     func roundRequest(_ round: Round, streaming: Bool) throws -> HTTPRequest {

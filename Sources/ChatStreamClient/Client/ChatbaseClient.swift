@@ -41,7 +41,8 @@ public final class ChatbaseClient: Sendable {
     /// How idempotent requests (GETs, chats with their `clientMessageId`, tool results) are
     /// retried after a passing failure; ``RetryPolicy/none`` turns retries off.
     public let retryPolicy: RetryPolicy
-    /// The longest silence allowed on a request (waiting for the head, between body chunks).
+    /// The longest silence allowed on a request (waiting for the head, between body chunks), and the
+    /// longest a streamed reply may go without an event (comments do not count; then it is resumed).
     public let idleTimeout: Duration
     /// The local history (nil: none; every list and page then comes from the server).
     public let store: HistoryStore?
@@ -120,7 +121,7 @@ public final class ChatbaseClient: Sendable {
     ///   - retryPolicy: how idempotent requests are retried after a passing failure (default
     ///     ``RetryPolicy/init(maxAttempts:baseDelay:maxDelay:totalBudget:jitter:)``'s defaults;
     ///     ``RetryPolicy/none`` never retries).
-    ///   - idleTimeout: the longest silence allowed on a request (default 60 seconds).
+    ///   - idleTimeout: the longest silence, or reply without an event (default 60 s; ``idleTimeout``).
     ///   - store: the local history (default ``HistoryStore/platformDefault``, at
     ///     ``HistoryStore/defaultPath``); nil keeps nothing locally.
     ///   - outbox: what happens to a message the server could not be reached for (default

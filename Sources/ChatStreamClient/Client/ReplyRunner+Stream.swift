@@ -2,8 +2,8 @@
 // and applied to one MessageAssembler across every connection the reply needs, so the app gets
 // each event once and the final message is whole.
 //
-// When the stream breaks (the connection is lost or reset, the idle timeout fires on a stalled
-// stream, the body ends before `[DONE]`), the reply is picked up again, under the retry policy's
+// When the stream breaks (the connection is lost or reset, no event came for the idle timeout:
+// a stalled stream or one of comments alone (EventIdleWatch), the body ends before `[DONE]`), the reply is picked up again, under the retry policy's
 // backoff and budget (the count of attempts starts again whenever a connection brought new events):
 // - with the reply's conversation and message IDs (the `start` event, or the `X-Message-Id` header):
 //   `GET .../messages/{id}/stream` from the reply's first event; the events already handed over are
@@ -171,14 +171,17 @@ extension ReplyRunner {
     }
 
     /// Reads one connection's events into `reading`, skipping the first `reading.handedOver`
-    /// (a replay from the reply's first event); throws ``BrokenStream`` when it ends early.
+    /// (a replay from the reply's first event); throws ``BrokenStream`` when it ends early,
+    /// among others when no event came for the client's idle timeout (comments do not count).
     func read(
         _ body: HTTPBody, into reading: inout ReplyReading, round: Int, emit: (ChatUpdate) async -> Void
     ) async throws {
         let skip = reading.handedOver
         var seen = 0
+        let watch = EventIdleWatch(idleTimeout: client.idleTimeout, now: now)
         do {
-            for try await event in body.streamEvents(format: .uiMessageStream) {
+            for try await event in IdleWatchedBody(body: body, watch: watch).streamEvents(format: .uiMessageStream) {
+                watch.noteActivity()
                 seen += 1
                 // An error was never handed over before a break (it ends the reply), so it is never
                 // skipped: a reply cut by a restart resumes with nothing but its error.
@@ -238,7 +241,6 @@ extension ReplyRunner {
             var request = try client.request(
                 "GET", ["conversations", conversationId, "messages", messageId, "stream"],
                 accept: "text/event-stream")
-            request.idleActivity = .serverSentEvents
             do {
                 return .body(try await client.perform(request, extensionRoute: true, idempotent: true).body)
             } catch let error where Self.meansEventsGone(error) {

@@ -15,6 +15,8 @@ struct ReplyRunner: Sendable {
 
     /// The client whose requests, tools, retry policy and store the rounds use.
     let client: ChatbaseClient
+    /// The clock of the replies' idle timeout (tests pass their own).
+    var now: @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }
 }
 
 extension ReplyRunner {

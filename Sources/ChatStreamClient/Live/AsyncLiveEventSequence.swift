@@ -14,7 +14,9 @@
 // `reset` when it cannot resume; as a safety net the iterator also drops any event whose numeric
 // ID is not above the last one handed over, so an event is never handed over twice. Only answers
 // that will not heal end it with an error: 401, 403, 404 (a 404 `NOT_FOUND` is reported once as
-// `.notSupportedByServer`). Cancelling the task or dropping the iterator ends it quietly. Each
+// `.notSupportedByServer`). A connection that brings neither an event nor a heartbeat (`: ping`,
+// which the decoder counts) for `idleTimeout` is given up and reopened (EventIdleWatch; the
+// transport itself only ends a silent one). Cancelling the task or dropping the iterator ends it quietly. Each
 // change of LiveConnectionState is published to the sequence's box and, for the UI states that
 // follow it, handed over in order with the events (`nextUpdate()`).
 
@@ -29,8 +31,9 @@ public struct LiveEventOptions: Sendable, Hashable {
     public var maxDelay: Duration
     /// The fraction of each wait drawn at random (0 none, 0.5 up to half). Default 0.3.
     public var jitter: Double
-    /// The longest silence on an open stream before it is given up and reopened (the server
-    /// sends a heartbeat at least every 15 s). Default 45 s.
+    /// The longest an open stream may go without an event or a heartbeat (`: ping`, which the
+    /// server sends at least every 15 s) before it is given up and reopened; other comments do
+    /// not count. Default 45 s.
     public var idleTimeout: Duration
     /// The least wait from the second reconnection in a row on (connections that bring no change):
     /// a server's `retry: 0` means "at once" for the first only. Default 500 ms (never above
@@ -105,6 +108,10 @@ final class LiveEventSubscription {
     private let box: LiveStateBox
     private var decoder = ConversationEventDecoder(format: .home)
     private var body: HTTPBody.AsyncIterator?
+    /// The open connection's idle timeout: events and heartbeats (`: ping`) keep it alive.
+    private var idle: EventIdleWatch?
+    /// The idle timeout's clock (tests pass their own).
+    var now: @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }
     private var pending: [Update] = []
     /// Where the next connection resumes: the last event handed over, else where the subscription began.
     private(set) var position: String?
@@ -168,11 +175,15 @@ final class LiveEventSubscription {
                 continue
             }
             do {
+                try idle?.beforeRead()
                 guard let chunk = try await body!.next() else {
                     endConnection(failed: false)
                     continue
                 }
-                for event in try decoder.feed(chunk) { accept(event) }
+                let heartbeats = decoder.heartbeatCount
+                let events = try decoder.feed(chunk)
+                if !events.isEmpty || decoder.heartbeatCount != heartbeats { idle?.noteActivity() }
+                for event in events { accept(event) }
             } catch is FramingError {
                 // An endless line or event: drop this connection (and the failed decoder), resume.
                 let retry = decoder.reconnectionTime
@@ -240,13 +251,14 @@ final class LiveEventSubscription {
         request.idleTimeout = options.idleTimeout
         // Endless by design: the client's total timeout is for answers that end.
         request.totalTimeout = nil
-        // The protocol's heartbeat (`: ping`, at least every 15 s) keeps the stream alive; other comments do not.
-        request.idleActivity = .serverSentEvents(keepAliveComment: "ping")
         if let position { request.headers["Last-Event-ID"] = position }
         retryAfter = nil
         do {
             let response = try await client.perform(request, extensionRoute: true)
             body = response.body.makeAsyncIterator()
+            // The protocol's heartbeat (`: ping`, at least every 15 s) keeps the stream alive; other comments do not.
+            idle = EventIdleWatch(
+                idleTimeout: options.idleTimeout, waitingFor: "an event or a heartbeat (`: ping`)", now: now)
             connectedAt = .now
         } catch let error as APIError where error.isNotSupportedByServer {
             isFinished = true

@@ -59,17 +59,12 @@ import ChatStreamHTTP
             let headers = transfer.responseHeaders
             let encoding = headers["Content-Encoding"]?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
             if !encoding.isEmpty && encoding != "identity" { transfer.decodedBytes = 0 }
-            let countsEvents = request.idleActivity.countsEvents
-            if countsEvents {
-                transfer.scanner = SSEActivityScanner(keepAliveComment: request.idleActivity.keepAliveComment)
-            }
             transfer.delivering = true
             let head: CheckedContinuation<HTTPResponse, any Error>? = shared.withLock { state in
                 guard !state.ended, let head = state.head else { return nil }
                 state.head = nil
                 state.headDelivered = true
                 state.lastActivity = .now
-                state.countsEvents = countsEvents
                 return head
             }
             guard let head else { return false }
@@ -138,18 +133,9 @@ import ChatStreamHTTP
             }
             transfer.roundBytes += count
             let bytes = raw.bindMemory(to: UInt8.self)
-            let events = transfer.scanner?.feed(bytes)
             let waiter: CheckedContinuation<[UInt8]?, any Error>? = shared.withLock { state in
                 guard !state.ended else { return nil }
-                state.receivedTotal += count
-                if let events {
-                    if events > 0 {
-                        state.lastActivity = .now
-                        state.lastEventEnd = state.receivedTotal
-                    }
-                } else {
-                    state.lastActivity = .now
-                }
+                state.lastActivity = .now
                 guard let waiter = state.waiter else {
                     // Sized like the last batch, so a batch grows without copies as it fills.
                     if state.pending.isEmpty { state.pending.reserveCapacity(state.batchCapacity) }
@@ -157,7 +143,6 @@ import ChatStreamHTTP
                     return nil
                 }
                 state.waiter = nil
-                state.takenTotal += count
                 return waiter
             }
             waiter?.resume(returning: Array(bytes))

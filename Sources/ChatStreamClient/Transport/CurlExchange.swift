@@ -1,7 +1,7 @@
 // CurlExchange: one request in flight on CurlTransport.
 //
 // Two kinds of state. `transfer` (the easy handle, the response being parsed, redirect hops,
-// decoded size, the activity scanner) belongs to the driver thread: only CurlDriver and the
+// decoded size) belongs to the driver thread: only CurlDriver and the
 // libcurl callbacks it runs touch it. `shared` (the head continuation, the body bytes not yet
 // taken, the waiting consumer, flow control and the idle clock) is behind a mutex, because the
 // consumer, cancellation and the driver all reach it. Every path that ends the exchange goes
@@ -37,20 +37,10 @@
             var waiter: CheckedContinuation<[UInt8]?, any Error>?
             /// Receiving is paused until the consumer drains to the low-water mark.
             var paused = false
-            /// Whether `pending` held activity the consumer had not taken when receiving paused.
-            var pauseHeldActivity = false
-            var receivedTotal = 0
-            var takenTotal = 0
-            /// `receivedTotal` just after the last complete event (events-only activity).
-            var lastEventEnd = 0
-            var countsEvents = false
             /// The capacity a new batch starts with: the size of the last one taken (at least 16 KiB).
             var batchCapacity = 16 << 10
 
-            mutating func notePause() {
-                paused = true
-                pauseHeldActivity = !countsEvents || takenTotal < lastEventEnd
-            }
+            mutating func notePause() { paused = true }
         }
 
         let request: HTTPRequest
@@ -146,11 +136,10 @@
             if !state.pending.isEmpty {
                 let batch = state.pending
                 state.pending = []
-                state.takenTotal += batch.count
                 state.batchCapacity = min(max(16 << 10, batch.count), limits.maxBufferedBytes + (64 << 10))
                 guard state.paused else { return .bytes(batch, resume: false) }
                 state.paused = false
-                if state.pauseHeldActivity { state.lastActivity = .now }
+                state.lastActivity = .now
                 return .bytes(batch, resume: true)
             }
             guard state.ended else { return .wait }
@@ -204,8 +193,8 @@
         func idleRemaining(at now: ContinuousClock.Instant) -> Duration? {
             shared.withLock { state in
                 guard !state.ended else { return nil }
-                // Paused with activity the consumer has not taken: its delay, not the server's silence.
-                if state.paused && state.pauseHeldActivity { state.lastActivity = now }
+                // Paused with bytes the consumer has not taken: its delay, not the server's silence.
+                if state.paused { state.lastActivity = now }
                 let idle = request.idleTimeout - (now - state.lastActivity)
                 guard let overall = configuration.resourceTimeout else { return idle }
                 return min(idle, overall - (now - state.startedAt))
@@ -214,9 +203,7 @@
 
         /// The idle timeout, or the overall one, passed.
         func timedOut() {
-            let (headDelivered, countsEvents, startedAt) = shared.withLock {
-                ($0.headDelivered, $0.countsEvents, $0.startedAt)
-            }
+            let (headDelivered, startedAt) = shared.withLock { ($0.headDelivered, $0.startedAt) }
             if let overall = configuration.resourceTimeout, ContinuousClock.now - startedAt >= overall {
                 fail(
                     TransportError(
@@ -225,9 +212,7 @@
                             + "(URLSessionConfiguration.timeoutIntervalForResource)"))
                 return
             }
-            let what =
-                !headDelivered
-                ? "the response" : countsEvents ? "the next event (comments do not count)" : "the next body chunk"
+            let what = headDelivered ? "the next body chunk" : "the response"
             fail(TransportError(.timedOut, "nothing for \(request.idleTimeout) while waiting for \(what)"))
         }
     }

@@ -33,8 +33,6 @@ import ChatStreamHTTP
         var delivering = false
         /// Decoded bytes of a compressed body so far; nil for a body without `Content-Encoding`.
         var decodedBytes: Int?
-        /// Finds complete events when only events count as activity.
-        var scanner: SSEActivityScanner?
         /// Body bytes taken in this round of the driver's loop, and whether the hop yielded the rest
         /// of the round to the other transfers (see CurlDriver's `endRound`).
         var roundBytes = 0

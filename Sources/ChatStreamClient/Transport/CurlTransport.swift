@@ -11,8 +11,8 @@
 // The same `Limits` as URLSessionTransport hold: bytes in flight (reading pauses with libcurl's
 // receive pause at the ceiling and resumes at half), the decoded size of a compressed body, the
 // size of the response head, and the redirect policy (redirects are followed here, not by
-// libcurl, so identity headers never go to another origin). The idle timeout (head and body, with
-// the request's `idleActivity`) and the configuration's overall timeout are checked by the driver
+// libcurl, so identity headers never go to another origin). The idle timeout (head and body: any
+// byte counts) and the configuration's overall timeout are checked by the driver
 // thread between reads. The Configuration adds header fields and cookies (the settings of a
 // URLSessionConfiguration that libcurl can honour; URLSessionTransport maps one onto it on Linux). Cancelling the task
 // awaiting `send`, cancelling the body's consumer, or dropping the body all end the transfer.

@@ -64,6 +64,10 @@ public struct HTTPBody: AsyncSequence, Sendable {
         return body
     }
 
+    /// Ends the request now, as dropping the body would (a transport's batched body; a
+    /// stream-fed one ends when its iterator goes): what its reader gave up on stops arriving.
+    func cancel() { batches?.source.bodyDropped() }
+
     /// Reads the chunks one by one.
     public struct AsyncIterator: AsyncIteratorProtocol {
         fileprivate var base: AsyncThrowingStream<[UInt8], any Error>.AsyncIterator?

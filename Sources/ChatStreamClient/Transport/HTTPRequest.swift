@@ -18,17 +18,16 @@ public struct HTTPRequest: Sendable {
     public var headers: HTTPHeaderFields
     /// The body, or nil for none.
     public var body: [UInt8]?
-    /// The longest silence allowed: waiting for the response head, and between two body chunks.
-    /// A stream that keeps sending is never cut, however long it runs. Default 60 s.
+    /// The longest silence allowed: waiting for the response head, and between two body chunks
+    /// (any byte counts). A stream that keeps sending is never cut, however long it runs; what
+    /// counts on an event stream is decided above the transport, from the decoded events (a chat
+    /// reply of comments alone times out, see ``ChatbaseClient/idleTimeout``). Default 60 s.
     public var idleTimeout: Duration
     /// The longest the whole exchange may take, however steadily the body keeps arriving (a
     /// stream that trickles); nil (the default) for no limit. The body then ends with
     /// ``TransportError/Kind/timedOut`` at the first chunk asked for after the deadline, every
     /// chunk received before it handed over; a stream that stalls is ended by ``idleTimeout``.
     public var totalTimeout: Duration?
-    /// What resets the idle timeout once the head is in (default ``IdleActivity/anyBytes``; chat
-    /// streams use ``IdleActivity/serverSentEvents``, so comments alone do not keep them alive).
-    public var idleActivity: IdleActivity = .anyBytes
 
     /// A request; only the URL is required.
     public init(

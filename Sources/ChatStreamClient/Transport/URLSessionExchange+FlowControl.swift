@@ -4,8 +4,8 @@
 // (`Limits.maxBufferedBytes`), reading pauses; once the consumer has taken it down to half the
 // ceiling, reading resumes. While reading is paused the socket is not read, so TCP pushes back on
 // the server, and memory holds at the ceiling plus what one read decodes to. A pause stops the idle
-// clock only when the buffer holds activity the consumer has not taken (any byte, or with
-// events-only activity a complete event): a consumer kept busy by comments alone still times out.
+// clock (the bytes not yet taken are the server's activity; what they say is judged above the
+// transport, by the decoded stream's idle timeout).
 //
 // The task is suspended and resumed, which pauses a data task's reading (Apple platforms; on Linux
 // every request goes through CurlTransport, which pauses libcurl's receiving itself).
@@ -26,7 +26,7 @@
         func pauseReadingIfStillFull() {
             state.withLock { state in
                 guard !state.ended, !state.paused, state.buffered >= limits.maxBufferedBytes else { return }
-                state.notePause()
+                state.paused = true
                 task.suspend()
             }
         }
@@ -35,10 +35,9 @@
         func consumerTook(_ count: Int) {
             state.withLock { state in
                 state.buffered -= count
-                state.takenTotal += count
                 guard state.paused, state.buffered <= limits.maxBufferedBytes / 2 else { return }
                 state.paused = false
-                if state.pauseHeldActivity { state.lastActivity = .now }
+                state.lastActivity = .now
                 task.resume()
             }
         }

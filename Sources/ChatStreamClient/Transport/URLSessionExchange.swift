@@ -7,8 +7,7 @@
 // Flow control: `buffered` counts body bytes yielded to the stream and not yet taken by the
 // consumer (HTTPBody reports each chunk it hands out). When it reaches `maxBufferedBytes`, reading
 // pauses until the consumer has taken half of it (see URLSessionExchange+FlowControl.swift).
-// While paused with activity not yet taken in the buffer, the idle clock stops: that silence is
-// the consumer's, not the server's.
+// While paused, the idle clock stops: that silence is the consumer's, not the server's.
 
 import ChatStreamHTTP
 
@@ -36,24 +35,8 @@ import ChatStreamHTTP
             var buffered = 0
             /// Reading is paused until the consumer drains to the low-water mark.
             var paused = false
-            /// Body bytes received, and taken by the consumer, since the head.
-            var receivedTotal = 0
-            var takenTotal = 0
-            /// `receivedTotal` just after the last complete event (events-only activity).
-            var lastEventEnd = 0
-            /// Whether the buffer held a complete event the consumer had not taken when reading paused:
-            /// only then is the pause the consumer's delay rather than the server's silence.
-            var pauseHeldActivity = false
-
-            /// Reading pauses: the idle clock stops only if the buffer holds activity not yet taken.
-            mutating func notePause() {
-                paused = true
-                pauseHeldActivity = scanner == nil || takenTotal < lastEventEnd
-            }
             /// Decoded bytes of a compressed body so far; nil for a body without `Content-Encoding`.
             var decodedBytes: Int?
-            /// Finds complete events when only events count as activity.
-            var scanner: SSEActivityScanner?
         }
 
         /// The session, kept alive while the exchange runs even if its transport is released.
@@ -62,7 +45,6 @@ import ChatStreamHTTP
         let task: URLSessionDataTask
         let idleTimeout: Duration
         let limits: URLSessionTransport.Limits
-        private let idleActivity: HTTPRequest.IdleActivity
         /// The request's origin: identity headers never leave it.
         let origin: URL
         private let body: AsyncThrowingStream<[UInt8], any Error>.Continuation
@@ -72,7 +54,6 @@ import ChatStreamHTTP
             self.session = session
             self.task = task
             self.idleTimeout = request.idleTimeout
-            self.idleActivity = request.idleActivity
             self.origin = request.url
             self.limits = limits
             let (stream, continuation) = AsyncThrowingStream.makeStream(of: [UInt8].self, throwing: (any Error).self)
@@ -135,9 +116,6 @@ import ChatStreamHTTP
                 state.head = nil
                 state.body = nil
                 if compressed { state.decodedBytes = 0 }
-                if idleActivity.countsEvents {
-                    state.scanner = SSEActivityScanner(keepAliveComment: idleActivity.keepAliveComment)
-                }
                 return (head, body)
             }
             guard let (continuation, body) = taken else { return false }
@@ -156,13 +134,7 @@ import ChatStreamHTTP
                     state.decodedBytes = decoded + bytes.count
                     if decoded + bytes.count > limits.maxDecodedBodyBytes { return .tooLarge }
                 }
-                state.receivedTotal += bytes.count
-                if state.scanner == nil {
-                    state.lastActivity = .now
-                } else if state.scanner!.feed(bytes) > 0 {
-                    state.lastActivity = .now
-                    state.lastEventEnd = state.receivedTotal
-                }
+                state.lastActivity = .now
                 state.buffered += bytes.count
                 return .deliver(pause: state.buffered >= limits.maxBufferedBytes)
             }
@@ -263,16 +235,14 @@ import ChatStreamHTTP
         private func checkIdle() {
             let remaining: Duration? = state.withLock { state in
                 guard !state.ended else { return nil }
-                // Paused with activity the consumer has not taken: its delay, not the server's silence.
-                if state.paused && state.pauseHeldActivity { state.lastActivity = .now }
+                // Paused with bytes the consumer has not taken: its delay, not the server's silence.
+                if state.paused { state.lastActivity = .now }
                 return idleTimeout - (ContinuousClock.now - state.lastActivity)
             }
             guard let remaining else { return }
             if remaining <= .zero {
-                let (headDelivered, countsEvents) = state.withLock { ($0.headDelivered, $0.scanner != nil) }
-                let what =
-                    !headDelivered
-                    ? "the response" : countsEvents ? "the next event (comments do not count)" : "the next body chunk"
+                let headDelivered = state.withLock { $0.headDelivered }
+                let what = headDelivered ? "the next body chunk" : "the response"
                 fail(TransportError(.timedOut, "nothing for \(idleTimeout) while waiting for \(what)"))
             } else {
                 scheduleWatchdog(after: remaining)

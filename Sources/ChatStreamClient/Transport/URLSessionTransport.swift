@@ -15,7 +15,7 @@
 // dropping the body all cancel the `URLSessionTask` (the stream's `onTermination`).
 //
 // Idle timeout: URLSession's `timeoutInterval` differs in detail, so each exchange runs its own watchdog with the request's
-// `idleTimeout` and `idleActivity` (the URLRequest's own timeout is set well above it as a backstop).
+// `idleTimeout`, any byte counting (the URLRequest's own timeout is set well above it as a backstop).
 
 #if !canImport(CCurl)
     import Foundation

@@ -1,5 +1,8 @@
-// What keeps a stream alive: with `.serverSentEvents` only complete events (and the named
-// keep-alive comment) reset the idle timeout; a chat reply of comments alone times out.
+// What keeps a stream alive, over both transports and a loopback server: the transport counts any
+// byte (a pause for a slow consumer is not the server's silence); above it, a chat reply must
+// bring events (comments alone time out, EventIdleWatch) and the live stream events or its
+// `: ping` heartbeat (other comments have it reopened). EventIdleTimeoutTests checks the same
+// rules on a clock of its own at every chunking.
 
 import ChatStreamClient
 import Dispatch
@@ -10,8 +13,8 @@ import Testing
 
 @testable import ChatStreamServer
 
-@Suite("URLSessionTransport idle activity")
-struct URLSessionTransportIdleActivityTests {
+@Suite("Idle streams: transport bytes, decoded events")
+struct StreamIdleTimeoutTests {
     /// A handler that writes `line` every 50 ms for `duration`, then `data: end` and ends.
     static func writing(_ line: String, for duration: Duration) -> HTTPServer.Handler {
         { _, response in
@@ -41,82 +44,46 @@ struct URLSessionTransportIdleActivityTests {
         }
     }
 
-    static func request(_ server: HTTPServer, _ activity: HTTPRequest.IdleActivity) -> HTTPRequest {
-        var request = HTTPRequest(url: HTTPTestServer.url(server, "/"), idleTimeout: .milliseconds(600))
-        request.idleActivity = activity
-        return request
+    static func request(_ server: HTTPServer) -> HTTPRequest {
+        HTTPRequest(url: HTTPTestServer.url(server, "/"), idleTimeout: .milliseconds(600))
     }
 
-    @Test(arguments: TransportUnderTest.allCases)
-    func commentsAloneEndAnEventCountingStreamWithATimeout(_ kind: TransportUnderTest) async throws {
-        try await HTTPTestServer.with(handler: Self.writing(": keep-alive\n\n", for: .seconds(20))) { server in
-            let start = ContinuousClock.now
-            let response = try await kind.make().send(Self.request(server, .serverSentEvents))
-            let (bytes, error) = await Self.read(response)
-            let failure = error as? TransportError
-            #expect(failure?.kind == .timedOut, "got \(String(describing: error))")
-            #expect(failure?.message.contains("event") == true)
-            #expect(!bytes.isEmpty, "the comments were delivered before the timeout")
-            #expect(ContinuousClock.now - start < .seconds(15))
+    static func client(_ server: HTTPServer, _ kind: TransportUnderTest) -> ChatbaseClient {
+        ChatbaseClient(
+            agentId: "agent", baseURL: HTTPTestServer.url(server, ""), transport: kind.make(),
+            identityStore: InMemoryIdentityStore(), retryPolicy: .none, idleTimeout: .milliseconds(600))
+    }
+
+    /// Whether `error` is a reply that ended with the transport's or the event watch's timeout.
+    static func timedOutReply(_ error: any Error) -> Bool {
+        guard case .networkError(let inner)? = error as? ChatStreamClient.APIError,
+            let stream = inner as? ReplyStreamError
+        else {
+            return false
         }
+        return stream.transportError?.kind == .timedOut
     }
 
     @Test(arguments: TransportUnderTest.allCases)
-    func theNamedKeepAliveCommentKeepsTheStreamAlive(_ kind: TransportUnderTest) async throws {
-        try await HTTPTestServer.with(handler: Self.writing(": ping\n\n", for: .milliseconds(1800))) { server in
-            let response = try await kind.make().send(
-                Self.request(server, .serverSentEvents(keepAliveComment: "ping")))
-            let (bytes, error) = await Self.read(response)
-            #expect(error == nil, "got \(String(describing: error))")
-            #expect(String(decoding: bytes, as: UTF8.self).hasSuffix("data: end\n\n"))
-        }
-    }
-
-    @Test(arguments: TransportUnderTest.allCases)
-    func otherCommentsDoNotCountAsTheKeepAlive(_ kind: TransportUnderTest) async throws {
-        try await HTTPTestServer.with(handler: Self.writing(": pong\n\n", for: .seconds(20))) { server in
-            let response = try await kind.make().send(
-                Self.request(server, .serverSentEvents(keepAliveComment: "ping")))
-            #expect((await Self.read(response).error as? TransportError)?.kind == .timedOut)
-        }
-    }
-
-    @Test(arguments: TransportUnderTest.allCases)
-    func eventsKeepTheStreamAlive(_ kind: TransportUnderTest) async throws {
-        try await HTTPTestServer.with(handler: Self.writing("data: {}\n\n", for: .milliseconds(1800))) { server in
-            let response = try await kind.make().send(Self.request(server, .serverSentEvents))
-            let (bytes, error) = await Self.read(response)
-            #expect(error == nil, "got \(String(describing: error))")
-            #expect(String(decoding: bytes, as: UTF8.self).hasSuffix("data: end\n\n"))
-        }
-    }
-
-    @Test(arguments: TransportUnderTest.allCases)
-    func anyBytesKeepADefaultRequestAlive(_ kind: TransportUnderTest) async throws {
+    func commentsKeepAPlainRequestAliveAtTheTransport(_ kind: TransportUnderTest) async throws {
         try await HTTPTestServer.with(handler: Self.writing(": keep-alive\n\n", for: .milliseconds(1800))) {
             server in
-            let response = try await kind.make().send(Self.request(server, .anyBytes))
-            #expect(await Self.read(response).error == nil)
+            let response = try await kind.make().send(Self.request(server))
+            let (bytes, error) = await Self.read(response)
+            #expect(error == nil, "got \(String(describing: error))")
+            #expect(String(decoding: bytes, as: UTF8.self).hasSuffix("data: end\n\n"))
         }
     }
 
     @Test(arguments: TransportUnderTest.allCases)
     func aChatReplyOfCommentsAloneFailsWithATimeout(_ kind: TransportUnderTest) async throws {
         try await HTTPTestServer.with(handler: Self.writing(": keep-alive\n\n", for: .seconds(20))) { server in
-            let client = ChatbaseClient(
-                agentId: "agent", baseURL: HTTPTestServer.url(server, ""), transport: kind.make(),
-                identityStore: InMemoryIdentityStore(),
-                retryPolicy: .none, idleTimeout: .milliseconds(600))
+            let client = Self.client(server, kind)
             let start = ContinuousClock.now
             await #expect {
                 _ = try await client.send("hello")
             } throws: { error in
-                guard case .networkError(let inner)? = error as? ChatStreamClient.APIError,
-                    let stream = inner as? ReplyStreamError
-                else {
-                    return false
-                }
-                return stream.transportError?.kind == .timedOut
+                Self.timedOutReply(error)
             }
             #expect(ContinuousClock.now - start < .seconds(15))
         }
@@ -155,15 +122,15 @@ struct URLSessionTransportIdleActivityTests {
     }
 
     @Test(arguments: TransportUnderTest.allCases)
-    func commentsAtFullSpeedToASlowConsumerStillTimeOut(_ kind: TransportUnderTest) async throws {
-        // Reading pauses all the time here; pauses over a buffer of comments are not the consumer's delay.
+    func aChatReplyOfCommentsAtFullSpeedStillTimesOut(_ kind: TransportUnderTest) async throws {
+        // Bytes never stop, so the transport's clock never runs out; no event comes, so the reply's does.
         try await HTTPTestServer.with(handler: Self.flooding(": keep-alive\n", for: .seconds(30))) { server in
-            let transport = kind.make(URLSessionTransport.Limits(maxBufferedBytes: 32 << 10))
             let start = ContinuousClock.now
-            let response = try await transport.send(Self.request(server, .serverSentEvents))
-            let (bytes, _, error) = await Self.readSlowly(response)
-            #expect((error as? TransportError)?.kind == .timedOut, "got \(String(describing: error))")
-            #expect(bytes > 32 << 10, "the comments were read until the timeout")
+            await #expect {
+                _ = try await Self.client(server, kind).send("hello")
+            } throws: { error in
+                Self.timedOutReply(error)
+            }
             #expect(ContinuousClock.now - start < .seconds(20))
         }
     }
@@ -172,10 +139,78 @@ struct URLSessionTransportIdleActivityTests {
     func eventsAtFullSpeedToASlowConsumerDoNotTimeOut(_ kind: TransportUnderTest) async throws {
         try await HTTPTestServer.with(handler: Self.flooding("data: {}\n\n", for: .milliseconds(1500))) { server in
             let transport = kind.make(URLSessionTransport.Limits(maxBufferedBytes: 32 << 10))
-            let response = try await transport.send(Self.request(server, .serverSentEvents))
+            let response = try await transport.send(Self.request(server))
             let (_, tail, error) = await Self.readSlowly(response)
             #expect(error == nil, "got \(String(describing: error))")
             #expect(String(decoding: tail, as: UTF8.self).hasSuffix("data: end\n\n"))
+        }
+    }
+
+    /// An events route: the first connection says `subscribed`, writes `comment` every 20 ms for
+    /// `duration`, then an event; later ones the event at once. Counts the connections.
+    static func live(_ comment: String, for duration: Duration, connections: Shared<Int>) -> HTTPServer.Handler {
+        { _, response in
+            var count = 0
+            connections.update {
+                $0 += 1
+                count = $0
+            }
+            let event =
+                "id: 2\nevent: typing\ndata: {\"conversationId\":\"c1\",\"participant\":\"agent\",\"active\":true}\n\n"
+            try response.startStream(status: 200, headers: [("Content-Type", "text/event-stream")])
+            do {
+                if count == 1 {
+                    try response.write("id: 1\nevent: subscribed\ndata: {}\n\n")
+                    let start = ContinuousClock.now
+                    while ContinuousClock.now - start < duration {
+                        try response.write(comment)
+                        Thread.sleep(forTimeInterval: 0.02)
+                    }
+                }
+                try response.write(event)
+                try response.finishStream()
+            } catch {
+                // The client gave up on this connection.
+            }
+        }
+    }
+
+    /// The first event of a subscription to `server`, and the connections made until it came.
+    static func firstLiveEvent(_ server: HTTPServer, _ kind: TransportUnderTest, connections: Shared<Int>)
+        async throws -> (LiveEvent?, Int)
+    {
+        let client = ChatbaseClient(
+            agentId: "agent", baseURL: HTTPTestServer.url(server, ""), transport: kind.make(),
+            identityStore: InMemoryIdentityStore(), retryPolicy: .none)
+        let options = LiveEventOptions(defaultRetry: .milliseconds(10), jitter: 0, idleTimeout: .milliseconds(1500))
+        for try await event in client.events(options: options) {
+            return (event, connections.value)
+        }
+        return (nil, connections.value)
+    }
+
+    @Test(arguments: TransportUnderTest.allCases)
+    func heartbeatsKeepALiveStreamOnItsConnection(_ kind: TransportUnderTest) async throws {
+        let connections = Shared(0)
+        try await HTTPTestServer.with(handler: Self.live(": ping\n\n", for: .seconds(3), connections: connections)) {
+            server in
+            let (event, count) = try await Self.firstLiveEvent(server, kind, connections: connections)
+            #expect(event?.id == "2")
+            #expect(count == 1, "the stream of heartbeats outlasted the idle timeout on one connection")
+        }
+    }
+
+    @Test(arguments: TransportUnderTest.allCases)
+    func otherCommentsDoNotKeepALiveStreamOpen(_ kind: TransportUnderTest) async throws {
+        let connections = Shared(0)
+        try await HTTPTestServer.with(
+            handler: Self.live(": keep-alive\n\n", for: .seconds(20), connections: connections)
+        ) { server in
+            let start = ContinuousClock.now
+            let (event, count) = try await Self.firstLiveEvent(server, kind, connections: connections)
+            #expect(event?.id == "2")
+            #expect(count == 2, "the stream of comments was given up and reopened")
+            #expect(ContinuousClock.now - start < .seconds(15))
         }
     }
 }

@@ -179,6 +179,26 @@ func decodeLive(
         #expect(decoder.unknownEventCount == 0 && decoder.skippedErrorCount == 0)
     }
 
+    /// The heartbeat an idle timeout counts beside the events: `: ping` (one space optional) and
+    /// the dialect's keep-alive events; other comments are not heartbeats.
+    @Test(arguments: [ConversationEventFormat.home, .salesforceMessaging])
+    func heartbeatsAreCountedAtEveryChunking(_ format: ConversationEventFormat) throws {
+        let keepAlive =
+            format == .home
+            ? ": ping\n\n"
+            : "event: ping\ndata: {}\n\nevent: keepalive\ndata: {}\n\n"
+        let text =
+            ": ping\n\n:ping\r\n: pong\n:  ping\n: pings\n:\n\(keepAlive)"
+            + ": ping\r: keep-alive\n:ping"  // the last line never ends: not counted
+        let expected = format == .home ? 4 : 5
+        for chunking in Chunkings.all(of: Array(text.utf8)) {
+            let (events, decoder) = try decodeLive(chunking.pieces, format: format)
+            #expect(events.isEmpty, "\(format) \(chunking)")
+            #expect(decoder.heartbeatCount == expected, "\(format) \(chunking)")
+            #expect(decoder.eventCount == 0)
+        }
+    }
+
     @Test func subscribedCarriesTheStartingPositionBeforeAnyChange() throws {
         let input = Array(
             "retry: 1000\nid: 41\nevent: subscribed\ndata: {}\n\n: ping\n\nid: 42\nevent: reset\ndata: {}\n\n".utf8)
