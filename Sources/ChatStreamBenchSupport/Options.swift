@@ -27,8 +27,20 @@ package struct Options: Sendable {
     package var gigabyteOnly = false
     /// `--write-payload FORMAT PATH`: write one format's 1 MB payload to a file and exit.
     package var writePayload: (format: String, path: String)? = nil
-    /// `--report`: the issue-22 figures, each a ratio to a baseline measured in the same run.
+    /// `--report`: issue 32's figures, each a ratio to a baseline measured in the same run.
     package var report = false
+    /// `--report-22`: issue 22's figures (ceilings by instructions, the client, main-actor delivery).
+    package var report22 = false
+    /// `--message-mib N`: with --report, the UI stream `replay --output message` reads, in MiB
+    /// (default 1024, --quick 128).
+    package var messageMiB: Int? = nil
+    /// `--load-seconds N`: with --report, how long wrk loads each server route (default 5, --quick 3).
+    package var loadSeconds: Int? = nil
+    /// `--chatstream PATH`: with --report, the CLI to measure (default: the static build in
+    /// .build/static/release, else the one beside this executable).
+    package var chatstream: String? = nil
+    /// `--ceiling-file FORMAT PATH`: the yajl copy ceiling over the file, as --report's yajl side.
+    package var ceilingFile: (format: String, path: String)? = nil
     /// `--no-valgrind`: the report times its instruction figures instead of counting them.
     package var noValgrind = false
     /// `--serve-child`: the local server on a free loopback port until standard input closes (the
@@ -45,12 +57,15 @@ package struct Options: Sendable {
 
     package static let usage = """
         usage: chatstream-bench [--json] [--runs N] [--quick] [--gigabyte | --no-gigabyte]
-               chatstream-bench --report [--json] [--quick] [--runs N] [--no-valgrind]
+               chatstream-bench --report [--json] [--quick] [--runs N] [--message-mib N] [--load-seconds N]
+                                [--chatstream PATH]
+               chatstream-bench --report-22 [--json] [--quick] [--runs N] [--no-valgrind]
                chatstream-bench --check-allocations Fixtures/allocation-limits.json
                chatstream-bench --write-payload FORMAT PATH
                chatstream-bench --snapshot-scaling [--runs N]
                chatstream-bench --simdjson [--runs N] [--quick]
                chatstream-bench --decode-file FORMAT PATH [--tool]
+               chatstream-bench --ceiling-file FORMAT PATH
 
           --json               print one JSON object instead of the table
           --runs N             runs per measurement; the median is reported (default 5, --quick 3;
@@ -60,16 +75,28 @@ package struct Options: Sendable {
           --gigabyte           also stream 1 GiB through the pipeline (off by default: over a minute)
           --no-gigabyte        skip the 1 GiB stream
           --gigabyte-only      only the 1 GiB stream, one line out (the suite runs it so, as a child process)
-          --report             issue 22's figures from one invocation, each a ratio to its baseline in the same
+          --report             issue 32's figures from one invocation, each against a baseline of the same run
+                               and its target: every format's text and tool input against simdjson On-Demand
+                               and the yajl copy ceiling (whole processes, as --simdjson), `chatstream replay` of
+                               a one-line stream against `cat`, `chatstream chat` against curl on a 600 KB
+                               loopback reply, `replay --output message` peak RSS over the text it holds (a
+                               1 GiB UI stream), the server's p99 at 64 connections for list and streamed chat
+                               (wrk, file store); a few minutes (--quick: about one)
+          --message-mib N      with --report: the size of the UI stream for the memory figure (default 1024,
+                               --quick 128)
+          --load-seconds N     with --report: seconds of wrk per server route (default 5, --quick 3)
+          --chatstream PATH    with --report: the CLI to measure (default .build/static/release/chatstream, the
+                               build of scripts/chatstream.sh, else the one beside this executable)
+          --report-22          issue 22's figures from one invocation, each a ratio to its baseline in the same
                                run: tool input / copy ceiling (UI, OpenAI chat, Anthropic; 200k 1-byte deltas),
                                lent path / copy ceiling per format, the client against curl on a 600 KB reply
                                over loopback (in-process warm client, and the chatstream process when it is
                                built beside this one), main-actor events/s into ConversationState (1 MB reply).
                                Instruction figures come from callgrind when valgrind is on PATH (this program
                                run under it per profile), else from paired timing (it says which); ~5-10 min
-          --no-valgrind        with --report: paired timing ratios even when valgrind is there (about 1 min)
+          --no-valgrind        with --report-22: paired timing ratios even when valgrind is there (about 1 min)
           --serve-child        the local server on a free loopback port, its port printed, until standard input
-                               closes (--report runs it as its server process)
+                               closes (--report and --report-22 run it as their server process)
           --profile PATH       run one path once, for callgrind: sse, typed, typed-views (lent), typed-whole, assembled,
                                message, any-message (AnyMessageDecoder, detecting), copy, tool, history, apply,
                                none (generation only: subtract it from whole-program counts);
@@ -91,6 +118,8 @@ package struct Options: Sendable {
                                whole processes in alternation; prints each side's MB/s and ChatStream / simdjson
           --decode-file        read FORMAT from PATH in 4 KiB pieces (the lent path) and print "FORMAT: N text
                                bytes", as the simdjson program does; with --tool, the streamed tool input
+          --ceiling-file       frame FORMAT's file at PATH and run the yajl copy ceiling over each unit's JSON;
+                               prints "FORMAT: N JSON units"
         """
 
     /// What `arguments` (without the program's name) ask for.
@@ -115,6 +144,21 @@ package struct Options: Sendable {
             case "--no-gigabyte": options.gigabyte = false
             case "--gigabyte-only": options.gigabyteOnly = true
             case "--report": options.report = true
+            case "--report-22": options.report22 = true
+            case "--message-mib", "--load-seconds":
+                index += 1
+                guard index < arguments.count, let value = Int(arguments[index]), value > 0 else {
+                    return .failure("\(argument) needs a positive number")
+                }
+                if argument == "--message-mib" { options.messageMiB = value } else { options.loadSeconds = value }
+            case "--chatstream":
+                index += 1
+                guard index < arguments.count else { return .failure("--chatstream needs a path") }
+                options.chatstream = arguments[index]
+            case "--ceiling-file":
+                guard index + 2 < arguments.count else { return .failure("--ceiling-file needs a FORMAT and a PATH") }
+                options.ceilingFile = (arguments[index + 1], arguments[index + 2])
+                index += 2
             case "--no-valgrind": options.noValgrind = true
             case "--serve-child": options.serveChild = true
             case "--runs":
@@ -148,10 +192,13 @@ package struct Options: Sendable {
             }
             index += 1
         }
-        if options.noValgrind && !options.report { return .failure("--no-valgrind goes with --report") }
+        if options.noValgrind && !options.report22 { return .failure("--no-valgrind goes with --report-22") }
+        if (options.messageMiB != nil || options.loadSeconds != nil || options.chatstream != nil) && !options.report {
+            return .failure("--message-mib, --load-seconds and --chatstream go with --report")
+        }
         if options.tool && options.decodeFile == nil { return .failure("--tool goes with --decode-file") }
         if !options.runsGiven {
-            if options.report {
+            if options.report || options.report22 {
                 options.runs = options.quick ? 5 : 11
             } else if options.quick {
                 options.runs = 3

@@ -22,6 +22,8 @@ struct ChildProcess {
         var wallSeconds: Double
         /// User + system CPU of the child, in seconds (wait4).
         var cpuSeconds: Double
+        /// The child's peak resident set size, in bytes (wait4's `ru_maxrss`).
+        var peakResidentBytes: Int = 0
     }
 
     let pid: pid_t
@@ -85,7 +87,12 @@ struct ChildProcess {
         let cpu = ChildProcess.seconds(usage.ru_utime) + ChildProcess.seconds(usage.ru_stime)
         // WIFEXITED / WEXITSTATUS / WTERMSIG, spelled out (the C macros do not import).
         let code = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-        return Exit(status: code, wallSeconds: wall, cpuSeconds: cpu)
+        #if canImport(Darwin)
+            let peak = Int(usage.ru_maxrss)  // bytes on Darwin
+        #else
+            let peak = Int(usage.ru_maxrss) * 1024  // KiB on Linux
+        #endif
+        return Exit(status: code, wallSeconds: wall, cpuSeconds: cpu, peakResidentBytes: peak)
     }
 
     static func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }

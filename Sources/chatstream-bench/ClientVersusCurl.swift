@@ -62,7 +62,17 @@ struct ClientVersusCurl {
     /// Words in the message; the server echoes each as one text delta of about 60 bytes of SSE.
     static let words = 10_000
 
-    static func measure(rounds: Int, progress: (String) -> Void) async throws -> ClientVersusCurl {
+    /// `chatstream` beside this executable, when it is built there.
+    static func chatstreamBesideThisExecutable() -> String? {
+        guard let directory = Bundle.main.executableURL?.deletingLastPathComponent() else { return nil }
+        let chatstream = directory.appendingPathComponent("chatstream").path
+        return access(chatstream, X_OK) == 0 ? chatstream : nil
+    }
+
+    /// Runs the rounds; `chatstream` is the CLI whose `chat` is timed as a cold process (nil: not measured).
+    static func measure(
+        rounds: Int, chatstream: String? = chatstreamBesideThisExecutable(), progress: (String) -> Void
+    ) async throws -> ClientVersusCurl {
         guard let curlPath = ChildProcess.find("curl") else { throw ReportError("curl is not on PATH") }
         let server = try ServerProcess.start()
         defer { server.stop() }
@@ -116,11 +126,7 @@ struct ClientVersusCurl {
             return (wall, cpu, textBytes)
         }
 
-        var chatArguments: [String]? = nil
-        if let directory = Bundle.main.executableURL?.deletingLastPathComponent() {
-            let chatstream = directory.appendingPathComponent("chatstream").path
-            if access(chatstream, X_OK) == 0 { chatArguments = [chatstream, "chat", "--base-url", base, message] }
-        }
+        let chatArguments = chatstream.map { [$0, "chat", "--base-url", base, message] }
         let chatEnvironment = ["XDG_DATA_HOME": scratch.path, "HOME": scratch.path]
         func runChat(_ arguments: [String]) throws -> ChildProcess.Exit {
             let exit = try ChildProcess.run(arguments, environment: chatEnvironment)

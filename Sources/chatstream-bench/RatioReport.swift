@@ -1,4 +1,4 @@
-// RatioReport: `chatstream-bench --report`, issue 22's figures from one invocation, each a ratio to
+// RatioReport: `chatstream-bench --report-22`, issue 22's figures from one invocation, each a ratio to
 // a baseline measured in the same run.
 //
 // 1. Streamed tool input against the copy ceiling (UI message stream, OpenAI chat, Anthropic; one

@@ -5,14 +5,16 @@
 // Both sides are whole processes reading the same file: the simdjson program, and this bench as
 // `--decode-file` (the file in 4 KiB pieces through `AnyStreamDecoder.decodeViews`, the text or
 // tool input appended to one growing byte array). Each side also reads a tiny stream of the same
-// format, so the figure is net of start-up (reported apart). Runs alternate between the sides
-// (peer, ours, peer tiny, ours tiny) so load on a shared machine falls on both; medians of
+// format, so the figure is net of start-up (reported apart). A third side is the yajl copy ceiling
+// (`--ceiling-file`, SimdjsonColumn+Ceiling). Runs alternate between the sides (peer, ours, yajl,
+// then each on the tiny stream) so load on a shared machine falls on all; medians of
 // `--runs` rounds. The throughput figures are CPU time (user + system, from wait4), which a
 // loaded machine disturbs far less than wall time; the whole-process wall ratio is shown beside. Both sides must print the same number of text bytes, and that number must be
 // the payload's, before anything is timed.
 //
 // Example: `chatstream-bench --simdjson --quick` prints one row per payload (its name, MB, each
-// side's MB/s, ChatStream / simdjson net of start-up, and whole-process), then both start-ups.
+// side's MB/s, ChatStream / simdjson and ChatStream / yajl net of start-up, and ChatStream / simdjson
+// whole-process), then the start-ups. `--report` runs the same measurement.
 
 import ChatStream
 import ChatStreamBenchSupport
@@ -31,7 +33,8 @@ enum SimdjsonColumn {
         /// The `--format` name both programs take.
         var format: String
         var tool: Bool
-        var make: () -> (bytes: [UInt8], expectedBytes: Int)
+        /// The payload, its text (or tool input) in bytes, and its JSON units.
+        var make: () -> (bytes: [UInt8], expectedBytes: Int, units: Int)
     }
 
     /// Every format's text and the three tool-input streams of the bench.
@@ -42,14 +45,14 @@ enum SimdjsonColumn {
             [
                 Case(name: "\(name) text", format: format, tool: false) {
                     let payload = make(size)
-                    return (payload.bytes, payload.expectedText.utf8.count)
+                    return (payload.bytes, payload.expectedText.utf8.count, payload.jsonRanges.count)
                 }
             ]
         }
         func tool(_ name: String, _ format: String, _ kind: Payloads.ToolFormat) -> Case {
             Case(name: "\(name) tool input, 1-byte deltas", format: format, tool: true) {
                 let (payload, input) = Payloads.toolInputStream(inputBytes: deltas, format: kind)
-                return (payload.bytes, input.utf8.count)
+                return (payload.bytes, input.utf8.count, payload.jsonRanges.count)
             }
         }
         return text("UI message stream", "ui-message-stream") { Payloads.homeTextDeltas(targetBytes: $0) }
@@ -116,17 +119,23 @@ enum SimdjsonColumn {
     /// One payload's medians, in seconds.
     struct Row {
         var name: String
+        var format: String
+        var tool: Bool
         var bytes: Int
         /// CPU seconds of each side on the payload and on the tiny stream.
         var peer: Double
         var ours: Double
+        var yajl: Double
         var peerStart: Double
         var oursStart: Double
+        var yajlStart: Double
         /// Wall seconds of each side on the payload, whole process.
         var peerWall: Double
         var oursWall: Double
         /// ChatStream's throughput over simdjson's, net of each side's start-up.
         var netRatio: Double { max(peer - peerStart, 1e-9) / max(ours - oursStart, 1e-9) }
+        /// ChatStream's throughput over the yajl copy ceiling's, the same way.
+        var yajlRatio: Double { max(yajl - yajlStart, 1e-9) / max(ours - oursStart, 1e-9) }
         var wholeRatio: Double { peerWall / oursWall }
         func megabytesPerSecond(_ seconds: Double, _ start: Double) -> Double {
             Double(bytes) / 1e6 / max(seconds - start, 1e-9)
@@ -136,53 +145,9 @@ enum SimdjsonColumn {
     /// `--simdjson`: prints the table; returns the exit status.
     static func run(options: Options) -> Int32 {
         do {
-            let peer = try peerPath()
-            let ours = try selfPath()
-            let work = FileManager.default.temporaryDirectory.appendingPathComponent(
-                "chatstream-simdjson-\(getpid())")
-            try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(at: work) }
-            print("simdjson On-Demand: \(peer)")
+            print("simdjson On-Demand: \(try peerPath())")
             print("load before: \(RatioReport.loadAverage().map { String(format: "%.2f", $0) }.joined(separator: " "))")
-            var rows: [Row] = []
-            for (index, item) in cases(quick: options.quick).enumerated() {
-                let (bytes, expected) = item.make()
-                let big = work.appendingPathComponent("\(index).stream").path
-                try Data(bytes).write(to: URL(fileURLWithPath: big))
-                let tiny = work.appendingPathComponent("\(index)-tiny.stream").path
-                try Data(tinyStream(item)).write(to: URL(fileURLWithPath: tiny))
-                let toolArgument = item.tool ? ["tool"] : []
-                let peerCommand = { (file: String) in [peer, item.format, file] + toolArgument }
-                let ourCommand = { (file: String) in
-                    [ours, "--decode-file", item.format, file] + (item.tool ? ["--tool"] : [])
-                }
-                // Both must read the payload's bytes before anything is timed.
-                for (side, command) in [("simdjson", peerCommand(big)), ("ChatStream", ourCommand(big))] {
-                    let read = try textBytes(command, work: work)
-                    guard read == expected else {
-                        throw ReportError("\(item.name): \(side) read \(read) text bytes, the payload has \(expected)")
-                    }
-                }
-                var times: [[Double]] = Array(repeating: [], count: 4)
-                var walls: [[Double]] = Array(repeating: [], count: 2)
-                for _ in 0..<options.runs {
-                    for (slot, command) in [peerCommand(big), ourCommand(big), peerCommand(tiny), ourCommand(tiny)]
-                        .enumerated()
-                    {
-                        let exit = try ChildProcess.start(command).wait()
-                        guard exit.status == 0 else { throw ReportError("\(command.joined(separator: " ")) failed") }
-                        times[slot].append(exit.cpuSeconds)
-                        if slot < 2 { walls[slot].append(exit.wallSeconds) }
-                    }
-                }
-                let medians = times.map(median)
-                rows.append(
-                    Row(
-                        name: item.name, bytes: bytes.count, peer: medians[0], ours: medians[1],
-                        peerStart: medians[2], oursStart: medians[3], peerWall: median(walls[0]),
-                        oursWall: median(walls[1])))
-                try? FileManager.default.removeItem(atPath: big)
-            }
+            let rows = try measure(quick: options.quick, runs: options.runs) { print($0) }
             print(table(rows, runs: options.runs))
             print("load after: \(RatioReport.loadAverage().map { String(format: "%.2f", $0) }.joined(separator: " "))")
             return 0
@@ -192,21 +157,82 @@ enum SimdjsonColumn {
         }
     }
 
+    /// Every case's row: simdjson, ChatStream and the yajl copy ceiling, each as whole processes on
+    /// the payload and on a tiny stream, in alternation, `runs` times; medians.
+    static func measure(quick: Bool, runs: Int, progress: (String) -> Void) throws -> [Row] {
+        let peer = try peerPath()
+        let ours = try selfPath()
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("chatstream-simdjson-\(getpid())")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: work) }
+        var rows: [Row] = []
+        for (index, item) in cases(quick: quick).enumerated() {
+            progress("\(item.name): \(runs) runs of simdjson, ChatStream and the yajl copy ceiling")
+            let (bytes, expected, units) = item.make()
+            let big = work.appendingPathComponent("\(index).stream").path
+            try Data(bytes).write(to: URL(fileURLWithPath: big))
+            let tiny = work.appendingPathComponent("\(index)-tiny.stream").path
+            try Data(tinyStream(item)).write(to: URL(fileURLWithPath: tiny))
+            let toolArgument = item.tool ? ["tool"] : []
+            let peerCommand = { (file: String) in [peer, item.format, file] + toolArgument }
+            let ourCommand = { (file: String) in
+                [ours, "--decode-file", item.format, file] + (item.tool ? ["--tool"] : [])
+            }
+            let yajlCommand = { (file: String) in [ours, "--ceiling-file", item.format, file] }
+            // Both must read the payload's text, and the ceiling every unit's JSON, before anything is timed.
+            for (side, command) in [("simdjson", peerCommand(big)), ("ChatStream", ourCommand(big))] {
+                let read = try printedCount(command, work: work)
+                guard read == expected else {
+                    throw ReportError("\(item.name): \(side) read \(read) text bytes, the payload has \(expected)")
+                }
+            }
+            let read = try printedCount(yajlCommand(big), work: work)
+            guard read == units else {
+                throw ReportError("\(item.name): the yajl ceiling read \(read) JSON units, the payload has \(units)")
+            }
+            var times: [[Double]] = Array(repeating: [], count: 6)
+            var walls: [[Double]] = Array(repeating: [], count: 2)
+            for _ in 0..<runs {
+                let commands = [
+                    peerCommand(big), ourCommand(big), yajlCommand(big), peerCommand(tiny), ourCommand(tiny),
+                    yajlCommand(tiny),
+                ]
+                for (slot, command) in commands.enumerated() {
+                    let exit = try ChildProcess.start(command).wait()
+                    guard exit.status == 0 else { throw ReportError("\(command.joined(separator: " ")) failed") }
+                    times[slot].append(exit.cpuSeconds)
+                    if slot < 2 { walls[slot].append(exit.wallSeconds) }
+                }
+            }
+            let medians = times.map(median)
+            rows.append(
+                Row(
+                    name: item.name, format: item.format, tool: item.tool, bytes: bytes.count, peer: medians[0],
+                    ours: medians[1], yajl: medians[2], peerStart: medians[3], oursStart: medians[4],
+                    yajlStart: medians[5], peerWall: median(walls[0]), oursWall: median(walls[1])))
+            try? FileManager.default.removeItem(atPath: big)
+        }
+        return rows
+    }
+
     /// The table: MB/s net of start-up on each side, and the ratios.
     static func table(_ rows: [Row], runs: Int) -> String {
         var lines = [
             "whole processes, alternating, median of \(runs) runs each; MB/s and the first ratio are CPU time "
                 + "(user + system) net of each side's start-up (its run on a tiny stream of the format); the last "
                 + "is whole-process wall time",
-            "| payload | MB | simdjson MB/s | ChatStream MB/s | ChatStream / simdjson | whole process |",
-            "| --- | --- | --- | --- | --- | --- |",
+            "| payload | MB | simdjson MB/s | ChatStream MB/s | yajl copy MB/s | ChatStream / simdjson | "
+                + "ChatStream / yajl copy | whole process |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- |",
         ]
         for row in rows {
             lines.append(
                 "| \(row.name) | \(String(format: "%.1f", Double(row.bytes) / 1e6)) | "
                     + "\(String(format: "%.0f", row.megabytesPerSecond(row.peer, row.peerStart))) | "
                     + "\(String(format: "%.0f", row.megabytesPerSecond(row.ours, row.oursStart))) | "
-                    + "\(String(format: "%.2f", row.netRatio)) | \(String(format: "%.2f", row.wholeRatio)) |")
+                    + "\(String(format: "%.0f", row.megabytesPerSecond(row.yajl, row.yajlStart))) | "
+                    + "\(String(format: "%.2f", row.netRatio)) | \(String(format: "%.2f", row.yajlRatio)) | "
+                    + "\(String(format: "%.2f", row.wholeRatio)) |")
         }
         let peerStart = median(rows.map(\.peerStart)) * 1000
         let oursStart = median(rows.map(\.oursStart)) * 1000
@@ -234,8 +260,8 @@ enum SimdjsonColumn {
         }
     }
 
-    /// The number in the "FORMAT: N text bytes" line `command` prints.
-    static func textBytes(_ command: [String], work: URL) throws -> Int {
+    /// The number in the "FORMAT: N text bytes" (or "N JSON units") line `command` prints.
+    static func printedCount(_ command: [String], work: URL) throws -> Int {
         let output = work.appendingPathComponent("output.txt").path
         let exit = try ChildProcess.start(command, output: output, error: output).wait()
         let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""

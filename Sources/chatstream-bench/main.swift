@@ -5,7 +5,8 @@
 //   swift run -c release chatstream-bench --write-payload FORMAT PATH
 //   swift run -c release chatstream-bench --snapshot-scaling [--runs N]
 //   swift run -c release chatstream-bench --simdjson [--runs N] [--quick]
-//   swift run -c release chatstream-bench --report [--json] [--quick] [--runs N] [--no-valgrind]
+//   swift run -c release chatstream-bench --report [--json] [--quick] [--runs N] [--message-mib N] [--load-seconds N]
+//   swift run -c release chatstream-bench --report-22 [--json] [--quick] [--runs N] [--no-valgrind]
 
 import ChatStream
 import ChatStreamBenchSupport
@@ -26,12 +27,20 @@ if options.serveChild {
     exit(ServerProcess.serveUntilInputCloses())
 }
 if options.report {
+    let report = await IssueReport.run(options: options)
+    if options.json { report.printJSON() } else { report.printTable() }
+    exit(report.measuredEverything ? 0 : 1)
+}
+if options.report22 {
     let report = await RatioReport.run(options: options)
     if options.json { report.printJSON() } else { report.printTable() }
     exit(0)
 }
 if options.simdjson {
     exit(SimdjsonColumn.run(options: options))
+}
+if let (format, path) = options.ceilingFile {
+    exit(SimdjsonColumn.ceilingFile(format: format, path: path))
 }
 if let (format, path) = options.decodeFile {
     exit(SimdjsonColumn.decodeFile(format: format, path: path, tool: options.tool))

@@ -70,11 +70,18 @@ struct BenchOptionsTests {
 
     @Test func theReportTakesItsOwnDefaultRuns() throws {
         let report = try #require(Self.options(["--report"]))
-        #expect(report.report && !report.quick && !report.json && !report.noValgrind)
-        #expect(report.runs == 11)
+        #expect(report.report && !report.report22 && !report.quick && !report.json && !report.noValgrind)
+        #expect(report.runs == 11 && report.messageMiB == nil && report.loadSeconds == nil && report.chatstream == nil)
         #expect(try #require(Self.options(["--report", "--quick"])).runs == 5)
-        let given = try #require(Self.options(["--report", "--quick", "--runs", "9", "--json", "--no-valgrind"]))
+        #expect(try #require(Self.options(["--report-22", "--quick"])).runs == 5)
+        let given = try #require(Self.options(["--report-22", "--quick", "--runs", "9", "--json", "--no-valgrind"]))
+        #expect(given.report22 && !given.report)
         #expect(given.runs == 9 && given.runsGiven && given.json && given.noValgrind && given.quick)
+        let sized = try #require(
+            Self.options(["--report", "--message-mib", "64", "--load-seconds", "2", "--chatstream", "/tmp/cs"]))
+        #expect(sized.messageMiB == 64 && sized.loadSeconds == 2 && sized.chatstream == "/tmp/cs")
+        let ceiling = try #require(Self.options(["--ceiling-file", "ndjson", "/tmp/o.ndjson"]))
+        #expect(ceiling.ceilingFile?.format == "ndjson" && ceiling.ceilingFile?.path == "/tmp/o.ndjson")
     }
 
     @Test func theSuiteKeepsItsDefaults() throws {
@@ -98,7 +105,12 @@ struct BenchOptionsTests {
         #expect(Self.failure(["--runs", "0"]) == "--runs needs a positive number")
         #expect(Self.failure(["--profile"]) != nil)
         #expect(Self.failure(["--write-payload", "openai-chat"]) != nil)
-        #expect(Self.failure(["--no-valgrind"]) == "--no-valgrind goes with --report")
+        #expect(Self.failure(["--no-valgrind"]) == "--no-valgrind goes with --report-22")
+        #expect(Self.failure(["--report", "--no-valgrind"]) == "--no-valgrind goes with --report-22")
+        #expect(
+            Self.failure(["--message-mib", "8"]) == "--message-mib, --load-seconds and --chatstream go with --report")
+        #expect(Self.failure(["--report", "--load-seconds", "0"]) == "--load-seconds needs a positive number")
+        #expect(Self.failure(["--ceiling-file", "ndjson"]) == "--ceiling-file needs a FORMAT and a PATH")
         #expect(Self.failure(["--tool"]) == "--tool goes with --decode-file")
         #expect(Self.failure(["--decode-file", "ndjson"]) == "--decode-file needs a FORMAT and a PATH")
         #expect(Self.failure(["--fast"]) == "unknown argument --fast")
@@ -108,5 +120,6 @@ struct BenchOptionsTests {
     @Test func theUsageNamesTheReport() {
         #expect(Options.usage.contains("--report"))
         #expect(Options.usage.contains("--no-valgrind"))
+        #expect(Options.usage.contains("--report-22") && Options.usage.contains("--message-mib"))
     }
 }
