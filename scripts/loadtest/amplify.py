@@ -9,7 +9,8 @@ before and after, and the database's size when --data names the server's file:
   title     a 4 MiB title (must be refused), then a 1 KiB title and 200 updates of 25 tags of 64
             characters each (every update is a live event)
   marks     25 tags of one letter with 100,000 combining marks each (must be refused)
-  reply     100 chats of a 2 MiB message, each from a fresh device (a `message.created` apiece)
+  reply     100 chats of a 2 MiB message, then 100 of 1 MiB (the largest the message limit
+            accepts), each from a fresh device (a `message.created` apiece)
   lists     20 conversations with the longest title, then 8 concurrent lists, 5 times
   devices   1 MiB chats from fresh devices until the store budget answers 507 (at most 2,000);
             run the server with a small `--store-budget-mib` (e.g. 64) to see it
@@ -101,12 +102,13 @@ def marks(port):
 
 
 def reply(port):
-    message = "r" * (2 << 20)
-    statuses = []
-    for _ in range(100):
-        device = "amp-reply-" + uuid.uuid4().hex[:8]
-        statuses.append(request(port, "POST", "chat", device, {"message": message, "stream": False})[0])
-    print(f"  100 chats of 2 MiB: {counts(statuses)}")
+    for size, label in ((2 << 20, "2 MiB (over the message limit)"), ((1 << 20) - 16, "1 MiB (the largest accepted)")):
+        message = "r" * size
+        statuses = []
+        for _ in range(100):
+            device = "amp-reply-" + uuid.uuid4().hex[:8]
+            statuses.append(request(port, "POST", "chat", device, {"message": message, "stream": False})[0])
+        print(f"  100 chats of {label}: {counts(statuses)}")
 
 
 def lists(port):

@@ -1,14 +1,22 @@
 #!/usr/bin/env python3
 """Hostile-load figures for `chatstream serve` on loopback (bounded in count and time).
 
-  hostile.py held  PORT [--pid PID]  300 slow connections (a byte every 10 s) and 256 abandoned
-                                     requests (sent, never read) from 127.0.0.2, while a normal
-                                     client on 127.0.0.1 sends list requests for 20 s: success
-                                     rate and p50/p99 latency.
+  hostile.py held  PORT [--pid PID] [--addresses 18] [--fault]
+                                     300 slow connections (a byte every 10 s) and 256 abandoned
+                                     streamed chats (sent, never read) spread over --addresses
+                                     addresses, each in a /24 of its own (127.2.N.1, none in the
+                                     normal client's 127.0.0.0/24), while a normal client on
+                                     127.0.0.1 sends list requests for 20 s: success rate, share
+                                     under 1 s, p50/p99 latency, and the server's RSS (VmRSS of
+                                     --pid) before and during. --fault sends the abandoned chats
+                                     with `X-ChatStream-Fault: delay-ms=600000` (a server started
+                                     with --allow-fault-header then paces them on their thread);
+                                     --words N: each chat's message (default 2,000 words, a
+                                     reply of about 30 s at the default pace, so they stay open).
   hostile.py body  PORT --pid PID    server CPU time for an 8 MiB request body sent in one write
                                      against 256-byte writes, and their ratio.
 """
-import argparse, os, socket, sys, threading, time
+import argparse, os, resource, socket, sys, threading, time
 
 LIST = (b"GET /api/sdk/agents/demo-agent/conversations HTTP/1.1\r\nHost: x\r\n"
         b"X-Device-Id: normal\r\nConnection: close\r\n\r\n")
@@ -33,9 +41,24 @@ def one_request(port, timeout=5.0):
     return ok, time.monotonic() - start
 
 
-def slow_connection(port, stop, held):
+def attacker(index, addresses):
+    """The attacker address of connection `index`: one of `addresses`, each in its own /24."""
+    return f"127.2.{index % addresses}.1"
+
+
+def rss_kib(pid):
+    if not pid:
+        return 0
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+def slow_connection(port, stop, held, address):
     try:
-        s = socket.create_connection(("127.0.0.1", port), timeout=5, source_address=("127.0.0.2", 0))
+        s = socket.create_connection(("127.0.0.1", port), timeout=5, source_address=(address, 0))
     except OSError:
         return
     held.append(s)
@@ -49,13 +72,19 @@ def slow_connection(port, stop, held):
             break
 
 
-def abandoned_request(port, held):
+def abandoned_request(port, held, address, fault, words):
     try:
-        s = socket.create_connection(("127.0.0.1", port), timeout=5, source_address=("127.0.0.2", 0))
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-        body = b'{"message":"hello","stream":true}'
+        s.settimeout(5)
+        s.bind((address, 0))
+        s.connect(("127.0.0.1", port))
+        # A long message: its echoed reply takes about words x 15 ms to generate at the default pace.
+        message = " ".join(f"word{n}" for n in range(words))
+        body = b'{"message":"' + message.encode() + b'","stream":true}'
+        extra = b"X-ChatStream-Fault: delay-ms=600000\r\n" if fault else b""
         s.sendall(b"POST /api/sdk/agents/demo-agent/chat HTTP/1.1\r\nHost: x\r\nX-Device-Id: gone\r\n"
-                  b"Content-Type: application/json\r\nX-ChatStream-Fault: delay-ms=600000\r\n"
+                  b"Content-Type: application/json\r\n" + extra +
                   b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
         held.append(s)  # never read
     except OSError:
@@ -70,19 +99,25 @@ def percentile(values, p):
 
 
 def held(args):
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     stop = threading.Event()
     sockets = []
-    for _ in range(256):
-        abandoned_request(args.port, sockets)
-    threads = [threading.Thread(target=slow_connection, args=(args.port, stop, sockets), daemon=True)
-               for _ in range(300)]
+    before = rss_kib(args.pid)
+    for index in range(256):
+        abandoned_request(args.port, sockets, attacker(index, args.addresses), args.fault, args.words)
+    threads = [threading.Thread(target=slow_connection,
+                                args=(args.port, stop, sockets, attacker(index, args.addresses)), daemon=True)
+               for index in range(300)]
     for t in threads:
         t.start()
     time.sleep(2)
     deadline = time.monotonic() + args.seconds
     results = []
+    peak = rss_kib(args.pid)
     while time.monotonic() < deadline:
         results.append(one_request(args.port))
+        peak = max(peak, rss_kib(args.pid))
         time.sleep(0.05)
     stop.set()
     for s in sockets:
@@ -91,9 +126,14 @@ def held(args):
         except OSError:
             pass
     ok = [latency for good, latency in results if good]
+    fast = sum(1 for latency in ok if latency < 1.0)
+    print(f"attackers: 300 slow and 256 abandoned connections from {args.addresses} addresses "
+          f"({len(sockets)} connected)")
     print(f"normal client: {len(ok)}/{len(results)} succeeded ({100.0 * len(ok) / max(1, len(results)):.1f}%), "
-          f"p50 {percentile(ok, 0.5) * 1000:.1f} ms, p99 {percentile(ok, 0.99) * 1000:.1f} ms, "
-          f"held sockets {len(sockets)}")
+          f"{fast}/{len(results)} under 1 s ({100.0 * fast / max(1, len(results)):.1f}%), "
+          f"p50 {percentile(ok, 0.5) * 1000:.1f} ms, p99 {percentile(ok, 0.99) * 1000:.1f} ms")
+    if args.pid:
+        print(f"server RSS: {before / 1024:.1f} MiB before, at most {peak / 1024:.1f} MiB during")
 
 
 def cpu_seconds(pid):
@@ -138,6 +178,9 @@ def main():
     parser.add_argument("port", type=int)
     parser.add_argument("--pid", type=int)
     parser.add_argument("--seconds", type=float, default=20)
+    parser.add_argument("--addresses", type=int, default=18)
+    parser.add_argument("--fault", action="store_true")
+    parser.add_argument("--words", type=int, default=2000)
     args = parser.parse_args()
     {"held": held, "body": body}[args.mode](args)
 

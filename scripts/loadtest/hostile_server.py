@@ -5,6 +5,11 @@
                                             (": keep-alive ...") at full speed for SECONDS
   hostile_server.py bomb PORT SECONDS       answers with a gzip body (about 1 MiB on the wire) that
                                             inflates to 1 GiB of SSE comments (cached in /tmp)
+  hostile_server.py retry0 PORT SECONDS     answers every request with an event stream that says
+                                            `retry: 0`, one `subscribed` event, and closes; prints
+                                            the requests received and their rate at the end (run
+                                            `chatstream events --base-url http://127.0.0.1:PORT`
+                                            against it: issue 31's "retry: 0" figure)
 
 Run a client against http://127.0.0.1:PORT and watch its peak RSS (`/usr/bin/time -v`).
 """
@@ -49,9 +54,13 @@ def read_request(conn):
         body += piece
 
 
+REQUESTS = []
+
+
 def serve(conn, mode, deadline, bomb):
     try:
         read_request(conn)
+        REQUESTS.append(time.monotonic())
         head = (b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n"
                 b"x-vercel-ai-ui-message-stream: v1\r\n")
         if mode == "bomb":
@@ -62,6 +71,10 @@ def serve(conn, mode, deadline, bomb):
                 if time.monotonic() > deadline:
                     break
                 conn.sendall(view[offset:offset + 65536])
+        elif mode == "retry0":
+            body = b"retry: 0\n\nid: 1\nevent: subscribed\ndata: {}\n\n"
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n"
+                         b"Content-Length: " + str(len(body)).encode() + b"\r\nConnection: close\r\n\r\n" + body)
         else:
             conn.sendall(head + b"Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n")
             line = b": keep-alive " + b"x" * 1000 + b"\n"
@@ -89,6 +102,10 @@ def main():
             continue
         threading.Thread(target=serve, args=(conn, mode, deadline, bomb), daemon=True).start()
     listener.close()
+    if mode == "retry0":
+        span = (REQUESTS[-1] - REQUESTS[0]) if len(REQUESTS) > 1 else 0
+        print(f"{len(REQUESTS)} requests in {seconds:.0f} s ({len(REQUESTS) / seconds:.1f}/s; "
+              f"first to last {span:.1f} s)", flush=True)
 
 
 if __name__ == "__main__":
