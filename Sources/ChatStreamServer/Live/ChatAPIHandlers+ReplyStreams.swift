@@ -31,19 +31,34 @@ extension ChatAPIHandlers {
         let conversationId = run.metadata.conversationId
         typing(conversationId, active: true)
         defer { typing(conversationId, active: false) }
-        let chunks = ReplyChunks.chunks(for: plan, metadata: run.metadata)
         var partial = PartialReply()
         var lastSave = ContinuousClock.now
         let limits = configuration.replies
-        for (index, chunk) in chunks.dropLast().enumerated() {
+        /// Appends chunk number `index` (from 0) at the pace; false once someone else ended the reply.
+        func emit(_ chunk: JSONTree, _ index: Int) -> Bool {
             if index > 0 { ReplyStreamer.sleep(configuration.replyDelay) }
             partial.apply(chunk)
-            guard run.append(chunk.jsonText, parts: partial.parts) else { return }
+            guard run.append(chunk.jsonText, parts: partial.parts) else { return false }
             if ContinuousClock.now - lastSave >= limits.checkpointInterval {
                 _ = try? store.write(recordingEvents: false) { store in
                     try store.saveReplyProgress(partial.parts, events: index + 1, ofMessage: run.sequence)
                 }
                 lastSave = .now
+            }
+            return true
+        }
+        // Chunks are encoded one at a time, each sent once the next is known: the last (`finish`)
+        // comes with the stored end.
+        var encoder = UIMessageStreamEncoder()
+        var last: JSONTree?
+        var index = 0
+        for event in ReplyChunks.streamEvents(for: plan, metadata: run.metadata) {
+            for chunk in encoder.jsonChunks(for: event) {
+                if let previous = last {
+                    guard emit(previous, index) else { return }
+                    index += 1
+                }
+                last = chunk
             }
         }
         guard let (_, events) = run.claimEnd(as: nil) else { return }
@@ -52,7 +67,7 @@ extension ChatAPIHandlers {
                 _ = try store.endReply(
                     plan.parts.map(\.jsonValue), state: nil, events: events + 2, ofMessage: run.sequence, now: Self.now)
             }
-            run.end(appending: [chunks.last!.jsonText, "[DONE]"])
+            run.end(appending: [(last ?? [:]).jsonText, "[DONE]"])
         } catch {
             // Not stored: the row stays generating and the next start marks it interrupted.
             let failure: JSONTree = ["type": "error", "errorText": .string("the reply could not be stored: \(error)")]

@@ -37,6 +37,14 @@ struct ReplyMetadata: Sendable {
 enum ReplyChunks {
     /// The chunks of `plan`, in order (without the final `[DONE]`).
     static func chunks(for plan: ReplyPlan, metadata: ReplyMetadata) -> [JSONTree] {
+        var encoder = UIMessageStreamEncoder()
+        return streamEvents(for: plan, metadata: metadata).flatMap { encoder.jsonChunks(for: $0) }
+    }
+
+    /// The stream events the chunks of `plan` are encoded from, in order: a generator encodes them
+    /// one at a time (``chunks(for:metadata:)`` builds every chunk's JSON at once, several times the
+    /// memory for a long reply).
+    static func streamEvents(for plan: ReplyPlan, metadata: ReplyMetadata) -> [StreamEvent] {
         let start: JSONTree = [
             "conversationId": .string(metadata.conversationId), "messageId": .string(metadata.messageId),
             "userMessageId": metadata.userMessageId.map { .string($0) } ?? .null,
@@ -63,8 +71,7 @@ enum ReplyChunks {
         events.append(.metadata(StreamMetadata(raw: metadata.finishMetadata(reason: plan.finishReason))))
         events.append(
             .finish(reason: StreamFinishReason(normalizing: plan.finishReason), rawReason: plan.finishReason))
-        var encoder = UIMessageStreamEncoder()
-        return events.flatMap { encoder.jsonChunks(for: $0) }
+        return events
     }
 
     /// The SSE events of `chunks` followed by `data: [DONE]`, one byte array per event.
