@@ -85,15 +85,10 @@ public struct StreamDecoder<Dialect: StreamDialect> {
         try decode(bytes, textDelta: { try sink.textDelta(id: $0, delta: $1) }, emit: { try sink.event($0) })
     }
 
-    /// An event (not a text delta) to a reader of ``StreamEventView``s. An owned text delta (from a
-    /// dialect outside the package that emits one) is lent too, so a reader of views meets every
-    /// text delta as ``StreamEventView/textDelta(id:delta:)``.
+    /// An event (not a text delta) to a reader of ``StreamEventView``s (``StreamEventView/lend(_:_:)``).
     @inlinable @inline(__always)
     static func lend(_ event: StreamEvent, _ body: (StreamEventView) throws -> Void) throws {
-        if case .textDelta(let id, let text) = event {
-            return try CheckedUTF8.lending(text) { try body(.textDelta(id: id, delta: $0)) }
-        }
-        try body(.event(event))
+        try StreamEventView.lend(event, body)
     }
 
     @inlinable @inline(__always)

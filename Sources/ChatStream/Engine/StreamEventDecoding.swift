@@ -11,6 +11,11 @@ public protocol StreamEventDecoding {
     mutating func decodeViews(_ bytes: UnsafeRawBufferPointer, _ body: (StreamEventView) throws -> Void) throws
     /// Ends the stream; throws ``StreamError`` when it was cut or could not be decoded.
     mutating func finish(emit: (StreamEvent) throws -> Void) throws
+    /// Ends the stream as ``finish(emit:)`` does, lending its last events to `body` as
+    /// ``decodeViews(_:_:)`` lends the others: a text delta the end completes (NDJSON's last line
+    /// without its newline) arrives as ``StreamEventView/textDelta(id:delta:)`` whatever the
+    /// decoder's static type.
+    mutating func finishViews(_ body: (StreamEventView) throws -> Void) throws
     /// How many units of unknown type were skipped.
     var unknownUnitCount: Int { get }
     /// Malformed units skipped in lenient mode.
@@ -20,15 +25,17 @@ public protocol StreamEventDecoding {
 extension StreamDecoder: StreamEventDecoding {}
 
 extension StreamEventDecoding {
-    /// Every event owned, as ``StreamEventView/event(_:)`` (for a decoder without a byte path).
+    /// The events of ``decode(_:emit:)`` as views, for a decoder without a byte path: each text
+    /// delta lent as ``StreamEventView/textDelta(id:delta:)`` (as ``StreamDecoder`` lends it),
+    /// every other event as ``StreamEventView/event(_:)``.
     public mutating func decodeViews(_ bytes: UnsafeRawBufferPointer, _ body: (StreamEventView) throws -> Void) throws {
-        try decode(bytes) { try body(.event($0)) }
+        try decode(bytes) { try StreamEventView.lend($0, body) }
     }
 
-    /// Ends the stream as ``finish(emit:)`` does, for a reader of ``StreamEventView``s: the
-    /// last events (owned) go to `body`.
+    /// The events of ``finish(emit:)`` as views, each text delta lent as ``decodeViews(_:_:)``
+    /// lends it.
     public mutating func finishViews(_ body: (StreamEventView) throws -> Void) throws {
-        try finish { try body(.event($0)) }
+        try finish { try StreamEventView.lend($0, body) }
     }
 
     /// Decodes the next piece of the stream and returns its events.

@@ -31,4 +31,15 @@ public enum StreamEventView {
         case .event(let event): event
         }
     }
+
+    /// Lends `event` to a reader of views: an owned text delta (from a dialect outside the package,
+    /// or a decoder without a byte path) as ``textDelta(id:delta:)``, so a reader of views meets
+    /// every text delta there; any other event as ``event(_:)``.
+    @inlinable @inline(__always)
+    static func lend(_ event: StreamEvent, _ body: (StreamEventView) throws -> Void) throws {
+        if case .textDelta(let id, let text) = event {
+            return try CheckedUTF8.lending(text) { try body(.textDelta(id: id, delta: $0)) }
+        }
+        try body(.event(event))
+    }
 }

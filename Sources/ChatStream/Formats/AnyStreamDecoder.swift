@@ -56,6 +56,18 @@ public struct AnyStreamDecoder: StreamEventDecoding {
         try dialect!.finish(uniqueBox()!, emit: emit)
     }
 
+    /// Ends the stream as ``finish(emit:)`` does, lending the last events to `body` exactly as
+    /// `StreamDecoder<D>.finishViews(_:)` lends them (a last text delta as
+    /// ``StreamEventView/textDelta(id:delta:)``).
+    public mutating func finishViews(_ body: (StreamEventView) throws -> Void) throws {
+        if dialect == nil {
+            try detect(UnsafeRawBufferPointer(start: nil, count: 0), isComplete: true) { dialect, box, held in
+                try dialect.decodeViews(box, held, body)
+            }
+        }
+        try dialect!.finishViews(uniqueBox()!, body)
+    }
+
     /// Makes the decoder of `format`.
     private mutating func start(_ format: StreamFormat) {
         dialect = format.dialect

@@ -27,6 +27,8 @@ package protocol RegisteredDialect: StreamDialect {
         _ box: DecoderBox, _ bytes: UnsafeRawBufferPointer, _ body: (StreamEventView) throws -> Void) throws
     /// `StreamDecoder<Self>.finish(emit:)` on the decoder in `box`.
     static func finish(_ box: DecoderBox, emit: (StreamEvent) throws -> Void) throws
+    /// `StreamDecoder<Self>.finishViews(_:)` on the decoder in `box`.
+    static func finishViews(_ box: DecoderBox, _ body: (StreamEventView) throws -> Void) throws
 
     /// A box holding a new `MessageDecoder<Self>`.
     static func makeMessageDecoder(
@@ -59,6 +61,10 @@ extension RegisteredDialect {
 
     package static func finish(_ box: DecoderBox, emit: (StreamEvent) throws -> Void) throws {
         try unsafeDowncast(box, to: EventDecoderBox<Self>.self).decoder.finish(emit: emit)
+    }
+
+    package static func finishViews(_ box: DecoderBox, _ body: (StreamEventView) throws -> Void) throws {
+        try unsafeDowncast(box, to: EventDecoderBox<Self>.self).decoder.finishViews(body)
     }
 
     package static func makeMessageDecoder(
