@@ -372,6 +372,30 @@ struct PartialJSONParserTests {
         }
     }
 
+    /// The worked examples at the head of the parser's files (+StateMachine, +Strings, +Frame).
+    @Test func theFileHeadersExamplesHold() throws {
+        #expect(
+            failure([Array("[1,tr".utf8)])?.message
+                == "unexpected end of input: incomplete literal 'tr' at byte 3; "
+                + "missing ']' to close the array opened at byte 0")
+        var literal = PartialJSONParser()
+        try literal.append("[1,tr")
+        try literal.append("ue]")
+        #expect(try literal.finish() == [1, true])
+
+        var strings = PartialJSONParser()
+        for piece in [Array(#""caf"#.utf8), [0xC3], [0xA9] + Array(#" \ud83d"#.utf8), Array(#"\ude00""#.utf8)] {
+            try strings.append(piece)
+        }
+        #expect(try strings.finish() == .string("café 😀"))
+
+        var frame = PartialJSONParser()
+        try frame.append(#"{"a":1,"b":"x"#)
+        #expect(frame.value == ["a": 1, "b": "x"])
+        try frame.append(#"y"}"#)
+        #expect(try frame.finish() == ["a": 1, "b": "xy"])
+    }
+
     @Test func depthLimitIsEnforced() throws {
         var shallow = PartialJSONParser(maxDepth: 3)
         try shallow.append("[[{\"a\":1}]]")
