@@ -35,10 +35,15 @@ var package = Package(
         // OpenSSL's libcrypto (HMAC-SHA256 for JWT verification) on Linux, opened at first use
         // (Sources/CCrypto/include/CCrypto.h says why); CryptoKit on Apple platforms.
         .target(name: "CCrypto", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
-        .systemLibrary(
+        // SQLite (the server's store, the client's history): opened at first use on Linux
+        // (Sources/CSQLite/include/CSQLite.h says why; headers from libsqlite3-dev), linked from the
+        // SDK on Apple platforms.
+        .target(
             name: "CSQLite",
-            pkgConfig: "sqlite3",
-            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+            linkerSettings: [
+                .linkedLibrary("dl", .when(platforms: [.linux])),
+                .linkedLibrary("sqlite3", .when(platforms: [.macOS, .iOS, .tvOS, .watchOS, .visionOS])),
+            ]
         ),
         // libcurl (Linux): CurlTransport, the client's default HTTP path there (URLSession on Apple
         // platforms), opened at first use (Sources/CCurl/include/CCurl.h says why).

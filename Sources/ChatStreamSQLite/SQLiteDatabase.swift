@@ -55,23 +55,26 @@ package final class SQLiteDatabase: @unchecked Sendable {
 
     /// Whether the main database is open read-only (SQLite falls back to read-only, silently, for a
     /// file the process may not write).
-    package var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
+    package var isReadOnly: Bool { chatstream_sqlite3_db_readonly(handle, "main") == 1 }
 
     /// Opens (creating when missing) the database at `path`; `:memory:` for an in-memory one.
     package init(path: String, options: Options = .durable) throws {
+        if let reason = chatstream_sqlite3_load() {
+            throw SQLiteError(code: SQLITE_CANTOPEN, message: String(cString: reason), context: "opening \(path)")
+        }
         var connection: OpaquePointer?
         let flags =
             (options.readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
-        let status = sqlite3_open_v2(path, &connection, flags, nil)
+        let status = chatstream_sqlite3_open_v2(path, &connection, flags, nil)
         guard status == SQLITE_OK, let connection else {
-            let message = connection.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
-            sqlite3_close(connection)
+            let message = connection.map { String(cString: chatstream_sqlite3_errmsg($0)) } ?? "out of memory"
+            chatstream_sqlite3_close(connection)
             throw SQLiteError(code: status, message: message, context: "opening \(path)")
         }
         handle = connection
         self.path = path
-        sqlite3_extended_result_codes(handle, 1)
-        sqlite3_busy_timeout(handle, options.busyTimeoutMilliseconds)
+        chatstream_sqlite3_extended_result_codes(handle, 1)
+        chatstream_sqlite3_busy_timeout(handle, options.busyTimeoutMilliseconds)
         if options.readOnly { return }
         do {
             if options.writeAheadLog && path != ":memory:" {
@@ -90,14 +93,14 @@ package final class SQLiteDatabase: @unchecked Sendable {
             }
         } catch {
             statements.removeAll()
-            sqlite3_close_v2(handle)
+            chatstream_sqlite3_close_v2(handle)
             throw error
         }
     }
 
     deinit {
         statements.removeAll()
-        sqlite3_close_v2(handle)
+        chatstream_sqlite3_close_v2(handle)
     }
 
     // MARK: - Statements
@@ -105,10 +108,10 @@ package final class SQLiteDatabase: @unchecked Sendable {
     /// Runs one or more statements without parameters or results (schema changes, pragmas).
     package func execute(_ sql: String) throws(SQLiteError) {
         var message: UnsafeMutablePointer<CChar>?
-        let status = sqlite3_exec(handle, sql, nil, nil, &message)
+        let status = chatstream_sqlite3_exec(handle, sql, nil, nil, &message)
         guard status == SQLITE_OK else {
-            let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(status))
-            sqlite3_free(message)
+            let text = message.map { String(cString: $0) } ?? String(cString: chatstream_sqlite3_errstr(status))
+            chatstream_sqlite3_free(message)
             throw SQLiteError(code: status, message: text, context: sql)
         }
     }
@@ -120,7 +123,7 @@ package final class SQLiteDatabase: @unchecked Sendable {
         try statement.bind(values)
         defer { statement.reset() }
         while try statement.step() {}
-        return Int(sqlite3_changes(handle))
+        return Int(chatstream_sqlite3_changes(handle))
     }
 
     /// Runs a query and maps each row with `row`.
@@ -149,12 +152,12 @@ package final class SQLiteDatabase: @unchecked Sendable {
     }
 
     /// The rowid of the last row inserted.
-    package var lastInsertRowID: Int { Int(sqlite3_last_insert_rowid(handle)) }
+    package var lastInsertRowID: Int { Int(chatstream_sqlite3_last_insert_rowid(handle)) }
 
     private func prepared(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
         if let statement = statements[sql] { return statement }
         var statement: OpaquePointer?
-        let status = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+        let status = chatstream_sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
         guard status == SQLITE_OK, let statement else { throw error(status, "preparing \(sql)") }
         let wrapped = SQLiteStatement(handle: statement, sql: sql, database: self)
         statements[sql] = wrapped
@@ -162,7 +165,7 @@ package final class SQLiteDatabase: @unchecked Sendable {
     }
 
     func error(_ status: Int32, _ context: String) -> SQLiteError {
-        SQLiteError(code: status, message: String(cString: sqlite3_errmsg(handle)), context: context)
+        SQLiteError(code: status, message: String(cString: chatstream_sqlite3_errmsg(handle)), context: context)
     }
 
     // MARK: - Transactions and schema
@@ -194,7 +197,7 @@ package final class SQLiteDatabase: @unchecked Sendable {
                 } catch {
                     // SQLite may have rolled the whole transaction back by itself: then the parts
                     // before this one are gone too, and the group fails as one.
-                    guard sqlite3_get_autocommit(handle) == 0 else { throw error }
+                    guard chatstream_sqlite3_get_autocommit(handle) == 0 else { throw error }
                     try execute("ROLLBACK TO part")
                     try execute("RELEASE part")
                     errors[index] = error
@@ -203,7 +206,7 @@ package final class SQLiteDatabase: @unchecked Sendable {
             try execute("COMMIT")
             return errors
         } catch {
-            if sqlite3_get_autocommit(handle) == 0 { try? execute("ROLLBACK") }
+            if chatstream_sqlite3_get_autocommit(handle) == 0 { try? execute("ROLLBACK") }
             throw error
         }
     }
@@ -224,7 +227,7 @@ package final class SQLiteDatabase: @unchecked Sendable {
             try execute("COMMIT")
             return result
         } catch {
-            if sqlite3_get_autocommit(handle) == 0 { try? execute("ROLLBACK") }
+            if chatstream_sqlite3_get_autocommit(handle) == 0 { try? execute("ROLLBACK") }
             throw error
         }
     }

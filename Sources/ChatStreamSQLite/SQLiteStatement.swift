@@ -14,28 +14,28 @@ package final class SQLiteStatement {
         self.database = database
     }
 
-    deinit { sqlite3_finalize(handle) }
+    deinit { chatstream_sqlite3_finalize(handle) }
 
     /// Clears the previous run and binds `values` to the parameters `?1`, `?2`, ...
     func bind(_ values: [any SQLiteBindable]) throws(SQLiteError) {
-        sqlite3_reset(handle)
-        sqlite3_clear_bindings(handle)
+        chatstream_sqlite3_reset(handle)
+        chatstream_sqlite3_clear_bindings(handle)
         for (offset, value) in values.enumerated() {
             let index = Int32(offset + 1)
             let status: Int32
             switch value.sqliteValue {
-            case .null: status = sqlite3_bind_null(handle, index)
-            case .integer(let number): status = sqlite3_bind_int64(handle, index, number)
-            case .real(let number): status = sqlite3_bind_double(handle, index, number)
+            case .null: status = chatstream_sqlite3_bind_null(handle, index)
+            case .integer(let number): status = chatstream_sqlite3_bind_int64(handle, index, number)
+            case .real(let number): status = chatstream_sqlite3_bind_double(handle, index, number)
             case .text(let text):
                 let length = Int32(text.utf8.count)
-                status = text.withCString { chatstream_sqlite3_bind_text(handle, index, $0, length) }
+                status = text.withCString { chatstream_sqlite3_bind_transient_text(handle, index, $0, length) }
             case .blob(let bytes):
                 status =
                     bytes.isEmpty
-                    ? sqlite3_bind_zeroblob(handle, index, 0)
+                    ? chatstream_sqlite3_bind_zeroblob(handle, index, 0)
                     : bytes.withUnsafeBytes {
-                        chatstream_sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count))
+                        chatstream_sqlite3_bind_transient_blob(handle, index, $0.baseAddress, Int32($0.count))
                     }
             }
             guard status == SQLITE_OK else { throw database.error(status, "binding parameter \(index) of \(sql)") }
@@ -44,19 +44,19 @@ package final class SQLiteStatement {
 
     /// Runs one step: true when a row is ready to read, false when the statement is done.
     func step() throws(SQLiteError) -> Bool {
-        let status = sqlite3_step(handle)
+        let status = chatstream_sqlite3_step(handle)
         switch status {
         case SQLITE_ROW: return true
         case SQLITE_DONE: return false
         default:
             let error = database.error(status, sql)
-            sqlite3_reset(handle)
+            chatstream_sqlite3_reset(handle)
             throw error
         }
     }
 
     /// Finishes the run (releases read locks held by an unfinished query).
-    func reset() { sqlite3_reset(handle) }
+    func reset() { chatstream_sqlite3_reset(handle) }
 }
 
 /// One result row, valid until the statement steps again.
@@ -64,18 +64,18 @@ package struct SQLiteRow: ~Copyable {
     let handle: OpaquePointer
 
     /// Whether column `index` (from 0) is NULL.
-    package func isNull(_ index: Int32) -> Bool { sqlite3_column_type(handle, index) == SQLITE_NULL }
+    package func isNull(_ index: Int32) -> Bool { chatstream_sqlite3_column_type(handle, index) == SQLITE_NULL }
 
     /// Column `index` as an integer (0 for NULL).
-    package func int(_ index: Int32) -> Int { Int(sqlite3_column_int64(handle, index)) }
+    package func int(_ index: Int32) -> Int { Int(chatstream_sqlite3_column_int64(handle, index)) }
 
     /// Column `index` as a real number (0 for NULL; an integer column converts).
-    package func double(_ index: Int32) -> Double { sqlite3_column_double(handle, index) }
+    package func double(_ index: Int32) -> Double { chatstream_sqlite3_column_double(handle, index) }
 
     /// Column `index` as text (empty for NULL).
     package func text(_ index: Int32) -> String {
-        guard let bytes = sqlite3_column_text(handle, index) else { return "" }
-        let count = Int(sqlite3_column_bytes(handle, index))
+        guard let bytes = chatstream_sqlite3_column_text(handle, index) else { return "" }
+        let count = Int(chatstream_sqlite3_column_bytes(handle, index))
         return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
     }
 
@@ -87,8 +87,8 @@ package struct SQLiteRow: ~Copyable {
 
     /// Column `index` as bytes (empty for NULL).
     package func blob(_ index: Int32) -> [UInt8] {
-        let count = Int(sqlite3_column_bytes(handle, index))
-        guard count > 0, let bytes = sqlite3_column_blob(handle, index) else { return [] }
+        let count = Int(chatstream_sqlite3_column_bytes(handle, index))
+        guard count > 0, let bytes = chatstream_sqlite3_column_blob(handle, index) else { return [] }
         return Array(UnsafeRawBufferPointer(start: bytes, count: count))
     }
 }
