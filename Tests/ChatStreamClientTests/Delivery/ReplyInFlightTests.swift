@@ -73,7 +73,9 @@ struct ReplyInFlightTests {
                 }
             }
             defer { proxy.releaseReplies() }
-            #expect(await eventually(timeout: .seconds(20)) { seen.value.contains("You said") })
+            #expect(
+                await eventually(timeout: .seconds(20)) { seen.value.contains("You said") },
+                "handed over: \(seen.value.debugDescription), proxy: \(proxy.counters)")
             // Nothing more arrives: the cancellation ends the send by itself, soon.
             let cancelled = ContinuousClock.now
             // A send that waited for bytes to notice its cancellation would wait forever: the hold
