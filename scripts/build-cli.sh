@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Builds the chatstream CLI for a fast start and prints the binary's path (used by
+# scripts/chatstream.sh and by the bench's start-up figures).
+#
+# On Linux: the Swift runtime and Foundation linked statically (-static-swift-stdlib) in a build
+# folder of its own (.build/static); libstdc++ linked statically too when the toolchain's
+# libstdc++.a is found (a dependency fewer for the dynamic loader to relocate and bind); a
+# position-dependent executable (-no-pie: its 84,000 relative relocations, and the copy-on-write
+# page faults they cost, go away); and libcurl's entry dropped from the libraries loaded at start
+# (the CCurl target opens it at the first request; scripts/elf-drop-needed.py says why the entry
+# must be removed after linking). SQLite and libcrypto are opened at first use by CSQLite and
+# CCrypto. BENCHMARKS.md ("Start-up") has the figures. Elsewhere: a plain release build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ "$(uname)" != Linux ]; then
+    swift build -c release --product chatstream >&2
+    echo "$(swift build -c release --show-bin-path)/chatstream"
+    exit 0
+fi
+flags=(-Xswiftc -Xclang-linker -Xswiftc -no-pie)
+cxx=$(clang -print-file-name=libstdc++.a 2>/dev/null || true)
+if [ -f "$cxx" ]; then
+    mkdir -p .build/static-cxx
+    ln -sf "$cxx" .build/static-cxx/libstdc++.a
+    # Searched before the compiler's own folders, where libstdc++.so would be found first.
+    flags+=(-Xswiftc "-L$PWD/.build/static-cxx")
+fi
+swift build -c release --product chatstream --static-swift-stdlib --build-path .build/static "${flags[@]}" >&2
+binary=.build/static/release/chatstream
+# Only when nothing in the binary takes a symbol from libcurl (then it runs the same, faster).
+if command -v python3 >/dev/null && command -v nm >/dev/null \
+    && ! nm -D --undefined-only "$binary" | grep -q ' curl_'; then
+    python3 scripts/elf-drop-needed.py "$binary" libcurl.so.4 >/dev/null 2>&1 || true
+fi
+echo "$PWD/$binary"
