@@ -18,6 +18,12 @@ enum Output {
         write(text, to: out)
     }
 
+    /// Writes `bytes` as they are.
+    static func standardOutput(bytes: UnsafeRawBufferPointer) {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
+        _ = fwrite(base, 1, bytes.count, out)
+    }
+
     static func standardError(_ text: String) {
         fflush(out)
         write(text, to: err)

@@ -156,7 +156,11 @@ enum ReplayCommand {
         let messages = decoder.finish()
         for message in messages {
             if options.json {
-                Output.standardOutput(message.jsonValue.jsonText + "\n")
+                // In pieces: a long reply's text is not copied into its JSON text to be printed.
+                var writer = PiecewiseJSONWriter { Output.standardOutput(bytes: $0) }
+                writer.append(message.jsonValue)
+                writer.append(bytes: [UInt8(ascii: "\n")])
+                writer.flush()
             } else {
                 render(message, to: Output.standardOutput)
             }
