@@ -1,5 +1,5 @@
-// Resumable replies at their edges (PROTOCOLS.md section 8): the cap on replies generating at
-// once, a non-streamed resend of an in-flight message, and a retry of a reply still generating.
+// Resumable replies at their edges (PROTOCOLS.md section 8): the caps on replies generating at
+// once (in count and in planned bytes), a non-streamed resend of an in-flight message, and a retry of a reply still generating.
 
 import ChatStream
 import Foundation
@@ -23,6 +23,31 @@ struct ReplyLimitTests {
         #expect(fixture.server.conversationCount == 1)
         #expect(try first.wait().complete)
         #expect(try fixture.chat("room again").status == 200)
+    }
+
+    @Test func pastTheGeneratingByteBudgetAChatAnswers503AndStoresNothingUntilTheFirstEnds() throws {
+        let budget = 5000
+        let fixture = try APIFixture { configuration in
+            configuration.replyDelay = .milliseconds(20)
+            configuration.replies.generatingBytes = budget
+        }
+        let long = (1...40).map { "word\($0)" }.joined(separator: " ")
+        let first = fixture.background("POST", fixture.api("chat"), body: APIFixture.chatBody(long))
+        #expect(eventually { fixture.server.generatingReplyCount == 1 })
+        let run = try #require(fixture.server.handlers.replies.generating.first)
+        // One such reply fits the budget, two do not.
+        try #require(run.plannedBytes <= budget && 2 * run.plannedBytes > budget)
+        let refused = try fixture.chat(long)
+        #expect(refused.status == 503)
+        #expect(refused.errorCode == "SERVER_BUSY")
+        #expect(refused.header("Retry-After") == "1")
+        #expect(fixture.server.conversationCount == 1)
+        #expect(try first.wait().complete)
+        // The reservation was the reply's real size, and its end released it.
+        #expect(eventually { run.endedAt != nil })
+        #expect(run.heldBytes == run.plannedBytes)
+        #expect(try fixture.chat(long).status == 200)
+        #expect(fixture.server.conversationCount == 2)
     }
 
     @Test func aNonStreamedResendOfAnInFlightMessageWaitsForTheWholeReply() throws {

@@ -171,6 +171,25 @@ extension ChatAPIHandlers {
 }
 
 extension ReplyRun {
+    /// The SSE bytes a reply generated from `plan` will hold once it finished: its chunks as
+    /// ``ChatAPIHandlers/generate(_:_:)`` sends them, then `[DONE]` (a stop's closing events are
+    /// of the same order). Encodes the chunks one at a time without keeping them.
+    static func plannedBytes(of plan: ReplyPlan, metadata: ReplyMetadata, numbered: Bool) -> Int {
+        var encoder = UIMessageStreamEncoder()
+        var number = 0
+        var bytes = 0
+        func count(_ data: Int) {
+            number += 1
+            bytes += data + 8  // "data: " and the blank line
+            if numbered { bytes += 5 + String(number).utf8.count }  // "id: N\n"
+        }
+        for event in ReplyChunks.streamEvents(for: plan, metadata: metadata) {
+            for chunk in encoder.jsonChunks(for: event) { count(chunk.jsonText.utf8.count) }
+        }
+        count(6)  // [DONE]
+        return bytes
+    }
+
     /// An ended run holding the events of a stored reply no longer held (a resend replayed after
     /// its events expired): the whole reply, or for a stopped one its text then `abort` and the
     /// aborted `finish`, or for an interrupted one its text then an `error` chunk.

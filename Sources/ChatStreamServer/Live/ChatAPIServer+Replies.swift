@@ -3,7 +3,8 @@
 
 extension ChatAPIServer {
     /// Limits of resumable replies. Memory: the events of ended replies held stay under
-    /// ``retainedBytes`` (oldest dropped first); generating replies are at most ``maxGenerating``.
+    /// ``retainedBytes`` (oldest dropped first); generating replies are at most ``maxGenerating``
+    /// and their events at most ``generatingBytes``.
     ///
     /// ```swift
     /// var configuration = ChatAPIServer.Configuration()
@@ -19,6 +20,11 @@ extension ChatAPIServer {
         /// Replies generating at once; a chat or retry beyond it answers 503 `SERVER_BUSY` with
         /// `Retry-After: 1`. Default 256.
         public var maxGenerating: Int = 256
+        /// The most bytes of generating replies' events held in all (SSE bytes as sent). Each reply
+        /// reserves its whole planned size when it starts and releases it when it ends (finished,
+        /// stopped or interrupted); a chat or retry whose reply would pass what is left answers 503
+        /// `SERVER_BUSY` with `Retry-After: 1`, storing nothing. Default 64 MiB.
+        public var generatingBytes: Int = 64 << 20
         /// How often a generating reply's text so far is saved, so a crash keeps it (a graceful
         /// stop saves all of it). Default 500 ms.
         public var checkpointInterval: Duration = .milliseconds(500)

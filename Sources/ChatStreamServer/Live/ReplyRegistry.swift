@@ -4,8 +4,8 @@
 // A reply is held while it generates and for `retention` after it ended. Memory is bounded in
 // bytes: the events of ended replies count against `retainedBytes`, and past it the oldest ended
 // replies are dropped first (their resume answers 410 and the client reads history); generating
-// replies are never dropped, and at most `maxGenerating` run at once, each at most the size its
-// reply plan allows. Expiry is checked lazily, on each registration and lookup, so no timer runs.
+// replies are never dropped, and at most `maxGenerating` run at once, their planned event bytes
+// (reserved whole at registration, released at the end) at most `generatingBytes` in all. Expiry is checked lazily, on each registration and lookup, so no timer runs.
 
 import Synchronization
 
@@ -25,15 +25,22 @@ final class ReplyRegistry: Sendable {
         self.limits = limits
     }
 
-    /// Holds `run`; throws 503 `SERVER_BUSY` when as many replies as allowed are generating, or
-    /// when the server is stopping.
+    /// Holds `run`; throws 503 `SERVER_BUSY` when as many replies as allowed are generating, when
+    /// its planned bytes would pass what is left of the generating byte budget, or when the server
+    /// is stopping.
     func register(_ run: ReplyRun) throws(APIError) {
         try state.withLock { state throws(APIError) in
             guard !state.isClosed else { throw APIError.busy("the server is stopping") }
             sweep(&state)
-            let generating = state.runs.values.count { if case .ended = $0.phase { false } else { true } }
-            guard generating < limits.maxGenerating else {
-                throw APIError.busy("\(generating) replies are being generated; try again shortly")
+            let running = state.runs.values.filter { if case .ended = $0.phase { false } else { true } }
+            guard running.count < limits.maxGenerating else {
+                throw APIError.busy("\(running.count) replies are being generated; try again shortly")
+            }
+            let reserved = running.reduce(0) { $0 + $1.plannedBytes }
+            guard run.plannedBytes <= limits.generatingBytes - reserved else {
+                throw APIError.busy(
+                    "this reply's \(run.plannedBytes) bytes pass the \(limits.generatingBytes - reserved) bytes left "
+                        + "of the generating-reply budget (\(limits.generatingBytes)); try again shortly")
             }
             state.runs[run.messageId] = run
             state.order.append(run.messageId)

@@ -44,13 +44,17 @@ final class ReplyRun: Sendable {
     let ownerKey: String
     /// Whether events carry `id:` lines (section 8 on).
     let numbered: Bool
+    /// The bytes its events will hold once generated whole (reserved against
+    /// ``ChatAPIServer/Replies/generatingBytes`` while it generates; 0 when not counted).
+    let plannedBytes: Int
     private let state = Mutex(State())
 
-    init(metadata: ReplyMetadata, sequence: Int, ownerKey: String, numbered: Bool) {
+    init(metadata: ReplyMetadata, sequence: Int, ownerKey: String, numbered: Bool, plannedBytes: Int = 0) {
         self.metadata = metadata
         self.sequence = sequence
         self.ownerKey = ownerKey
         self.numbered = numbered
+        self.plannedBytes = plannedBytes
     }
 
     var messageId: String { metadata.messageId }

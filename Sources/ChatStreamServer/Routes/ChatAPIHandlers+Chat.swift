@@ -245,7 +245,8 @@ extension ChatAPIHandlers {
         guard stream else { return .stored(plan, metadata) }
         let run = ReplyRun(
             metadata: metadata, sequence: record.sequence, ownerKey: caller.ownerKey,
-            numbered: configuration.resumableReplies)
+            numbered: configuration.resumableReplies,
+            plannedBytes: ReplyRun.plannedBytes(of: plan, metadata: metadata, numbered: configuration.resumableReplies))
         try replies.register(run)
         return .generate(plan, run)
     }
