@@ -190,6 +190,16 @@ extension ReplyRun {
         return bytes
     }
 
+    /// The JSON bytes of a reply's two metadata trees: the only part of
+    /// ``plannedBytes(of:metadata:numbered:)`` that depends on the IDs the store transaction
+    /// settles, so a count made before the transaction with stand-in metadata
+    /// (``CountedReply``) is corrected in it by the difference, without encoding the reply again
+    /// under the write lock.
+    static func metadataBytes(_ metadata: ReplyMetadata, reason: String) -> Int {
+        ReplyChunks.startMetadata(metadata).jsonText.utf8.count
+            + metadata.finishMetadata(reason: reason).jsonText.utf8.count
+    }
+
     /// An ended run holding the events of a stored reply no longer held (a resend replayed after
     /// its events expired): the whole reply, or for a stopped one its text then `abort` and the
     /// aborted `finish`, or for an interrupted one its text then an `error` chunk.
@@ -248,5 +258,29 @@ struct PartialReply {
         default:
             break
         }
+    }
+}
+
+/// A streamed reply's size in bytes (``ReplyRun/plannedBytes(of:metadata:numbered:)``) counted
+/// before the store transaction, with stand-in metadata: encoding a long reply's chunks to count
+/// them took the write lock's time for a 1 MiB message. In the transaction, ``bytes(for:reason:)``
+/// corrects the count by the metadata the transaction settled (the IDs it gives).
+struct CountedReply: Sendable {
+    /// The count with ``standIn``.
+    let bytes: Int
+    /// The metadata counted with: the reply's and the conversation's IDs as far as they are known.
+    let standIn: ReplyMetadata
+
+    /// Counts `plan`, the reply `replyId` in `conversationId` (nil for a new conversation, whose
+    /// ID has the same length as a reply's).
+    init(_ plan: ReplyPlan, replyId: String, in conversationId: String?, numbered: Bool) {
+        standIn = ReplyMetadata(
+            conversationId: conversationId ?? replyId, messageId: replyId, userMessageId: nil, userId: nil)
+        bytes = ReplyRun.plannedBytes(of: plan, metadata: standIn, numbered: numbered)
+    }
+
+    /// The count for the reply's real `metadata`.
+    func bytes(for metadata: ReplyMetadata, reason: String) -> Int {
+        bytes - ReplyRun.metadataBytes(standIn, reason: reason) + ReplyRun.metadataBytes(metadata, reason: reason)
     }
 }

@@ -57,13 +57,18 @@ extension ChatAPIHandlers {
             (chat.caller, chat.fault, chat.message, chat.conversationId, chat.stream, chat.clientMessageId)
         let now = Self.now
         // The message's stored forms (JSON, search text, preview), the title it would give, the
-        // reply to it and the reply's stored forms are made before the write lock: for a 1 MiB
+        // reply to it, the reply's stored forms and its streamed size are made before the write lock: for a 1 MiB
         // message they took over a second under it (WriteLockHoldTests).
         let prepared = message.map { StoredParts([AssembledPart.text($0).jsonValue]) }
         let derivedTitle = message.map(Self.title(for:))
         let replyId = Self.newID()
         let plannedReply = message.map { ReplyGenerator.reply(to: $0, messageId: replyId) }
         let preparedReply = plannedReply.map { StoredParts($0.parts.map(\.jsonValue)) }
+        let countedReply =
+            stream
+            ? plannedReply.map {
+                CountedReply($0, replyId: replyId, in: conversationId, numbered: configuration.resumableReplies)
+            } : nil
         let outcome = try write { store -> ChatOutcome in
             if let clientMessageId, message != nil,
                 let replay = try Self.replay(clientMessageId, conversationId: conversationId, caller: caller, store)
@@ -91,8 +96,8 @@ extension ChatAPIHandlers {
             }
             let plan = try plannedReply ?? ReplyGenerator.continuation(after: store.messages(of: id))
             return try reply(
-                plan, prepared: preparedReply, id: replyId, in: id, replyTo: userSequence, stream: stream,
-                caller: caller, store)
+                plan, prepared: preparedReply, counted: countedReply, id: replyId, in: id,
+                replyTo: userSequence, stream: stream, caller: caller, store)
         }
         try answer(outcome, place: chat.place, fault: fault, writer)
     }
@@ -219,10 +224,10 @@ extension ChatAPIHandlers {
     /// Appends the agent message for `plan` (answering the user message `replyTo`, if any): whole
     /// for a non-streamed answer, or as a generating reply whose run is registered (streamed), and
     /// checks the quotas counting the whole planned reply. `prepared`: the plan's stored forms when
-    /// they were made before the transaction.
+    /// they were made before the transaction; `counted`: the plan's streamed size, likewise.
     func reply(
-        _ plan: ReplyPlan, prepared: StoredParts? = nil, id replyId: String, in conversationId: String, replyTo: Int?,
-        stream: Bool, caller: Caller, _ store: StoreTransaction
+        _ plan: ReplyPlan, prepared: StoredParts? = nil, counted: CountedReply? = nil, id replyId: String,
+        in conversationId: String, replyTo: Int?, stream: Bool, caller: Caller, _ store: StoreTransaction
     ) throws -> ChatOutcome {
         let now = Self.now
         let stored = prepared ?? (stream ? nil : StoredParts(plan.parts.map(\.jsonValue)))
@@ -246,7 +251,8 @@ extension ChatAPIHandlers {
         let run = ReplyRun(
             metadata: metadata, sequence: record.sequence, ownerKey: caller.ownerKey,
             numbered: configuration.resumableReplies,
-            plannedBytes: ReplyRun.plannedBytes(of: plan, metadata: metadata, numbered: configuration.resumableReplies))
+            plannedBytes: counted?.bytes(for: metadata, reason: plan.finishReason)
+                ?? ReplyRun.plannedBytes(of: plan, metadata: metadata, numbered: configuration.resumableReplies))
         try replies.register(run)
         return .generate(plan, run)
     }

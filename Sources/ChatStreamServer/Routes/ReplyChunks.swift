@@ -41,16 +41,20 @@ enum ReplyChunks {
         return streamEvents(for: plan, metadata: metadata).flatMap { encoder.jsonChunks(for: $0) }
     }
 
+    /// The metadata a reply's stream opens with (its `message-metadata` chunk after `start`).
+    static func startMetadata(_ metadata: ReplyMetadata) -> JSONTree {
+        [
+            "conversationId": .string(metadata.conversationId), "messageId": .string(metadata.messageId),
+            "userMessageId": metadata.userMessageId.map { .string($0) } ?? .null,
+        ]
+    }
+
     /// The stream events the chunks of `plan` are encoded from, in order: a generator encodes them
     /// one at a time (``chunks(for:metadata:)`` builds every chunk's JSON at once, several times the
     /// memory for a long reply).
     static func streamEvents(for plan: ReplyPlan, metadata: ReplyMetadata) -> [StreamEvent] {
-        let start: JSONTree = [
-            "conversationId": .string(metadata.conversationId), "messageId": .string(metadata.messageId),
-            "userMessageId": metadata.userMessageId.map { .string($0) } ?? .null,
-        ]
         var events: [StreamEvent] = [
-            .messageStart(id: metadata.messageId), .metadata(StreamMetadata(raw: start)), .stepStart,
+            .messageStart(id: metadata.messageId), .metadata(StreamMetadata(raw: startMetadata(metadata))), .stepStart,
         ]
         for (index, part) in plan.parts.enumerated() {
             switch part {

@@ -61,6 +61,7 @@ struct ReplyInFlightTests {
             let conversationId = ChatbaseClient.newClientMessageId()
             _ = try await client.createConversation(id: conversationId)
             let proxy = self.proxy
+            let server = self.server
             proxy.holdReplies(after: "said:")
             let task = Task {
                 try await client.send(text, conversationId: conversationId) { callbacks in
@@ -73,9 +74,13 @@ struct ReplyInFlightTests {
                 }
             }
             defer { proxy.releaseReplies() }
+            // Generous: in CI's first full-suite run after a fresh build, this suite's server took
+            // over 20 s to start answering while the other suites ran (the whole suite took 130 s
+            // even in a passing run); the proxy's hold keeps the reply from ending meanwhile.
             #expect(
-                await eventually(timeout: .seconds(20)) { seen.value.contains("You said") },
-                "handed over: \(seen.value.debugDescription), proxy: \(proxy.counters)")
+                await eventually(timeout: .seconds(90)) { seen.value.contains("You said") },
+                "handed over: \(seen.value.debugDescription), proxy: \(proxy.counters), generating: \(server.server?.generatingReplyCount ?? -1), process: \(ReplyInFlightTests.threadCount())"
+            )
             // Nothing more arrives: the cancellation ends the send by itself, soon.
             let cancelled = ContinuousClock.now
             // A send that waited for bytes to notice its cancellation would wait forever: the hold
@@ -98,6 +103,14 @@ struct ReplyInFlightTests {
             server.stop()
             try? FileManager.default.removeItem(atPath: directory)
         }
+    }
+
+    /// The test process's thread count and open files (a diagnostic for a send that stalls).
+    nonisolated static func threadCount() -> String {
+        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+        let threads = status.split(separator: "\n").first { $0.hasPrefix("Threads:") } ?? "Threads: ?"
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
+        return "\(threads), \(files) open files"
     }
 
     /// The demo agent's whole reply to `text`.
