@@ -31,7 +31,7 @@ for module in ChatStreamClient ChatStream ChatStreamServer; do
     rm -rf "$graphs"
     mkdir -p "$graphs"
     swift symbolgraph-extract -module-name "$module" -target "$triple" -I "$modules" \
-        -I Sources/CYajl -I Sources/CSQLite -I "$bin/CCurl.build" -I "$bin/CCrypto.build" -I Sources/CEpoll -minimum-access-level public -skip-synthesized-members -output-dir "$graphs"
+        -I Sources/CYajl -I "$bin/CSQLite.build" -I "$bin/CCurl.build" -I "$bin/CCrypto.build" -I Sources/CEpoll -minimum-access-level public -skip-synthesized-members -output-dir "$graphs"
     "$docc" convert "Sources/$module/$module.docc" --additional-symbol-graph-dir "$graphs" \
         --fallback-display-name "$module" --fallback-bundle-identifier "chatstream.$module" \
         --output-path "$build_path/docs/$module.doccarchive" --warnings-as-errors || {
