@@ -62,6 +62,7 @@ package final class MockProvider: Sendable {
         var answers: [Answer] = []
         var received: [Received] = []
         var closedByClient = 0
+        var heldToDeadline = 0
     }
 
     private let state = Shared(State())
@@ -99,7 +100,10 @@ package final class MockProvider: Sendable {
             case .cut:
                 throw MockProviderCut()
             case .holdOpen:
-                let deadline = ContinuousClock.now + .seconds(30)
+                // Long enough for CI's slowest first run (a test under load took over 20 s to see
+                // the first text); a stream that outlives it is counted apart, so the stop test can
+                // say which of the two happened.
+                let deadline = ContinuousClock.now + .seconds(180)
                 while ContinuousClock.now < deadline {
                     Thread.sleep(forTimeInterval: 0.05)
                     do {
@@ -109,6 +113,7 @@ package final class MockProvider: Sendable {
                         throw error
                     }
                 }
+                state.update { $0.heldToDeadline += 1 }
             }
         }
         try server.start()
@@ -127,6 +132,9 @@ package final class MockProvider: Sendable {
 
     /// How many held-open streams the client closed.
     package var closedByClient: Int { state.value.closedByClient }
+
+    /// How many held-open streams reached the provider's own deadline without the client closing them.
+    package var heldToDeadline: Int { state.value.heldToDeadline }
 
     /// Stops the provider.
     package func stop() { server.stop() }

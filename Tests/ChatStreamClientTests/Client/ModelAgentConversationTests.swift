@@ -228,7 +228,10 @@ struct ModelAgentConversationTests {
         #expect(streaming)
         await state.stop()
         await sending.value
-        #expect(await eventually(timeout: .seconds(10)) { provider.closedByClient == 1 })
+        #expect(
+            await eventually(timeout: .seconds(60)) { provider.closedByClient == 1 },
+            "upstream streams closed by the server: \(provider.closedByClient), held to the provider's deadline: \(provider.heldToDeadline)"
+        )
         let history = try await client.listMessages(conversationId: try #require(state.conversationId))
         #expect(history.data.last?.text == "The first half of an answer")
     }
