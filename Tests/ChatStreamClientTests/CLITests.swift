@@ -159,10 +159,10 @@ struct CLITests {
                         let child = try ChildProcess(
                             ChildProcess.chatstream, ["serve", "--port", "0"],
                             environment: ["XDG_DATA_HOME": home.url.path])
-                        child.read(orError: { $0.contains(UInt8(ascii: "\n")) }, timeout: .seconds(30))
+                        child.read(orError: { $0.contains(UInt8(ascii: "\n")) }, timeout: .seconds(120))
                         let listening = child.errorSoFar
                         kill(child.pid, signal)
-                        return (listening, child.wait(timeout: .seconds(30)))
+                        return (listening, child.wait(timeout: .seconds(120)))
                     })
             }
         }

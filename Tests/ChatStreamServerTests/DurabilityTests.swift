@@ -33,7 +33,7 @@ struct DurabilityTests {
             process.standardOutput = FileHandle.nullDevice
             try process.run()
             var text = ""
-            let deadline = Date().addingTimeInterval(20)
+            let deadline = Date().addingTimeInterval(120)
             while !text.contains("\n"), Date() < deadline {
                 let data = errors.fileHandleForReading.availableData
                 if data.isEmpty { break }

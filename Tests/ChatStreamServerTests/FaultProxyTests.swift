@@ -115,7 +115,7 @@ struct FaultProxyTests {
         var buffer = [UInt8](repeating: 0, count: 1024)
         var result = 0
         #expect(
-            eventually(within: 5) {
+            eventually(within: 60) {
                 result = recv(connection.fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
                 return result == 0 || (result < 0 && errno != EAGAIN)
             })

@@ -160,7 +160,7 @@ struct LiveStreamWriterTests {
         #expect(entered.wait(timeout: .now() + 20) == .success)
         // Meanwhile the prompt subscriber is served at once.
         try change("while-reading")
-        let served = eventually(within: 10) {
+        let served = eventually(within: 120) {
             LiveEventRouteTests.occurrences(of: "while-reading", in: promptBytes.withLock { $0 }) > 0
         }
         #expect(served)
@@ -168,7 +168,7 @@ struct LiveStreamWriterTests {
         fixture.server.handlers.liveStreams.beforeBacklogRead.withLock { $0 = nil }
         // Once its read is done, the lagging one gets every change it missed, in order, then the new one.
         #expect(
-            eventually(within: 20) {
+            eventually(within: 120) {
                 LiveEventRouteTests.occurrences(of: "while-reading", in: laggingBytes.withLock { $0 }) > 0
             })
         let text = String(decoding: laggingBytes.withLock { $0 }, as: UTF8.self)

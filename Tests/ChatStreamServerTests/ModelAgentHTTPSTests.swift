@@ -29,7 +29,7 @@
                     "-out", folder.appendingPathComponent("cert.pem").path, "-days", "2",
                     "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
                 ])
-            let result = child.wait(timeout: .seconds(30))
+            let result = child.wait(timeout: .seconds(120))
             guard result.status == 0 else { throw APITestError(description: "openssl req failed: \(result)") }
             return folder
         }
@@ -72,7 +72,7 @@
                     "s_server", "-accept", "127.0.0.1:\(port)", "-cert", folder.appendingPathComponent("cert.pem").path,
                     "-key", folder.appendingPathComponent("key.pem").path, "-quiet",
                 ])
-            let deadline = ContinuousClock.now + .seconds(20)
+            let deadline = ContinuousClock.now + .seconds(120)
             while !listening(on: port) {
                 guard ContinuousClock.now < deadline else {
                     let result = server.wait(timeout: .seconds(1))
@@ -139,7 +139,7 @@
                         let length = Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces))
                     else { return false }
                     return bytes.count - split.upperBound >= length
-                }, timeout: .seconds(10))
+                }, timeout: .seconds(120))
             let request = String(decoding: received, as: UTF8.self)
             #expect(request.hasPrefix("POST /v1/chat/completions HTTP/1.1\r\n"), "\(request.prefix(200))")
             #expect(request.contains("Authorization: Bearer sk-tls\r\n"))

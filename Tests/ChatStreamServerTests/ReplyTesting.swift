@@ -102,7 +102,7 @@ final class BackgroundRequest: Sendable {
 }
 
 /// Polls `condition` every 10 ms for up to `seconds`; true when it held.
-func eventually(within seconds: Double = 10, _ condition: () throws -> Bool) rethrows -> Bool {
+func eventually(within seconds: Double = 120, _ condition: () throws -> Bool) rethrows -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
     while Date() < deadline {
         if try condition() { return true }

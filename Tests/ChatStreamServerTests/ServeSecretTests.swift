@@ -25,7 +25,7 @@ struct ServeSecretTests {
             orError: {
                 let text = String(decoding: $0, as: UTF8.self)
                 return text.contains("error:") || (text.contains("listening on") && text.hasSuffix("\n"))
-            }, timeout: .seconds(30))
+            }, timeout: .seconds(120))
         let text = child.errorSoFar
         guard let range = text.range(of: #"127\.0\.0\.1:(\d+)"#, options: .regularExpression) else {
             return (text, nil, child)
@@ -64,7 +64,7 @@ struct ServeSecretTests {
         }
         defer {
             kill(child.pid, SIGTERM)
-            _ = child.wait(timeout: .seconds(30))
+            _ = child.wait(timeout: .seconds(120))
         }
         let started = try #require(port, "\(text)")
         #expect(try Self.verifyStatus(port: started, signedWith: Self.secret) == 200)
@@ -82,7 +82,7 @@ struct ServeSecretTests {
             (["--jwt-secret-file", empty, "--jwt-secret", "x"], "exclude each other"),
         ] {
             let (_, port, child) = try Self.serve(arguments)
-            let run = child.wait(timeout: .seconds(30))
+            let run = child.wait(timeout: .seconds(120))
             #expect(port == nil)
             #expect(run.status == 2, "\(run)")
             #expect(run.stderr.contains(message), "\(run)")

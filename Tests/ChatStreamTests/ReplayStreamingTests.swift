@@ -30,7 +30,7 @@ import Testing
                     with: Result {
                         let child = try ChildProcess(ChildProcess.chatstream, arguments)
                         try child.write(first)
-                        let seenBeforeTheEnd = seen(child.read(until: seen, timeout: .seconds(30)))
+                        let seenBeforeTheEnd = seen(child.read(until: seen, timeout: .seconds(120)))
                         try child.write(rest)
                         return (seenBeforeTheEnd, child.wait())
                     })

@@ -103,7 +103,7 @@ import Testing
                 first.map { String(decoding: $0, as: UTF8.self) } == "data: {\"type\":\"text-start\",\"id\":\"t\"}\n\n")
         }
         // The reader is gone: the source was told, while it still had events to give.
-        #expect(await eventually(timeout: .seconds(5)) { terminated.value })
+        #expect(await eventually(timeout: .seconds(60)) { terminated.value })
     }
 
     // MARK: - Support

@@ -59,7 +59,7 @@ package final class RestartableServer: Sendable {
     package var server: ChatAPIServer? { current.withLock { $0 } }
 
     /// Stops the running server (its generating replies are stored as interrupted), then starts a
-    /// new one on the same port and data file, retrying the bind for up to 5 s.
+    /// new one on the same port and data file, retrying the bind for up to 60 s.
     package func restart() throws {
         stopServer()
         try start()
@@ -69,7 +69,7 @@ package final class RestartableServer: Sendable {
     package func start() throws {
         guard server == nil else { return }
         let server = ChatAPIServer(configuration: configuration)
-        let deadline = Date().addingTimeInterval(5)
+        let deadline = Date().addingTimeInterval(60)
         while true {
             do {
                 try server.start()

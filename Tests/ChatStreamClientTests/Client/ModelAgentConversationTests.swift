@@ -219,7 +219,7 @@ struct ModelAgentConversationTests {
         let state = ConversationState(client: client)
         let sending = Task { await state.sendMessage("Go on") }
         var streaming = false
-        for _ in 0..<2000 where !streaming {
+        for _ in 0..<12_000 where !streaming {
             if case .text(let text) = state.messages.last?.kind, state.messages.last?.sender == .agent {
                 streaming = text == "The first half of an answer"
             }

@@ -57,9 +57,9 @@ struct RetryPolicyTests {
     }
 
     /// Starts a server with `configuration`; a fixed port just freed may still be some other
-    /// connection's source port for a moment, so a refused bind is tried again for up to 10 s.
+    /// connection's source port for a moment, so a refused bind is tried again for up to 60 s.
     static func startRetryingBind(_ configuration: ChatAPIServer.Configuration) throws -> ChatAPIServer {
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(60)
         while true {
             let server = ChatAPIServer(configuration: configuration)
             do {

@@ -127,7 +127,7 @@ final class DeliveryRig {
             Issue.record("B's \(text) was not delivered twice; \(log.note)")
             return
         }
-        let shown = await eventuallyOnMain(timeout: .seconds(10)) {
+        let shown = await eventuallyOnMain(timeout: .seconds(120)) {
             state.messages.contains { $0.messageId == replyId }
         }
         if !shown { log.bNotShown.append(text) }
@@ -140,7 +140,7 @@ final class DeliveryRig {
         let server = self.server
         let sent = Shared(false)
         let restart = Task.detached {
-            _ = await eventually(timeout: .seconds(10)) { sent.value || (server.server?.generatingReplyCount ?? 0) > 0 }
+            _ = await eventually(timeout: .seconds(120)) { sent.value || (server.server?.generatingReplyCount ?? 0) > 0 }
             try? server.restart()
         }
         await state.sendMessage(text)

@@ -60,7 +60,7 @@ struct FaultProxyEndToEndTests {
         }
         // Background deliveries and live messages settle.
         await Self.settle(state, rig: rig, log: &log)
-        let quiet = await eventuallyOnMain(timeout: .seconds(20)) {
+        let quiet = await eventuallyOnMain(timeout: .seconds(120)) {
             !state.isSending && !state.messages.contains { $0.isPending || $0.isStreaming }
         }
         // A live `reset` (the server restarted past the stream's position) reloads the newest
@@ -88,7 +88,7 @@ struct FaultProxyEndToEndTests {
         // The UI equals the server's history, in content and order.
         let serverRows = stored.flatMap(ConversationState.rows(for:)).map(DeliveryRig.RowKey.init)
         // Converges: a live update still in flight at the end (a loaded machine) gets a few seconds.
-        let same = await eventuallyOnMain(timeout: .seconds(10)) {
+        let same = await eventuallyOnMain(timeout: .seconds(120)) {
             state.messages.map(DeliveryRig.RowKey.init) == serverRows
         }
         let uiRows = state.messages.map(DeliveryRig.RowKey.init)

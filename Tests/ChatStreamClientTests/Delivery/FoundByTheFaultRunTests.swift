@@ -39,7 +39,7 @@ struct FoundByTheFaultRunTests {
         let events = Wire.reply("Echo: hello", conversationId: Self.conversationId)
         let send = Task { await state.sendMessage("hello") }
         feed.yield(Wire.sse(Array(events.prefix(3)), done: false))
-        #expect(await eventuallyOnMain(timeout: .seconds(10)) { state.messages.last?.kind == .text("Ech") })
+        #expect(await eventuallyOnMain(timeout: .seconds(120)) { state.messages.last?.kind == .text("Ech") })
         await state.handleLive(LiveEvent(id: nil, kind: .reset))
         // The send's rows stay while it streams: nothing reloaded yet.
         #expect(state.messages.map(\.kind) == [.text("hello"), .text("Ech")])

@@ -24,8 +24,9 @@ struct RelaunchCLITests {
         var configuration = ChatAPIServer.Configuration()
         configuration.port = 0
         configuration.agentId = "demo-agent"
-        // Paced: the reply takes about 1.5 s, so the kill falls in its middle.
-        configuration.replyDelay = .milliseconds(60)
+        // Paced: the reply takes about 6 s, so the kill falls in its middle even when the test's
+        // reading lags by seconds (a loaded CI machine).
+        configuration.replyDelay = .milliseconds(250)
         configuration.http.shutdownGracePeriod = .seconds(1)
         let server = try RetryPolicyTests.startRetryingBind(configuration)
         defer { server.stop() }
@@ -38,9 +39,9 @@ struct RelaunchCLITests {
             ChildProcess.chatstream, ["chat", "--base-url", url, message], environment: ["XDG_DATA_HOME": home.url.path]
         )
         let printed = chat.read(
-            until: { String(decoding: $0, as: UTF8.self).contains("You said") }, timeout: .seconds(30))
+            until: { String(decoding: $0, as: UTF8.self).contains("You said") }, timeout: .seconds(120))
         kill(chat.pid, SIGKILL)
-        let killed = chat.wait(timeout: .seconds(10))
+        let killed = chat.wait(timeout: .seconds(60))
         #expect(killed.status == 128 + SIGKILL, "\(killed)")
         let before = String(decoding: printed, as: UTF8.self)
         #expect(before.contains("You said") && !before.contains("predictable."), "killed mid-reply: \(killed)")

@@ -134,7 +134,7 @@ struct ReplyInFlightTests {
             // From history, the next launch finds the reply once it is stored: it comes after that
             // (a reply still generating would stay recorded for a later call, as it should).
             let server = rig.server
-            #expect(await eventually(timeout: .seconds(20)) { server.server?.generatingReplyCount == 0 })
+            #expect(await eventually(timeout: .seconds(120)) { server.server?.generatingReplyCount == 0 })
         }
         let next = try rig.launch()
         #expect(try next.repliesInFlight() == recorded)

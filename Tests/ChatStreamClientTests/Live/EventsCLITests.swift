@@ -39,7 +39,7 @@ struct EventsCLITests {
                 }, timeout: .seconds(60))
         }.value
         kill(events.pid, SIGINT)
-        let result = await Task.detached { events.wait(timeout: .seconds(20)) }.value
+        let result = await Task.detached { events.wait(timeout: .seconds(120)) }.value
         #expect(result.status == 0, "\(result)")
         let lines = String(decoding: output, as: UTF8.self).split(separator: "\n")
         let values = try lines.map { try JSONTree(parsing: Array($0.utf8)) }

@@ -28,7 +28,7 @@
                 let whole = try await CurlTransport().send(request)
                 #expect(try await whole.body.collect(upTo: 100) == Array("hello".utf8))
                 // The proxy counts a byte after handing it over: wait for the count.
-                #expect(await eventually(timeout: .seconds(10)) { proxy.counters.bytesToClient > 5 })
+                #expect(await eventually(timeout: .seconds(60)) { proxy.counters.bytesToClient > 5 })
                 let headLength = proxy.counters.bytesToClient - 5
                 try #require(headLength > 20)
                 for offset in 1..<headLength {
