@@ -140,7 +140,9 @@ final class DeliveryRig {
         let server = self.server
         let sent = Shared(false)
         let restart = Task.detached {
-            _ = await eventually(timeout: .seconds(120)) { sent.value || (server.server?.generatingReplyCount ?? 0) > 0 }
+            _ = await eventually(timeout: .seconds(120)) {
+                sent.value || (server.server?.generatingReplyCount ?? 0) > 0
+            }
             try? server.restart()
         }
         await state.sendMessage(text)

@@ -144,7 +144,9 @@ struct DeliveryStateTests {
         }
         _ = try await client.listConversations()
         await client.outboxSettled()
-        for _ in 0..<12_000 where state.messages[0].delivery == .pending { try await Task.sleep(for: .milliseconds(10)) }
+        for _ in 0..<12_000 where state.messages[0].delivery == .pending {
+            try await Task.sleep(for: .milliseconds(10))
+        }
         #expect(state.messages.map(\.delivery) == [.failed])
         #expect((state.error as? APIError)?.statusCode == status)
         #expect(try client.outbox().map(\.state) == [.failed])
