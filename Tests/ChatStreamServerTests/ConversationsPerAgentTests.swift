@@ -155,7 +155,7 @@ extension ConversationsPerAgentTests {
         try connection.send(
             "GET \(route(agent, "events")) HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Device-Id: device-a\r\n"
                 + "Last-Event-ID: 0\r\n\r\n")
-        let bytes = LiveEventRouteTests.read(connection.fd, for: .seconds(10)) { bytes in
+        let bytes = LiveEventRouteTests.read(connection.fd, for: .seconds(120)) { bytes in
             LiveEventRouteTests.occurrences(of: "event: subscribed", in: bytes) == 1 && enough(bytes)
         }
         return String(decoding: bytes, as: UTF8.self)
@@ -177,13 +177,13 @@ extension ConversationsPerAgentTests {
         try connection.send(
             "GET \(Self.route("anthropic-agent", "events")) HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Device-Id: device-a\r\n\r\n"
         )
-        _ = LiveEventRouteTests.read(connection.fd, for: .seconds(10)) {
+        _ = LiveEventRouteTests.read(connection.fd, for: .seconds(120)) {
             LiveEventRouteTests.occurrences(of: "event: subscribed", in: $0) == 1
         }
         let later = try Self.start(api, provider, agent: "openai-agent", recording: Self.text)
         let mine = try Self.start(api, provider, agent: "anthropic-agent", recording: Self.anthropicText)
         let live = String(
-            decoding: LiveEventRouteTests.read(connection.fd, for: .seconds(10)) {
+            decoding: LiveEventRouteTests.read(connection.fd, for: .seconds(120)) {
                 String(decoding: $0, as: UTF8.self).contains("\"conversationId\":\"\(mine.conversation)\"")
             }, as: UTF8.self)
         #expect(live.contains(mine.conversation))

@@ -92,7 +92,7 @@ import Testing
         let tests = try AgentDefinition.load(contentsOf: ProjectPaths.fixtures + "/agents/test-agents.json")
         #expect(tests[1].upstream.family == .anthropic)
         #expect(tests[1].upstream.maxTokens == 512)
-        #expect(tests[1].upstream.timeout == .seconds(10))
+        #expect(tests[1].upstream.timeout == .seconds(150))
         let cases: [(JSONTree, String)] = [
             (["agents": []], "names no agent"),
             (["agents": [["name": "x"]]], "agents[0].id is required"),

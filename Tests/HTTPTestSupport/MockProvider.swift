@@ -1,7 +1,8 @@
 // MockProvider: a model provider on loopback for the model-agent tests. It records every request
 // it gets (so a test checks the body and headers the server sent) and answers each with the next
 // queued answer: a recorded stream written in given pieces, an error status, a stream cut short,
-// or a stream held open until the client closes it (counted, for the stop test).
+// a stream held open until the client closes it (counted, for the stop test), or one that repeats
+// a piece without end until the client closes it (for the byte bounds).
 
 import ChatStream
 import Foundation
@@ -20,6 +21,8 @@ package final class MockProvider: Sendable {
             case cut
             /// The stream stays open (keep-alive comments) until the client closes it.
             case holdOpen
+            /// The bytes are written again and again until the client closes the stream.
+            case endless([UInt8])
         }
         package var status: Int
         package var headers: [(String, String)]
@@ -114,6 +117,17 @@ package final class MockProvider: Sendable {
                     }
                 }
                 state.update { $0.heldToDeadline += 1 }
+            case .endless(let piece):
+                let deadline = ContinuousClock.now + .seconds(180)
+                while ContinuousClock.now < deadline {
+                    do {
+                        try writer.write(piece)
+                    } catch {
+                        state.update { $0.closedByClient += 1 }
+                        throw error
+                    }
+                }
+                state.update { $0.heldToDeadline += 1 }
             }
         }
         try server.start()
@@ -130,10 +144,11 @@ package final class MockProvider: Sendable {
     /// The requests so far.
     package var received: [Received] { state.value.received }
 
-    /// How many held-open streams the client closed.
+    /// How many held-open or endless streams the client closed.
     package var closedByClient: Int { state.value.closedByClient }
 
-    /// How many held-open streams reached the provider's own deadline without the client closing them.
+    /// How many held-open or endless streams reached the provider's own deadline without the
+    /// client closing them.
     package var heldToDeadline: Int { state.value.heldToDeadline }
 
     /// Stops the provider.

@@ -11,7 +11,9 @@
 // UIMessageStreamEncoder. A stop ends the run; the reader sees it within a poll and closes the
 // upstream connection. A broken or failing upstream stream ends the reply with an `error` chunk
 // (code CHAT_STREAMING_ERROR) after the text so far, which is stored; so does a stream that passes
-// the bounds of UpstreamReplyLimits (reply size, tool input size and depth).
+// the bounds of UpstreamReplyLimits (what the identity may still store, tool input size and
+// depth) or the reply's share of the generating budget (Replies.modelReplyBytes, reserved whole
+// when it starts, since its size is unknown): an upstream that never ends is cut there.
 
 import ChatStream
 import Foundation
@@ -46,6 +48,8 @@ extension ChatAPIHandlers {
         }
         var messages = (history ?? []).compactMap(Self.providerMessage)
         if let message { messages.append(ProviderRequest.Message(role: .user, parts: [.text(message)])) }
+        // No request goes upstream for a reply the generating budget would refuse.
+        try replies.checkRoom(for: configuration.replies.modelReplyBytes)
         let upstream = try openUpstream(agent, messages: messages)
         let now = Self.now
         let outcome: ChatOutcome
@@ -69,8 +73,8 @@ extension ChatAPIHandlers {
                     if try store.conversation(id)?.title == nil { try store.setTitle(Self.title(for: message), of: id) }
                 }
                 return try reply(
-                    ReplyPlan(parts: [], finishReason: "stop"), id: Self.newID(), in: id, replyTo: userSequence,
-                    stream: true, caller: caller, store)
+                    ReplyPlan(parts: [], finishReason: "stop"), reserving: configuration.replies.modelReplyBytes,
+                    id: Self.newID(), in: id, replyTo: userSequence, stream: true, caller: caller, store)
             }
         } catch {
             upstream.body.close()
@@ -107,6 +111,23 @@ extension ChatAPIHandlers {
         try respond(
             stored?.parts ?? [], run.metadata, finishReason: finishReason, aborted: stored?.replyState == .stopped,
             writer: writer)
+    }
+
+    /// The bytes of parts the identity `ownerKey` may still store (its quota, and the store's
+    /// budget, less what is stored now and less what the reply's live events take when it ends);
+    /// a model's reply is cut there. Unbounded when the store cannot say (storing the reply then
+    /// fails and says so).
+    func storableBytes(for ownerKey: String) -> Int {
+        let quotas = configuration.quotas
+        // The reply's end records its message and the conversation's last message for live
+        // subscribers: each whole up to inlineMessageBytes, else a preview of 1,000 characters.
+        let events = 2 * max(configuration.liveEvents.inlineMessageBytes, 4000) + 1024
+        let left = try? store.read { store -> Int in
+            var left = quotas.storedBytesPerIdentity - (try store.usage(of: ownerKey).bytes)
+            if let budget = quotas.storeBudgetBytes { left = min(left, budget - (try store.databaseBytes())) }
+            return left - events
+        }
+        return max(0, left ?? .max)
     }
 
     /// A stored message as the upstream request takes it; nil for one that says nothing.
@@ -173,7 +194,8 @@ extension ChatAPIHandlers {
         }
         var decoder = AnyStreamDecoder(format: agent.upstream.family.streamFormat)
         var choice = 0
-        var limits = UpstreamReplyLimits(messageId: run.messageId)
+        var limits = UpstreamReplyLimits(messageId: run.messageId, maxBytes: storableBytes(for: run.ownerKey))
+        let heldBound = UpstreamReplyLimits.heldBound(reserved: run.plannedBytes)
         var events: [StreamEvent] = []
         let stopped = { run.phase != .generating }
         reading: while true {
@@ -213,9 +235,17 @@ extension ChatAPIHandlers {
                         failure = error.message
                         break reading
                     }
+                    // Whole events only, so what was sent and what is stored stay equal.
+                    let payloads = encoder.payloads(for: admitted)
+                    guard run.heldBytes + UpstreamReplyLimits.sseBytes(payloads) <= heldBound else {
+                        failure =
+                            "the model's reply passed the \(run.plannedBytes) bytes a reply may hold "
+                            + "(replies.modelReplyBytes); it was cut there"
+                        break reading
+                    }
                     assembler.apply(admitted)
                     let parts = assembler.message.parts.map(\.jsonValue)
-                    for payload in encoder.payloads(for: admitted) {
+                    for payload in payloads {
                         guard run.append(payload, parts: parts) else { return }
                     }
                 }

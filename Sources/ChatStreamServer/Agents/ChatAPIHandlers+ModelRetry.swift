@@ -32,6 +32,7 @@ extension ChatAPIHandlers {
         }
         let earlier = messages[..<index]
         guard earlier.contains(where: \.isFromUser) else { throw APIError.retryNoUserMessage }
+        try replies.checkRoom(for: configuration.replies.modelReplyBytes)
         let upstream = try openUpstream(agent, messages: earlier.compactMap(Self.providerMessage))
         // A reply still generating at or after the one retried is stopped first (its streams end).
         for message in messages[index...] where message.replyState == .generating {
@@ -48,7 +49,8 @@ extension ChatAPIHandlers {
                 try store.deleteMessages(of: conversationId, from: retried.sequence)
                 let answersUser = earlier.last?.isFromUser == true
                 return try reply(
-                    ReplyPlan(parts: [], finishReason: "stop"), id: Self.newID(), in: conversationId,
+                    ReplyPlan(parts: [], finishReason: "stop"), reserving: configuration.replies.modelReplyBytes,
+                    id: Self.newID(), in: conversationId,
                     replyTo: answersUser ? earlier.last?.sequence : nil, stream: true, caller: caller, store)
             }
         } catch {

@@ -7,15 +7,28 @@
 //   request pairs the call and its result with it too.
 // - A tool call's input is bounded as a tool result's output is (StringLimits.toolOutputBytes of
 //   JSON, StringLimits.toolOutputDepth levels), so the stored message always reads back.
-// - The reply's text, reasoning and tool input together stop at `replyBytes`.
+// - The reply's text, reasoning and tool input together (counted as the JSON they are stored as)
+//   stop at what the identity may still store (its quota, or the store's budget if less).
+// - Its events as sent stop short of the bytes the reply reserved of the generating budget
+//   (Replies.modelReplyBytes), leaving room for the closing events (checked by the generator,
+//   with heldBound and sseBytes).
 // Past a bound the reply ends as a broken upstream does: an `error` chunk after what was kept.
 
 import ChatStream
 
 /// Checks and adjusts a model's stream events before they are applied to a reply.
 struct UpstreamReplyLimits {
-    /// The most bytes of text, reasoning and tool input one reply may hold: 4 MiB.
-    static let replyBytes = 4 << 20
+    /// The bytes kept for a reply's closing events (finish-step and finish, or the error chunk,
+    /// then `[DONE]`) within what it reserved.
+    static let closingBytes = 2048
+
+    /// The most bytes of events a reply that reserved `reserved` bytes may hold before its end.
+    static func heldBound(reserved: Int) -> Int { reserved - closingBytes }
+
+    /// The SSE bytes `payloads` take as ReplyRun holds them (at most: with an `id:` line).
+    static func sseBytes(_ payloads: [String]) -> Int {
+        payloads.reduce(0) { $0 + $1.utf8.count + "id: 4294967295\ndata: \n\n".utf8.count }
+    }
 
     /// Why a reply was cut.
     struct Exceeded: Error {
@@ -24,11 +37,12 @@ struct UpstreamReplyLimits {
 
     /// The reply's ID (seeds replacement tool call IDs).
     let messageId: String
+    /// The bytes of text, reasoning and tool input (as stored JSON) it may hold.
     let maxBytes: Int
     private var bytes = 0
     private var replacedIds: [String: String] = [:]
 
-    init(messageId: String, maxBytes: Int = Self.replyBytes) {
+    init(messageId: String, maxBytes: Int) {
         self.messageId = messageId
         self.maxBytes = maxBytes
     }
@@ -65,10 +79,25 @@ struct UpstreamReplyLimits {
     }
 
     private mutating func count(_ delta: String) throws(Exceeded) {
-        bytes += delta.utf8.count
+        bytes += Self.storedBytes(delta)
         guard bytes <= maxBytes else {
-            throw Exceeded(message: "the model's reply passed \(maxBytes) bytes; it was cut there")
+            throw Exceeded(
+                message:
+                    "the model's reply passed the \(maxBytes) bytes this identity may still store; it was cut there")
         }
+    }
+
+    /// The bytes `text` takes inside a JSON string (escapes counted).
+    static func storedBytes(_ text: String) -> Int {
+        var count = 0
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), 0x08, 0x09, 0x0A, 0x0C, 0x0D: count += 2
+            case ..<0x20: count += 6
+            default: count += 1
+            }
+        }
+        return count
     }
 
     /// The ID the app sees for the upstream's tool call `id`.

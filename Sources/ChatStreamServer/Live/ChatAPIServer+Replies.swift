@@ -25,6 +25,12 @@ extension ChatAPIServer {
         /// stopped or interrupted); a chat or retry whose reply would pass what is left answers 503
         /// `SERVER_BUSY` with `Retry-After: 1`, storing nothing. Default 64 MiB.
         public var generatingBytes: Int = 64 << 20
+        /// The most bytes of events one reply of an agent backed by a model may hold (SSE bytes as
+        /// sent). Its size is not known when it starts, so it reserves this much of
+        /// ``generatingBytes`` whole (the default budget holds 16 such replies at once); a model
+        /// stream that passes it ends with an `error` chunk (`CHAT_STREAMING_ERROR`) after the
+        /// text so far, which is stored. Default 4 MiB.
+        public var modelReplyBytes: Int = 4 << 20
         /// How often a generating reply's text so far is saved, so a crash keeps it (a graceful
         /// stop saves all of it). Default 500 ms.
         public var checkpointInterval: Duration = .milliseconds(500)

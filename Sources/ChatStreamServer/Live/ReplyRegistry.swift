@@ -30,20 +30,30 @@ final class ReplyRegistry: Sendable {
     /// is stopping.
     func register(_ run: ReplyRun) throws(APIError) {
         try state.withLock { state throws(APIError) in
-            guard !state.isClosed else { throw APIError.busy("the server is stopping") }
-            sweep(&state)
-            let running = state.runs.values.filter { if case .ended = $0.phase { false } else { true } }
-            guard running.count < limits.maxGenerating else {
-                throw APIError.busy("\(running.count) replies are being generated; try again shortly")
-            }
-            let reserved = running.reduce(0) { $0 + $1.plannedBytes }
-            guard run.plannedBytes <= limits.generatingBytes - reserved else {
-                throw APIError.busy(
-                    "this reply's \(run.plannedBytes) bytes pass the \(limits.generatingBytes - reserved) bytes left "
-                        + "of the generating-reply budget (\(limits.generatingBytes)); try again shortly")
-            }
+            try checkRoom(for: run.plannedBytes, &state)
             state.runs[run.messageId] = run
             state.order.append(run.messageId)
+        }
+    }
+
+    /// Throws what ``register(_:)`` would for a reply of `plannedBytes` now, registering nothing
+    /// (asked before a request to a model's server, whose answer a refusal would waste).
+    func checkRoom(for plannedBytes: Int) throws(APIError) {
+        try state.withLock { state throws(APIError) in try checkRoom(for: plannedBytes, &state) }
+    }
+
+    private func checkRoom(for plannedBytes: Int, _ state: inout State) throws(APIError) {
+        guard !state.isClosed else { throw APIError.busy("the server is stopping") }
+        sweep(&state)
+        let running = state.runs.values.filter { if case .ended = $0.phase { false } else { true } }
+        guard running.count < limits.maxGenerating else {
+            throw APIError.busy("\(running.count) replies are being generated; try again shortly")
+        }
+        let reserved = running.reduce(0) { $0 + $1.plannedBytes }
+        guard plannedBytes <= limits.generatingBytes - reserved else {
+            throw APIError.busy(
+                "this reply's \(plannedBytes) bytes pass the \(limits.generatingBytes - reserved) bytes left "
+                    + "of the generating-reply budget (\(limits.generatingBytes)); try again shortly")
         }
     }
 

@@ -224,9 +224,11 @@ extension ChatAPIHandlers {
     /// Appends the agent message for `plan` (answering the user message `replyTo`, if any): whole
     /// for a non-streamed answer, or as a generating reply whose run is registered (streamed), and
     /// checks the quotas counting the whole planned reply. `prepared`: the plan's stored forms when
-    /// they were made before the transaction; `counted`: the plan's streamed size, likewise.
+    /// they were made before the transaction; `counted`: the plan's streamed size, likewise;
+    /// `reserving`: the bytes a reply of unknown size reserves instead (a model agent's).
     func reply(
-        _ plan: ReplyPlan, prepared: StoredParts? = nil, counted: CountedReply? = nil, id replyId: String,
+        _ plan: ReplyPlan, prepared: StoredParts? = nil, counted: CountedReply? = nil, reserving: Int? = nil,
+        id replyId: String,
         in conversationId: String, replyTo: Int?, stream: Bool, caller: Caller, _ store: StoreTransaction
     ) throws -> ChatOutcome {
         let now = Self.now
@@ -251,7 +253,7 @@ extension ChatAPIHandlers {
         let run = ReplyRun(
             metadata: metadata, sequence: record.sequence, ownerKey: caller.ownerKey,
             numbered: configuration.resumableReplies,
-            plannedBytes: counted?.bytes(for: metadata, reason: plan.finishReason)
+            plannedBytes: reserving ?? counted?.bytes(for: metadata, reason: plan.finishReason)
                 ?? ReplyRun.plannedBytes(of: plan, metadata: metadata, numbered: configuration.resumableReplies))
         try replies.register(run)
         return .generate(plan, run)

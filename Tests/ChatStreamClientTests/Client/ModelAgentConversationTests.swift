@@ -218,18 +218,19 @@ struct ModelAgentConversationTests {
         provider.enqueue(MockProvider.Answer(pieces: [text], ending: .holdOpen))
         let state = ConversationState(client: client)
         let sending = Task { await state.sendMessage("Go on") }
-        var streaming = false
-        for _ in 0..<12_000 where !streaming {
-            if case .text(let text) = state.messages.last?.kind, state.messages.last?.sender == .agent {
-                streaming = text == "The first half of an answer"
+        // Waited on the app's state (the bound is only for a server that never answers).
+        let streaming = await eventuallyOnMain(timeout: .seconds(150)) {
+            guard case .text(let text) = state.messages.last?.kind, state.messages.last?.sender == .agent else {
+                return false
             }
-            if !streaming { try await Task.sleep(for: .milliseconds(10)) }
+            return text == "The first half of an answer"
         }
-        #expect(streaming)
+        #expect(streaming, "\(Self.shown(state.messages))")
         await state.stop()
         await sending.value
         #expect(
-            await eventually(timeout: .seconds(60)) { provider.closedByClient == 1 },
+            await eventually(timeout: .seconds(240)) { provider.closedByClient + provider.heldToDeadline > 0 }
+                && provider.closedByClient == 1,
             "upstream streams closed by the server: \(provider.closedByClient), held to the provider's deadline: \(provider.heldToDeadline)"
         )
         let history = try await client.listMessages(conversationId: try #require(state.conversationId))
