@@ -9,19 +9,32 @@ import Testing
 @testable import ChatStream
 
 @Suite struct UIMessageStreamEncoderTests {
-    /// Every corpus stream and vendor fixture, by name, format and bytes.
+    /// Every corpus stream and vendor fixture, and the model agents' recordings, by name, format and bytes.
     static let streams: [CorpusStream] = {
         var streams = StreamCorpus.all
         for stream in VendorStreamTests.streams {
             guard let data = FileManager.default.contents(atPath: stream.path) else { continue }
             streams.append(CorpusStream(name: stream.name, format: stream.format, bytes: Array(data)))
         }
+        streams += agentStreams
         return streams
+    }()
+
+    /// Fixtures/agents/streams: the mock provider's recordings of both families.
+    static let agentStreams: [CorpusStream] = {
+        let folder = ProjectPaths.fixtures + "/agents/streams"
+        let files = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
+        return files.compactMap { file in
+            guard let data = FileManager.default.contents(atPath: folder + "/" + file) else { return nil }
+            let format: StreamFormat = file.hasPrefix("anthropic-") ? .anthropic : .openAIChat
+            return CorpusStream(name: "agents/" + file, format: format, bytes: Array(data))
+        }
     }()
 
     @Test func theCorpusCoversEveryFormat() {
         #expect(Set(Self.streams.map(\.format)) == Set(StreamFormat.allCases))
         #expect(Self.streams.count >= 100)
+        #expect(Self.agentStreams.count == 6)
     }
 
     @Test(arguments: streams)

@@ -1,8 +1,9 @@
 // MockProvider: a model provider on loopback for the model-agent tests. It records every request
 // it gets (so a test checks the body and headers the server sent) and answers each with the next
 // queued answer: a recorded stream written in given pieces, an error status, a stream cut short,
-// a stream held open until the client closes it (counted, for the stop test), or one that repeats
-// a piece without end until the client closes it (for the byte bounds).
+// a stream held open until the client closes it (counted, for the stop test), one that repeats
+// a piece without end until the client closes it (for the byte bounds), or one that falls silent
+// (for the agent's timeout).
 
 import ChatStream
 import Foundation
@@ -23,6 +24,8 @@ package final class MockProvider: Sendable {
             case holdOpen
             /// The bytes are written again and again until the client closes the stream.
             case endless([UInt8])
+            /// Nothing more is written (not even keep-alives) until the client closes the stream.
+            case silent
         }
         package var status: Int
         package var headers: [(String, String)]
@@ -117,6 +120,20 @@ package final class MockProvider: Sendable {
                     }
                 }
                 state.update { $0.heldToDeadline += 1 }
+            case .silent:
+                // The connection is taken from the server, watched for the client's close, closed.
+                guard let (socket, _) = writer.handOff() else { return }
+                defer { socket.close() }
+                let deadline = ContinuousClock.now + .seconds(180)
+                var buffer = [UInt8](repeating: 0, count: 4096)
+                while ContinuousClock.now < deadline {
+                    guard socket.waitReadable(timeoutMilliseconds: 50) else { continue }
+                    if (try? socket.receive(into: &buffer, withoutWaiting: true)) ?? 0 == 0 {
+                        state.update { $0.closedByClient += 1 }
+                        return
+                    }
+                }
+                state.update { $0.heldToDeadline += 1 }
             case .endless(let piece):
                 let deadline = ContinuousClock.now + .seconds(180)
                 while ContinuousClock.now < deadline {
@@ -144,10 +161,10 @@ package final class MockProvider: Sendable {
     /// The requests so far.
     package var received: [Received] { state.value.received }
 
-    /// How many held-open or endless streams the client closed.
+    /// How many held-open, endless or silent streams the client closed.
     package var closedByClient: Int { state.value.closedByClient }
 
-    /// How many held-open or endless streams reached the provider's own deadline without the
+    /// How many held-open, endless or silent streams reached the provider's own deadline without the
     /// client closing them.
     package var heldToDeadline: Int { state.value.heldToDeadline }
 

@@ -196,12 +196,19 @@ struct ModelAgentConversationTests {
         }
         let recorded = try Self.recorded(path, format)
         #expect(recorded.error != nil)
-        provider.enqueue(.recording(path))
-        let state = ConversationState(client: client)
-        await state.sendMessage("Tell me everything")
-        #expect(state.error != nil)
-        let history = try await client.listMessages(conversationId: try #require(state.conversationId))
-        #expect(history.data.last?.text == recorded.text)
+        #expect(!recorded.text.isEmpty)
+        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: ProjectPaths.fixtures + "/" + path)))
+        for chunking in Chunkings.all(of: bytes, seeds: [2]) {
+            provider.enqueue(MockProvider.Answer(pieces: chunking.pieces))
+            let state = ConversationState(client: client)
+            await state.sendMessage("Tell me everything")
+            #expect(state.error != nil, "\(chunking)")
+            // The app shows the text that came before the error, and the history keeps the same.
+            #expect(
+                Self.shown(state.messages) == ["user: Tell me everything", "agent: \(recorded.text)"], "\(chunking)")
+            let history = try await client.listMessages(conversationId: try #require(state.conversationId))
+            #expect(history.data.last?.text == recorded.text, "\(chunking)")
+        }
     }
 
     @Test func aStopFromTheAppClosesTheUpstreamConnection() async throws {
