@@ -4,6 +4,8 @@
 // Exit status: 0 success, 1 a stream or API error, 2 usage error, 65 malformed input,
 // 66 unreadable input.
 
+import Dispatch
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -12,13 +14,35 @@
 
 @main
 struct Chatstream {
-    static func main() async {
+    /// A synchronous command (`replay`) runs on the main thread before the concurrency
+    /// runtime starts its threads; the others run in a task while the main thread serves the
+    /// main queue.
+    static func main() {
         var arguments = Array(CommandLine.arguments.dropFirst())
         let name = arguments.isEmpty ? "help" : arguments.removeFirst()
-        let status = await run(name, arguments)
+        if let status = runOnThisThread(name, arguments) { finish(status) }
+        Task {
+            let status = await run(name, arguments)
+            finish(status)
+        }
+        dispatchMain()
+    }
+
+    /// Flushes the output, reports the peak memory when asked, and exits with `status`.
+    static func finish(_ status: Int32) -> Never {
         Output.flush()
         PeakMemory.reportIfAsked()
         exit(status)
+    }
+
+    /// The exit status of a command that runs without concurrency, or nil for the others.
+    static func runOnThisThread(_ name: String, _ arguments: [String]) -> Int32? {
+        if let command = CommandTable.command(named: name),
+            !arguments.prefix(while: { $0 != "--" }).contains("--help")
+        {
+            return command.runOnThisThread(arguments)
+        }
+        return nil
     }
 
     /// Runs the command `name` (or help) with `arguments`; returns the exit status.

@@ -51,7 +51,9 @@ enum ClientSupport {
     /// The client's transport: the platform's default, or URLSession's with
     /// `CHATSTREAM_TRANSPORT=urlsession` (to compare the two, as scripts/chat-vs-curl.py does).
     static func transport() -> any HTTPTransport {
-        if ProcessInfo.processInfo.environment["CHATSTREAM_TRANSPORT"] == "urlsession" { return URLSessionTransport() }
+        if let name = getenv("CHATSTREAM_TRANSPORT"), String(cString: name) == "urlsession" {
+            return URLSessionTransport()
+        }
         return DefaultHTTPTransport.make()
     }
 

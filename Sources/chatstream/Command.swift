@@ -18,6 +18,9 @@ struct Command: Sendable {
     /// ``ArgumentParser/UsageError`` prints the usage (exit 2); any other error is reported as
     /// `error: ...` (exit 1).
     let run: @Sendable (ArgumentParser) async throws -> Int32
+    /// The same code when it needs no concurrency (`replay`): `main` then runs it before the
+    /// concurrency runtime starts its threads, so a short command starts like a C tool.
+    let runSynchronously: (@Sendable (ArgumentParser) throws -> Int32)?
 
     init(
         _ name: String, operands: String = "", flags: [Flag], summary: String...,
@@ -28,6 +31,20 @@ struct Command: Sendable {
         self.flags = flags
         self.summary = summary
         self.run = run
+        self.runSynchronously = nil
+    }
+
+    /// A command whose code is synchronous (it blocks on its own reads).
+    init(
+        _ name: String, operands: String = "", flags: [Flag], summary: String...,
+        synchronous run: @escaping @Sendable (ArgumentParser) throws -> Int32
+    ) {
+        self.name = name
+        self.operands = operands
+        self.flags = flags
+        self.summary = summary
+        self.run = { try run($0) }
+        self.runSynchronously = run
     }
 
     /// `name OPERANDS [--flag X]...`, wrapped to `width` columns; later lines are indented by `indent`.
@@ -57,11 +74,27 @@ struct Command: Sendable {
         do {
             let parsed = try ArgumentParser(arguments, flags: flags, command: name)
             return try await run(parsed)
-        } catch let error as ArgumentParser.UsageError {
+        } catch {
+            return report(error)
+        }
+    }
+
+    /// Runs a synchronous command on the calling thread; nil when the command is asynchronous.
+    func runOnThisThread(_ arguments: [String]) -> Int32? {
+        guard let runSynchronously else { return nil }
+        do {
+            return try runSynchronously(try ArgumentParser(arguments, flags: flags, command: name))
+        } catch {
+            return report(error)
+        }
+    }
+
+    /// A usage error prints the usage (exit 2); any other error is reported as `error: ...`.
+    private func report(_ error: any Error) -> Int32 {
+        if let error = error as? ArgumentParser.UsageError {
             Output.standardError("error: \(error.message)\n" + usage)
             return 2
-        } catch {
-            return ClientSupport.report(error)
         }
+        return ClientSupport.report(error)
     }
 }

@@ -35,7 +35,11 @@ enum PeakMemory {
 
     /// Writes ``bytes`` (as decimal digits) to the file the environment names, if it names one.
     static func reportIfAsked() {
-        guard let path = ProcessInfo.processInfo.environment[variable], let bytes else { return }
+        // getenv, not ProcessInfo's dictionary: building that dictionary is the first dynamic
+        // generic instantiation of a run, which costs every command a scan of the runtime's
+        // conformance records at start (BENCHMARKS.md, "Start-up").
+        guard let value = getenv(variable), let bytes else { return }
+        let path = String(cString: value)
         try? String(bytes).write(toFile: path, atomically: false, encoding: .utf8)
     }
 }

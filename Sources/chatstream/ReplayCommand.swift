@@ -27,12 +27,12 @@ enum ReplayCommand {
         flags: [
             .value(
                 "format",
-                "auto|" + StreamFormat.allCases.map(\.rawValue).joined(separator: "|")
+                StreamFormat.allCases.reduce("auto") { $0 + "|" + $1.rawValue }
                     + "|salesforce-messaging|live-events"),
             .value("chunk-size", "N"), .value("output", "message|events|text|none"), .json, .switch("lenient"),
         ],
         summary: "decode a recorded stream (a file, or - for standard input, read as it comes) and print what it holds",
-        run: run)
+        synchronous: run)
 
     /// What a replay asks for.
     struct Options {
