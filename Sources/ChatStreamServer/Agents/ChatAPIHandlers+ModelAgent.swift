@@ -8,7 +8,8 @@
 // a ReplyRun as the demo agent's are: generated to the end whether or not anyone reads, joined by
 // a resend, resumable, stoppable. The upstream's own message start, metadata, steps and finish
 // are replaced by the server's (its IDs and metadata); everything else passes through
-// UIMessageStreamEncoder. A stop ends the run; the reader sees it within a poll and closes the
+// UIMessageStreamEncoder, and the text so far is saved every checkpoint interval as the demo
+// agent's is. A stop ends the run; the reader sees it within a poll and closes the
 // upstream connection. A broken or failing upstream stream ends the reply with an `error` chunk
 // (code CHAT_STREAMING_ERROR) after the text so far, which is stored; so does a stream that passes
 // the bounds of UpstreamReplyLimits (what the identity may still store, tool input size and
@@ -192,6 +193,9 @@ extension ChatAPIHandlers {
         for payload in opening {
             guard run.append(payload, parts: []) else { return }
         }
+        // The text so far is saved every checkpoint interval, so a crash keeps it (section 8).
+        var appended = opening.count
+        var lastSave = ContinuousClock.now
         var decoder = AnyStreamDecoder(format: agent.upstream.family.streamFormat)
         var choice = 0
         var limits = UpstreamReplyLimits(messageId: run.messageId, maxBytes: storableBytes(for: run.ownerKey))
@@ -247,6 +251,13 @@ extension ChatAPIHandlers {
                     let parts = assembler.message.parts.map(\.jsonValue)
                     for payload in payloads {
                         guard run.append(payload, parts: parts) else { return }
+                    }
+                    appended += payloads.count
+                    if ContinuousClock.now - lastSave >= configuration.replies.checkpointInterval {
+                        _ = try? store.write(recordingEvents: false) { store in
+                            try store.saveReplyProgress(parts, events: appended, ofMessage: run.sequence)
+                        }
+                        lastSave = .now
                     }
                 }
             }
