@@ -69,6 +69,7 @@ package final class MockProvider: Sendable {
         var received: [Received] = []
         var closedByClient = 0
         var heldToDeadline = 0
+        var stopped = false
     }
 
     private let state = Shared(State())
@@ -109,7 +110,7 @@ package final class MockProvider: Sendable {
                 // Long enough for CI's slowest first run (see holdCap); a stream that outlives it is
                 // counted apart, so the stop test can say which of the two happened.
                 let deadline = ContinuousClock.now + Self.holdCap
-                while ContinuousClock.now < deadline {
+                while ContinuousClock.now < deadline, !state.value.stopped {
                     Thread.sleep(forTimeInterval: 0.05)
                     do {
                         try writer.write(Array(": keep-alive\n\n".utf8))
@@ -125,7 +126,7 @@ package final class MockProvider: Sendable {
                 defer { socket.close() }
                 let deadline = ContinuousClock.now + Self.holdCap
                 var buffer = [UInt8](repeating: 0, count: 4096)
-                while ContinuousClock.now < deadline {
+                while ContinuousClock.now < deadline, !state.value.stopped {
                     guard socket.waitReadable(timeoutMilliseconds: 50) else { continue }
                     if (try? socket.receive(into: &buffer, withoutWaiting: true)) ?? 0 == 0 {
                         state.update { $0.closedByClient += 1 }
@@ -135,7 +136,7 @@ package final class MockProvider: Sendable {
                 state.update { $0.heldToDeadline += 1 }
             case .endless(let piece):
                 let deadline = ContinuousClock.now + Self.holdCap
-                while ContinuousClock.now < deadline {
+                while ContinuousClock.now < deadline, !state.value.stopped {
                     do {
                         try writer.write(piece)
                     } catch {
@@ -149,10 +150,11 @@ package final class MockProvider: Sendable {
         try server.start()
     }
 
-    /// How long a held-open, endless or silent stream waits for the client to close it: far past
-    /// what a loaded machine takes (a full suite on two busy cores stalled tests for over 190 s),
-    /// since a test only waits this long when the server never closes the stream.
-    package static let holdCap = Duration.seconds(600)
+    /// How long a held-open, endless or silent stream waits for the client to close it (or for
+    /// ``stop()``): far past what a loaded machine takes (in a full suite on two busy cores a test's
+    /// time includes waiting for the others, up to the whole run's), since a test only waits this
+    /// long when the server never closes the stream.
+    package static let holdCap = Duration.seconds(3600)
 
     /// `http://127.0.0.1:<port>/v1`.
     package var baseURL: String { "http://127.0.0.1:\(server.port)/v1" }
@@ -173,7 +175,10 @@ package final class MockProvider: Sendable {
     package var heldToDeadline: Int { state.value.heldToDeadline }
 
     /// Stops the provider.
-    package func stop() { server.stop() }
+    package func stop() {
+        state.update { $0.stopped = true }
+        server.stop()
+    }
 }
 
 /// Thrown by the handler to drop a connection mid-stream.
