@@ -1,6 +1,6 @@
 // JSONScan+Tree: a whole value read with the scan's own operations, the way a dialect reads its
-// hot shapes (keys, captured strings (member by member, whole with their escapes, then decoded)
-// and small integers, `true`/`false`/`null`, skipped values),
+// hot shapes (keys, captured strings (whole with their escapes, then decoded, or as
+// ``JSONScan/StringContent``) and small integers, `true`/`false`/`null`, skipped values),
 // into a tree. It is the reference the differential test (JSONScanDifferentialTests) and the fuzz
 // target FuzzJSON hold to yajl: whatever the scan accepts, yajl must read as the same value, and
 // whatever yajl refuses, the scan must decline.
@@ -12,7 +12,8 @@ extension JSONScan {
     /// objects member by member, skipping the values for which `skip` says true (a skipped value
     /// is given as yajl reads its bytes alone, so a wrong extent shows as a different tree);
     /// without, it is made with ``init(_:depth:configuration:)`` and captures every value, keys
-    /// and strings checked as they are read. A value nested deeper than the configuration's depth
+    /// and strings checked as they are read. Where `skip` says true for a string, it is read as
+    /// ``StringContent`` (``stringContent()``, ``checkedStringContent()``) and decoded. A value nested deeper than the configuration's depth
     /// limit is declined (a dialect declares its shape's depth when it makes the scan).
     ///
     /// - Throws: yajl's error when a value the scan skipped is not one JSON value alone: the
@@ -50,7 +51,11 @@ private struct TreeReader {
         switch scan.next {
         case UInt8(ascii: "\""):
             _ = scan.literal("\"")
-            // Member by member, a string is read as a dialect reads one that may hold escapes.
+            // Either way a dialect reads a string that may hold escapes, `skip` choosing which.
+            if skip() {
+                let content = members ? scan.checkedStringContent() : scan.stringContent()
+                return content?.withDecoded { JSONTree.string(String(tapeUTF8: $0)) }
+            }
             guard members else { return scan.string().map(JSONTree.string) }
             guard let body = scan.checkedStringBody() else { return nil }
             return JSONScan.withShortEscapesDecoded(body) { JSONTree.string(String(tapeUTF8: $0)) }

@@ -71,8 +71,8 @@ public struct DataStreamV4Dialect: StreamDialect {
         // than the rest of a short part's decoding.
         func eventType() -> String { String(UnicodeScalar(code)) + ":" }
         if code == UInt8(ascii: "0"), let text = parser.plainTextPart(unit) {
-            // The usual text part, `0:"Hi"`, read by position (no escape in it).
-            if !text.isEmpty { try parts.text(text, textDelta: textDelta, emit: emit) }
+            // The usual text part, `0:"Hi"`, read by position (no `\u` escape in it).
+            if !text.raw.isEmpty { try text.withDecoded { try parts.text($0, textDelta: textDelta, emit: emit) } }
             return
         }
         try parser.lent.parse(unit, eventType: eventType()) { root in
@@ -188,12 +188,12 @@ public struct DataStreamV4Dialect: StreamDialect {
 }
 
 extension UnitParser {
-    /// The text of a part's data that is exactly a JSON string without escapes (well-formed
+    /// The text of a part's data that is exactly a JSON string without `\u` escapes (well-formed
     /// UTF-8, no control character, nothing around it, within the JSON limits), scanned; nil
     /// otherwise, and the part is parsed the general way, which reads the same text (or reports
     /// the error).
-    func plainTextPart(_ unit: FramedUnit) -> UnsafeRawBufferPointer? {
-        guard var scan = scan(unit, depth: 0), scan.literal("\""), let text = scan.plainString(), scan.isAtEnd
+    func plainTextPart(_ unit: FramedUnit) -> JSONScan.StringContent? {
+        guard var scan = scan(unit, depth: 0), scan.literal("\""), let text = scan.stringContent(), scan.isAtEnd
         else { return nil }
         return text
     }

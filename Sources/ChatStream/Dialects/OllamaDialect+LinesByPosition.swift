@@ -2,9 +2,10 @@
 // `{"model":"llama3.2","created_at":"…","message":{"role":"assistant","content":"Hi"},"done":false}`,
 // and parsing each with the JSON parser costs more than the rest of the work on it. Once the
 // message has started, such a line is scanned member by member (ChatStreamJSON's JSONScan): its
-// content (and thinking), when without escapes, is lent straight from the unit; every member the
-// general path does not read is skipped (checked). Any other line (`done` not `false`, an error,
-// tool calls, escapes) goes the general way, which yields the same events (or the same error).
+// content (and thinking) is lent straight from the unit, or decoded into a temporary copy when it
+// holds two-character escapes; every member the general path does not read is skipped (checked).
+// Any other line (`done` not `false`, an error, tool calls, a `\u` escape) goes the general way,
+// which yields the same events (or the same error).
 
 import ChatStreamBytes
 import ChatStreamFraming
@@ -12,13 +13,13 @@ import ChatStreamFraming
 
 extension OllamaDialect {
     /// Reads `unit` as a line with `"done":false`, no `error`, and a `message` object whose
-    /// `content` is a string without escapes, whose `thinking`, when present, is one too, and
+    /// `content` is a string without `\u` escapes, whose `thinking`, when present, is one too, and
     /// which has no `tool_calls`; does what the general path does with it and returns true.
     /// False, with nothing done, otherwise.
     mutating func decodeLineByPosition(_ unit: FramedUnit, textDelta: TextDeltaSink, emit: EventSink) throws -> Bool {
         guard var read = parser.scanMembers(unit, depth: 2), read.literal("{") else { return false }
         var done: Bool? = nil
-        var message: (thinking: UnsafeRawBufferPointer?, content: UnsafeRawBufferPointer)? = nil
+        var message: (thinking: JSONScan.StringContent?, content: JSONScan.StringContent)? = nil
         repeat {
             guard let key = read.memberKey() else { return false }
             if key.sameBytes(as: "done") {
@@ -37,27 +38,29 @@ extension OllamaDialect {
         } while true
         guard read.isAtEnd, done != nil, let (thinking, content) = message else { return false }
         // What the general path does with it, in its order.
-        if let thinking, !thinking.isEmpty {
-            try parts.reasoning(String(tapeUTF8: thinking), textDelta: textDelta, emit: emit)
+        if let thinking, !thinking.raw.isEmpty {
+            try parts.reasoning(thinking.withDecoded { String(tapeUTF8: $0) }, textDelta: textDelta, emit: emit)
         }
-        if !content.isEmpty { try parts.text(content, textDelta: textDelta, emit: emit) }
+        if !content.raw.isEmpty {
+            try content.withDecoded { try parts.text($0, textDelta: textDelta, emit: emit) }
+        }
         return true
     }
 
-    /// A message's members after its `{`: its `content` and `thinking` strings (without escapes),
+    /// A message's members after its `{`: its `content` and `thinking` strings (without `\u`),
     /// when it has a `content` and no `tool_calls`; nil otherwise.
     private static func readMessage(
         _ read: inout JSONScan
-    ) -> (thinking: UnsafeRawBufferPointer?, content: UnsafeRawBufferPointer)? {
-        var content: UnsafeRawBufferPointer? = nil
-        var thinking: UnsafeRawBufferPointer? = nil
+    ) -> (thinking: JSONScan.StringContent?, content: JSONScan.StringContent)? {
+        var content: JSONScan.StringContent? = nil
+        var thinking: JSONScan.StringContent? = nil
         repeat {
             guard let key = read.memberKey() else { return nil }
             if key.sameBytes(as: "content") {
-                guard content == nil, read.literal("\""), let text = read.checkedPlainString() else { return nil }
+                guard content == nil, read.literal("\""), let text = read.checkedStringContent() else { return nil }
                 content = text
             } else if key.sameBytes(as: "thinking") {
-                guard thinking == nil, read.literal("\""), let text = read.checkedPlainString() else { return nil }
+                guard thinking == nil, read.literal("\""), let text = read.checkedStringContent() else { return nil }
                 thinking = text
             } else if key.sameBytes(as: "tool_calls") {
                 return nil
