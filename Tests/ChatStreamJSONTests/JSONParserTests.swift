@@ -191,6 +191,46 @@ import Testing
         #expect(try parse(#""a\u0000b""#).stringValue?.utf8.count == 3)
     }
 
+    /// The worked examples in the headers of JSONParser.swift and its +Driving, +Callbacks and
+    /// +Strings files.
+    @Test func theFileHeadersExamplesHold() throws {
+        // JSONParser.swift: one parser, two payloads, the tape reset between them.
+        #expect(try parse(#"{"name":"Ada"}"#) == ["name": "Ada"])
+        #expect(try parse("[1,2]") == [1, 2])
+        #expect(parser.tape.tokenCount == 3)
+
+        // +Driving: a lone number, two values, a string under way after a value.
+        #expect(try parse("12") == 12)
+        let two = #expect(throws: JSONError.self) { try parse("{} {}") }
+        #expect(two?.kind == .multipleValues)
+        #expect(two?.byteOffset == 5)
+        let underWay = #expect(throws: JSONError.self) { try parse(#"{} "ab"#) }
+        #expect(underWay?.kind == .multipleValues)
+        #expect(underWay?.byteOffset == 3)
+
+        // +Callbacks: five tokens, closes write where containers end; the depth limit.
+        #expect(try parse(#"[1,{"a":null}]"#) == [1, ["a": nil]])
+        let kinds = (0..<parser.tape.tokenCount).map { parser.tape.tokens[$0].kind }
+        #expect(kinds == [.array, .number, .object, .key, .null])
+        #expect(parser.tape.tokens[0].a == 5)
+        #expect(parser.tape.tokens[2].a == 5)
+        let shallow = JSONParser(configuration: JSONConfiguration(maxDepth: 1))
+        let deep = #expect(throws: JSONError.self) { try shallow.parseValue(Array("[[1]]".utf8)) }
+        #expect(deep?.kind == .depthLimitExceeded)
+        #expect(deep?.byteOffset == 1)
+
+        // +Strings: a string in the input, one from yajl's buffer kept, one unescaped here, and a
+        // top-level string found back between its quotes.
+        #expect(try parse(#"{"k":"Ada"}"#) == ["k": "Ada"])
+        let ada = parser.tape.tokens[2]
+        #expect(ada.kind == .string && ada.a == 6 && ada.b == 3)
+        #expect(try parse(#""caf\u00e9""#) == "café")
+        #expect(parser.tape.tokens[0].a & JSONTape.arenaFlag != 0)
+        #expect(try parse(#""\ud800""#) == "\u{FFFD}")
+        #expect(try parse(#""hi""#) == "hi")
+        #expect(parser.tape.tokens[0].a == 1 && parser.tape.tokens[0].b == 2)
+    }
+
     @Test func depthLimitIsAClearError() throws {
         let limited = JSONParser(configuration: JSONConfiguration(maxDepth: 4))
         #expect(try limited.parseValue(Array("[[[[1]]]]".utf8)) == [[[[1]]]])
