@@ -66,10 +66,10 @@ where Base.Element: Collection, Base.Element.Element == UInt8 {
                 if done { return nil }
                 do {
                     if let chunk = try await base.next() {
-                        try withContiguousBytes(chunk) { try framer.feedUnits($0, into: &pending) }
+                        try framer.feed(chunk, into: &pending)
                     } else {
                         done = true
-                        let end = try framer.finishUnits(into: &pending)
+                        let end = try framer.finish(into: &pending)
                         self.end = end
                         if throwsOnTruncation, let offset = end.droppedFromOffset {
                             throw FramingError(

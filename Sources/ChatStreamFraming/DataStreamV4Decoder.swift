@@ -54,25 +54,6 @@ public struct DataStreamV4Decoder: Sendable {
         }
     }
 
-    /// Feeds the next piece of input and returns the parts it completes, as owned values.
-    ///
-    /// ```swift
-    /// var decoder = DataStreamV4Decoder()
-    /// let parts = try decoder.feed(Array("0:\"Hi\"\n".utf8))  // [code "0", payload "\"Hi\""]
-    /// ```
-    public mutating func feed(_ bytes: some Collection<UInt8>) throws -> [DataStreamV4Part] {
-        var result: [DataStreamV4Part] = []
-        try withContiguousBytes(bytes) { raw in try feed(raw) { result.append(DataStreamV4Part($0)) } }
-        return result
-    }
-
-    /// Ends the stream and returns a last part that had no newline, if any.
-    public mutating func finish() throws -> [DataStreamV4Part] {
-        var result: [DataStreamV4Part] = []
-        try finish { result.append(DataStreamV4Part($0)) }
-        return result
-    }
-
     /// Splits one line into its code and payload (nothing for a blank line).
     @inline(__always)
     private static func split(
@@ -114,12 +95,17 @@ extension DataStreamV4Decoder: StreamFramer {
     }
 
     /// Feeds the next piece of input, appending each part it completes to `units`.
-    public mutating func feedUnits(_ bytes: UnsafeRawBufferPointer, into units: inout [DataStreamV4Part]) throws {
-        try feed(bytes) { units.append(DataStreamV4Part($0)) }
+    ///
+    /// ```swift
+    /// var decoder = DataStreamV4Decoder()
+    /// let parts = try decoder.feed(Array("0:\"Hi\"\n".utf8))  // [code "0", payload "\"Hi\""]
+    /// ```
+    public mutating func feed(_ bytes: some Collection<UInt8>, into units: inout [DataStreamV4Part]) throws {
+        try withContiguousBytes(bytes) { raw in try feed(raw) { units.append(DataStreamV4Part($0)) } }
     }
 
     /// Ends the stream, appending a last part that had no newline.
-    public mutating func finishUnits(into units: inout [DataStreamV4Part]) throws -> StreamEnd {
+    public mutating func finish(into units: inout [DataStreamV4Part]) throws -> StreamEnd {
         let total = lines.byteCount
         try finish { units.append(DataStreamV4Part($0)) }
         return StreamEnd(totalBytes: total)

@@ -44,25 +44,6 @@ public struct NDJSONDecoder: Sendable {
             if !ByteScan.isBlank(line) { try onLine(NDJSONLineView(bytes: line, byteOffset: offset)) }
         }
     }
-
-    /// Feeds the next piece of input and returns the lines it completes, as owned values.
-    ///
-    /// ```swift
-    /// var decoder = NDJSONDecoder()
-    /// let lines = try decoder.feed(Array("{\"a\":1}\n{\"b\"".utf8))  // one line; `{"b"` waits
-    /// ```
-    public mutating func feed(_ bytes: some Collection<UInt8>) throws -> [NDJSONLine] {
-        var result: [NDJSONLine] = []
-        try withContiguousBytes(bytes) { raw in try feed(raw) { result.append(NDJSONLine($0)) } }
-        return result
-    }
-
-    /// Ends the stream and returns a last line that had no newline, if any.
-    public mutating func finish() throws -> [NDJSONLine] {
-        var result: [NDJSONLine] = []
-        try finish { result.append(NDJSONLine($0)) }
-        return result
-    }
 }
 
 extension NDJSONDecoder: StreamFramer {
@@ -82,12 +63,17 @@ extension NDJSONDecoder: StreamFramer {
     }
 
     /// Feeds the next piece of input, appending each line it completes to `units`.
-    public mutating func feedUnits(_ bytes: UnsafeRawBufferPointer, into units: inout [NDJSONLine]) throws {
-        try feed(bytes) { units.append(NDJSONLine($0)) }
+    ///
+    /// ```swift
+    /// var decoder = NDJSONDecoder()
+    /// let lines = try decoder.feed(Array("{\"a\":1}\n{\"b\"".utf8))  // one line; `{"b"` waits
+    /// ```
+    public mutating func feed(_ bytes: some Collection<UInt8>, into units: inout [NDJSONLine]) throws {
+        try withContiguousBytes(bytes) { raw in try feed(raw) { units.append(NDJSONLine($0)) } }
     }
 
     /// Ends the stream, appending a last line that had no newline.
-    public mutating func finishUnits(into units: inout [NDJSONLine]) throws -> StreamEnd {
+    public mutating func finish(into units: inout [NDJSONLine]) throws -> StreamEnd {
         let total = lines.byteCount
         try finish { units.append(NDJSONLine($0)) }
         return StreamEnd(totalBytes: total)

@@ -94,7 +94,7 @@ public struct ServerSentEventDecoder: Sendable {
     /// and a BOM is skipped again) but keeps ``lastEventID`` and ``reconnectionTime``, as a
     /// reconnecting `EventSource` does.
     @discardableResult
-    public mutating func finish(_ onEvent: (ServerSentEventView) throws -> Void = { _ in }) throws -> StreamEnd {
+    public mutating func finish(_ onEvent: (ServerSentEventView) throws -> Void) throws -> StreamEnd {
         if let failure { throw failure }
         let total = lines.streamOffset
         let droppedFrom = [interpreter.blockStart, lines.partialLineOffset].compactMap { $0 }.min()
@@ -102,25 +102,6 @@ public struct ServerSentEventDecoder: Sendable {
         interpreter.dropBlock()
         guard let droppedFrom else { return StreamEnd(totalBytes: total) }
         return StreamEnd(totalBytes: total, droppedBytes: total - droppedFrom, droppedFromOffset: droppedFrom)
-    }
-
-    /// Feeds the next piece of input and returns the events it completes, as owned values.
-    ///
-    /// ```swift
-    /// var decoder = ServerSentEventDecoder()
-    /// let events = try decoder.feed(Array("data: hi\n\n".utf8))  // [ServerSentEvent(data: "hi")]
-    /// ```
-    public mutating func feed(_ bytes: some Collection<UInt8>) throws -> [ServerSentEvent] {
-        var events: [ServerSentEvent] = []
-        try feed(bytes, into: &events)
-        return events
-    }
-
-    /// Appends the events `bytes` completes to `events` (reuse one array across calls).
-    public mutating func feed(_ bytes: some Collection<UInt8>, into events: inout [ServerSentEvent]) throws {
-        try withContiguousBytes(bytes) { raw in
-            try feed(raw) { events.append(ServerSentEvent($0)) }
-        }
     }
 
     private static func run(
@@ -154,16 +135,23 @@ extension ServerSentEventDecoder: StreamFramer {
 
     /// Ends the stream as ``finish(_:)`` does (end of input dispatches nothing).
     public mutating func finishUnits(_ onUnit: (FramedUnit) throws -> Void) throws -> StreamEnd {
-        try finish()
+        try finish { _ in }
     }
 
-    /// Feeds the next piece of input, appending each event it completes to `units`.
-    public mutating func feedUnits(_ bytes: UnsafeRawBufferPointer, into units: inout [ServerSentEvent]) throws {
-        try feed(bytes) { units.append(ServerSentEvent($0)) }
+    /// Feeds the next piece of input, appending each event it completes to `units` (reuse one
+    /// array across calls).
+    ///
+    /// ```swift
+    /// var decoder = ServerSentEventDecoder()
+    /// let events = try decoder.feed(Array("data: hi\n\n".utf8))  // [ServerSentEvent(data: "hi")]
+    /// ```
+    public mutating func feed(_ bytes: some Collection<UInt8>, into units: inout [ServerSentEvent]) throws {
+        try withContiguousBytes(bytes) { raw in try feed(raw) { units.append(ServerSentEvent($0)) } }
     }
 
-    /// Ends the stream as ``finish(_:)`` does.
-    public mutating func finishUnits(into units: inout [ServerSentEvent]) throws -> StreamEnd {
-        try finish()
+    /// Ends the stream as ``finish(_:)`` does (end of input dispatches nothing, so `units` is
+    /// left as it is).
+    public mutating func finish(into units: inout [ServerSentEvent]) throws -> StreamEnd {
+        try finish { _ in }
     }
 }

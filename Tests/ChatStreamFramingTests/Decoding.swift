@@ -36,7 +36,7 @@ func decodeSSE(_ pieces: [[UInt8]], configuration: ServerSentEventDecoder.Config
                 onComment: { outcome.comments.append(String(decoding: $0, as: UTF8.self)) })
         }
     }
-    outcome.end = try decoder.finish()
+    outcome.end = try decoder.finish { outcome.events.append(ServerSentEvent($0)) }
     outcome.reconnectionTime = decoder.reconnectionTime
     return outcome
 }
@@ -46,7 +46,7 @@ func decodeSSEOwned(_ pieces: [[UInt8]]) throws -> [ServerSentEvent] {
     var decoder = ServerSentEventDecoder()
     var events: [ServerSentEvent] = []
     for piece in pieces { events += try decoder.feed(piece) }
-    try decoder.finish()
+    events += try decoder.finish()
     return events
 }
 

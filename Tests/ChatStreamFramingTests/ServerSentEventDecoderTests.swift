@@ -101,7 +101,7 @@ struct ServerSentEventDecoderTests {
     @Test func finishStartsANewStreamKeepingLastEventIDAndRetry() throws {
         var decoder = ServerSentEventDecoder()
         _ = try decoder.feed(bytes("\u{FEFF}id: 5\nretry: 10\ndata: a\n\ndata: cut"))
-        #expect(try decoder.finish().isTruncated)
+        #expect(try decoder.finish { _ in }.isTruncated)
         let events = try decoder.feed(bytes("\u{FEFF}data: b\n\n"))
         #expect(events == [ServerSentEvent(data: "b", id: "5")])
         #expect(decoder.reconnectionTime == 10)

@@ -80,7 +80,7 @@ import Testing
             do {
                 var events: [ServerSentEvent] = []
                 for piece in pieces { events += try decoder.feed(piece) }
-                try decoder.finish()
+                events += try decoder.finish()
                 return .success(events)
             } catch {
                 return .failure(error as! FramingError)
@@ -106,14 +106,14 @@ import Testing
                 case 2:
                     var framer = JSONArrayElementFramer()
                     var elements: [[UInt8]] = []
-                    for piece in pieces { elements += try framer.feed(piece) }
-                    try framer.finish()
+                    for piece in pieces { elements += try framer.feed(piece).map(\.bytes) }
+                    elements += try framer.finish().map(\.bytes)
                     return "\(elements)"
                 default:
                     var framer = JSONSequenceFramer()
                     var values: [[UInt8]] = []
-                    for piece in pieces { values += try framer.feed(piece) }
-                    return "\(values + (try framer.finish()))"
+                    for piece in pieces { values += try framer.feed(piece).map(\.bytes) }
+                    return "\(values + (try framer.finish().map(\.bytes)))"
                 }
             } catch {
                 return "error \(error)"

@@ -94,9 +94,9 @@ func symbolJSONArrayElementFramer(chunks: [[UInt8]]) throws {
     func handle(_ element: [UInt8]) throws {}
     var framer = JSONArrayElementFramer()
     for chunk in chunks {
-        for element in try framer.feed(chunk) { try handle(element) }   // [UInt8] per element
+        for element in try framer.feed(chunk) { try handle(element.bytes) }   // a JSONValueBytes each
     }
-    try framer.finish()   // throws `.truncated` if `]` never came
+    _ = try framer.finish()   // throws `.truncated` if `]` never came
 }
 
 // Sources/ChatStream/JSONFraming/JSONArrayElementFramer.swift:57
@@ -111,9 +111,9 @@ func symbolJSONSequenceFramer(chunks: [[UInt8]]) throws {
     func handle(_ value: [UInt8]) throws {}
     var framer = JSONSequenceFramer()
     for chunk in chunks {
-        for value in try framer.feed(chunk) { try handle(value) }
+        for value in try framer.feed(chunk) { try handle(value.bytes) }
     }
-    for value in try framer.finish() { try handle(value) }   // a trailing scalar, if any
+    for value in try framer.finish() { try handle(value.bytes) }   // a trailing scalar, if any
 }
 
 // Sources/ChatStream/JSONFraming/JSONSequenceFramer.swift:46
@@ -187,9 +187,9 @@ func symbolStreamEnd(decoder: inout ServerSentEventDecoder) throws {
 }
 
 // Sources/ChatStreamFraming/StreamFramer.swift:15
-func symbolStreamFramer(bytes: UnsafeRawBufferPointer) throws {
-    func handle(_ data: UnsafeRawBufferPointer) throws {}
+func symbolStreamFramer() throws {
     var framer = NDJSONDecoder(configuration: .default)
-    try framer.feedUnits(bytes) { unit in try handle(unit.data) }
-    _ = try framer.finishUnits { unit in try handle(unit.data) }
+    let lines = try framer.feed(Array("{\"a\":1}\n{\"b\"".utf8))   // one line, at byte 0; `{"b"` waits
+    let last = try framer.finish()                                  // `{"b"`, at byte 8
+    _ = (lines, last)
 }

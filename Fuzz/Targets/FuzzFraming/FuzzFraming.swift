@@ -56,7 +56,7 @@ func run(_ framing: Framing, _ pieces: [ArraySlice<UInt8>], limit: Int, depth: I
                     outcome.units.append(Unit(code: [], bytes: Array(element), offset: offset))
                 }
             }
-            try framer.finish()
+            _ = try framer.finish()
             check(framer.elementCount == outcome.units.count, "elementCount disagrees")
         case .sequence:
             var framer = JSONSequenceFramer(maxDepth: depth, maxValueBytes: limit)

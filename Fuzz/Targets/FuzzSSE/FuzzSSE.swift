@@ -46,7 +46,7 @@ func run(_ pieces: [ArraySlice<UInt8>], _ configuration: ServerSentEventDecoder.
             check(decoder.bufferedByteCount <= bound, "buffered \(decoder.bufferedByteCount) > \(bound)")
         }
         check(decoder.byteCount == total, "byteCount \(decoder.byteCount) != \(total)")
-        outcome.end = try decoder.finish()
+        outcome.end = try decoder.finish { _ in check(false, "finish dispatched an event") }
         // Only the last event ID outlives a stream (EventSource keeps it for reconnecting).
         check(decoder.bufferedByteCount <= configuration.maxLineBytes, "finish kept \(decoder.bufferedByteCount) bytes")
     } catch let error as FramingError {

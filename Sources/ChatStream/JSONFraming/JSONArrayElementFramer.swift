@@ -17,9 +17,9 @@ import ChatStreamJSON
 /// ```swift
 /// var framer = JSONArrayElementFramer()
 /// for chunk in chunks {
-///     for element in try framer.feed(chunk) { try handle(element) }   // [UInt8] per element
+///     for element in try framer.feed(chunk) { try handle(element.bytes) }   // a JSONValueBytes each
 /// }
-/// try framer.finish()   // throws `.truncated` if `]` never came
+/// _ = try framer.finish()   // throws `.truncated` if `]` never came
 /// ```
 public struct JSONArrayElementFramer: Sendable {
     private enum State: UInt8, Sendable {
@@ -78,18 +78,9 @@ public struct JSONArrayElementFramer: Sendable {
         consumed += bytes.count
     }
 
-    /// Feeds the next piece of the stream and returns copies of the elements it completed.
-    public mutating func feed(_ bytes: [UInt8]) throws -> [[UInt8]] {
-        var elements: [[UInt8]] = []
-        try bytes.withUnsafeBytes { buffer in
-            try feed(buffer) { element, _ in elements.append(Array(element)) }
-        }
-        return elements
-    }
-
     /// Ends the stream: throws unless the array was closed by `]` (`.truncated` says how many
     /// elements were delivered), or the error that stopped the framer.
-    public mutating func finish() throws {
+    private mutating func checkClosed() throws {
         if let failure { throw failure }
         guard state == .closed else {
             let error = truncation()
@@ -196,22 +187,27 @@ extension JSONArrayElementFramer: StreamFramer {
         try feed(bytes) { element, offset in try onUnit(FramedUnit(data: element, streamOffset: offset)) }
     }
 
-    /// Ends the stream as ``finish()`` does: every element was delivered as it completed.
+    /// Ends the stream: every element was delivered as it completed, so nothing is lent.
     ///
-    /// - Throws: `FramingError` `.truncated` unless the array was closed by `]`.
+    /// - Throws: `FramingError` `.truncated` unless the array was closed by `]` (it says how many
+    ///   elements were delivered), or the error that stopped the framer.
     public mutating func finishUnits(_ onUnit: (FramedUnit) throws -> Void) throws -> StreamEnd {
-        try finish()
+        try checkClosed()
         return StreamEnd(totalBytes: consumed)
     }
 
-    /// Feeds the next piece of the stream, appending each element it completes to `units`.
-    public mutating func feedUnits(_ bytes: UnsafeRawBufferPointer, into units: inout [JSONValueBytes]) throws {
-        try feed(bytes) { element, offset in units.append(JSONValueBytes(bytes: Array(element), byteOffset: offset)) }
+    /// Feeds the next piece of the stream, appending a copy of each element it completes to `units`.
+    public mutating func feed(_ bytes: some Collection<UInt8>, into units: inout [JSONValueBytes]) throws {
+        try withContiguousBytes(bytes) { raw in
+            try feed(raw) { element, offset in
+                units.append(JSONValueBytes(bytes: Array(element), byteOffset: offset))
+            }
+        }
     }
 
-    /// Ends the stream as ``finish()`` does.
-    public mutating func finishUnits(into units: inout [JSONValueBytes]) throws -> StreamEnd {
-        try finish()
+    /// Ends the stream as ``finishUnits(_:)`` does; `units` is left as it is.
+    public mutating func finish(into units: inout [JSONValueBytes]) throws -> StreamEnd {
+        try checkClosed()
         return StreamEnd(totalBytes: consumed)
     }
 }

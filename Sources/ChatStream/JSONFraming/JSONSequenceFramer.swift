@@ -14,9 +14,9 @@ import ChatStreamJSON
 /// ```swift
 /// var framer = JSONSequenceFramer()
 /// for chunk in chunks {
-///     for value in try framer.feed(chunk) { try handle(value) }
+///     for value in try framer.feed(chunk) { try handle(value.bytes) }
 /// }
-/// for value in try framer.finish() { try handle(value) }   // a trailing scalar, if any
+/// for value in try framer.finish() { try handle(value.bytes) }   // a trailing scalar, if any
 /// ```
 public struct JSONSequenceFramer: Sendable {
     private var core: JSONFramerCarry
@@ -66,15 +66,6 @@ public struct JSONSequenceFramer: Sendable {
         consumed += bytes.count
     }
 
-    /// Feeds the next piece of the stream and returns copies of the values it completed.
-    public mutating func feed(_ bytes: [UInt8]) throws -> [[UInt8]] {
-        var values: [[UInt8]] = []
-        try bytes.withUnsafeBytes { buffer in
-            try feed(buffer) { value, _ in values.append(Array(value)) }
-        }
-        return values
-    }
-
     /// Ends the stream: delivers a top-level scalar still under way (`123` with nothing after it),
     /// and throws `.truncated` if the stream ends inside an object, array or string.
     public mutating func finish(_ onValue: (UnsafeRawBufferPointer, _ streamOffset: Int) throws -> Void) throws {
@@ -95,13 +86,6 @@ public struct JSONSequenceFramer: Sendable {
             failure = error
             throw error
         }
-    }
-
-    /// Ends the stream, returning a copy of the top-level scalar still under way, if any.
-    public mutating func finish() throws -> [[UInt8]] {
-        var values: [[UInt8]] = []
-        try finish { value, _ in values.append(Array(value)) }
-        return values
     }
 
     private mutating func run(
@@ -142,13 +126,15 @@ extension JSONSequenceFramer: StreamFramer {
         return StreamEnd(totalBytes: consumed)
     }
 
-    /// Feeds the next piece of the stream, appending each value it completes to `units`.
-    public mutating func feedUnits(_ bytes: UnsafeRawBufferPointer, into units: inout [JSONValueBytes]) throws {
-        try feed(bytes) { value, offset in units.append(JSONValueBytes(bytes: Array(value), byteOffset: offset)) }
+    /// Feeds the next piece of the stream, appending a copy of each value it completes to `units`.
+    public mutating func feed(_ bytes: some Collection<UInt8>, into units: inout [JSONValueBytes]) throws {
+        try withContiguousBytes(bytes) { raw in
+            try feed(raw) { value, offset in units.append(JSONValueBytes(bytes: Array(value), byteOffset: offset)) }
+        }
     }
 
     /// Ends the stream as ``finish(_:)`` does, appending a top-level scalar still under way.
-    public mutating func finishUnits(into units: inout [JSONValueBytes]) throws -> StreamEnd {
+    public mutating func finish(into units: inout [JSONValueBytes]) throws -> StreamEnd {
         try finish { value, offset in units.append(JSONValueBytes(bytes: Array(value), byteOffset: offset)) }
         return StreamEnd(totalBytes: consumed)
     }

@@ -140,7 +140,7 @@ public struct ConversationEventDecoder {
     /// The decoder keeps ``lastEventID`` and may be fed the next connection's stream.
     @discardableResult
     public mutating func finish() throws -> StreamEnd {
-        try framer.finish()
+        try framer.finish { _ in }
     }
 
     private mutating func record(unknown: Int, handed: Int, malformed: [ConversationEventError]) {
