@@ -8,7 +8,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite("chatstream client commands (the built binary)")
+@Suite("chatstream client commands (the built binary)", .blockingAllowed)
 struct CLITests {
     typealias Run = ChildProcess.Result
 

@@ -10,7 +10,7 @@ import Testing
 
 @testable import ChatStreamClient
 
-@Suite("chatstream offline: cache, outbox and sync (the built binary)")
+@Suite("chatstream offline: cache, outbox and sync (the built binary)", .blockingAllowed)
 struct OfflineCLITests {
     typealias Home = CLITests.Home
 

@@ -2,9 +2,10 @@
 
 import ChatStream
 import ChatStreamServer
+import TestSupport
 import Testing
 
-@Suite("Chat routes")
+@Suite("Chat routes", .blockingAllowed)
 struct ChatRouteTests {
     @Test func chatCreatesConversationAndStreamsWellFormedUIMessageStream() throws {
         let fixture = try APIFixture()

@@ -5,11 +5,12 @@
 
 import ChatStream
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ChatStreamServer
 
-@Suite("No conversation ID probe")
+@Suite("No conversation ID probe", .blockingAllowed)
 struct ConversationIDProbeTests {
     @Test func aTakenIDAnswersTheSameWhoeverHoldsIt() throws {
         let fixture = try APIFixture()

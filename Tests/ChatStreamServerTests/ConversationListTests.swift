@@ -2,9 +2,10 @@
 
 import ChatStream
 import ChatStreamServer
+import TestSupport
 import Testing
 
-@Suite("Conversation lists")
+@Suite("Conversation lists", .blockingAllowed)
 struct ConversationListTests {
     @Test func conversationsPageNewestFirstAcrossPages() throws {
         let fixture = try APIFixture()

@@ -13,7 +13,7 @@ import Testing
 
 @testable import ChatStreamServer
 
-@Suite struct ConversationsPerAgentTests {
+@Suite(.blockingAllowed) struct ConversationsPerAgentTests {
     static let text = "vendor-streams/openai-chat/huggingface-novita__text.sse"
     static let anthropicText = "vendor-streams/anthropic/anthropic__text.sse"
 

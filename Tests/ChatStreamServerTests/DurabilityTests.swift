@@ -10,7 +10,7 @@ import Synchronization
 import TestSupport
 import Testing
 
-@Suite("Durability under SIGKILL")
+@Suite("Durability under SIGKILL", .blockingAllowed)
 struct DurabilityTests {
     static var executable: String {
         let candidates = [
@@ -110,7 +110,7 @@ struct DurabilityTests {
             let server = try ServerProcess(dataFile: file)
             let port = server.port
             let done = DispatchSemaphore(value: 0)
-            DispatchQueue.global().async {
+            Thread.detachNewThread {
                 Self.load(port: port, writers: 3, into: acknowledged)
                 done.signal()
             }

@@ -2,9 +2,10 @@
 
 import ChatStream
 import ChatStreamServer
+import TestSupport
 import Testing
 
-@Suite("Conversation extensions")
+@Suite("Conversation extensions", .blockingAllowed)
 struct ExtensionTests {
     @Test func tagsBelongToTheSignedInUserOnEveryDevice() throws {
         let fixture = try APIFixture()

@@ -2,11 +2,12 @@
 
 import ChatStream
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ChatStreamServer
 
-@Suite("Faults and persistence")
+@Suite("Faults and persistence", .blockingAllowed)
 struct FaultAndPersistenceTests {
     @Test func dropAfterHeaderCutsTheBody() throws {
         let fixture = try APIFixture()

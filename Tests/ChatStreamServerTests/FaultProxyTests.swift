@@ -8,9 +8,10 @@ import Foundation
 import Glibc
 import HTTPTestSupport
 import Synchronization
+import TestSupport
 import Testing
 
-@Suite("Fault proxy and restartable server")
+@Suite("Fault proxy and restartable server", .blockingAllowed)
 struct FaultProxyTests {
     /// What a raw exchange through the proxy got: every byte, and how it ended.
     struct RawOutcome {
@@ -133,7 +134,7 @@ struct FaultProxyTests {
         let cut = Mutex<RawOutcome?>(nil)
         let done = DispatchSemaphore(value: 0)
         let port = proxy.port
-        DispatchQueue.global().async {
+        Thread.detachNewThread {
             let outcome = try? Self.exchange(port: port, Self.chatRequest("a reply long enough to outlive the restart"))
             cut.withLock { $0 = outcome }
             done.signal()

@@ -4,11 +4,12 @@
 
 import Dispatch
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ChatStreamServer
 
-@Suite("Group commit")
+@Suite("Group commit", .blockingAllowed)
 struct GroupCommitTests {
     /// Runs `count` writes from as many threads, the first holding its batch open until all the
     /// others are queued behind it; `body(i)` is write i's body. Returns each write's outcome.

@@ -3,11 +3,12 @@
 
 import ChatStream
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ChatStreamServer
 
-@Suite("UUID identifiers in any case")
+@Suite("UUID identifiers in any case", .blockingAllowed)
 struct IdentifierCaseTests {
     @Test func anUpperCaseConversationIdWorksOnEveryRoute() throws {
         let fixture = try APIFixture()

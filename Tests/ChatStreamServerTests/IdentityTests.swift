@@ -3,11 +3,12 @@
 
 import ChatStream
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ChatStreamServer
 
-@Suite("Verified identity")
+@Suite("Verified identity", .blockingAllowed)
 struct IdentityTests {
     static let secret = "test-secret-0123456789"
 

@@ -3,9 +3,10 @@
 
 import ChatStream
 import ChatStreamServer
+import TestSupport
 import Testing
 
-@Suite("Bulk import of conversations")
+@Suite("Bulk import of conversations", .blockingAllowed)
 struct ImportConversationsTests {
     @Test func importedConversationsAreServedToTheirDeviceOnly() throws {
         let fixture = try APIFixture()

@@ -4,11 +4,12 @@
 
 import ChatStream
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ChatStreamServer
 
-@Suite("A reply interrupted before its first part")
+@Suite("A reply interrupted before its first part", .blockingAllowed)
 struct InterruptedEmptyReplyTests {
     @Test func showsInHistoryEmptyAndInterruptedAndIsRetriedOnce() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("chatstream-\(UUID().uuidString)")

@@ -7,11 +7,12 @@
 import ChatStream
 import ChatStreamSQLite
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ChatStreamServer
 
-@Suite("Live events bounded in bytes")
+@Suite("Live events bounded in bytes", .blockingAllowed)
 struct LiveEventBytesTests {
     /// Every event of `audience` the log still holds (events after ID 0, or after the newest eviction).
     static func logged(_ store: ConversationStore, _ audience: String) throws -> [LiveEventRecord] {

@@ -5,6 +5,7 @@
 import ChatStream
 import ChatStreamServer
 import Foundation
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -13,7 +14,7 @@ import Testing
     import Darwin
 #endif
 
-@Suite("The live event route under load")
+@Suite("The live event route under load", .blockingAllowed)
 struct LiveEventRouteTests {
     /// Opens `GET .../events` for `device` and returns the connection (its response is left unread).
     static func subscribe(_ fixture: APIFixture, device: String, receiveBuffer: Int32? = nil) throws

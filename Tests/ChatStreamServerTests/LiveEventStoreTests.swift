@@ -4,11 +4,12 @@
 
 import ChatStream
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ChatStreamServer
 
-@Suite("Live events in the SQLite store")
+@Suite("Live events in the SQLite store", .blockingAllowed)
 struct LiveEventStoreTests {
     static func types(_ resumption: LiveEventResumption) -> [String] {
         guard case .events(let records) = resumption else { return ["reset"] }

@@ -7,6 +7,7 @@ import ChatStream
 import Dispatch
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import ChatStreamServer
@@ -17,7 +18,7 @@ import Testing
     import Darwin
 #endif
 
-@Suite("Live streams on one writer")
+@Suite("Live streams on one writer", .blockingAllowed)
 struct LiveStreamWriterTests {
     /// Opens `GET .../events` for `device` from `source` and returns the connection unread.
     static func subscribe(_ fixture: APIFixture, device: String, source: String? = nil, receiveBuffer: Int32? = nil)

@@ -5,9 +5,10 @@ import ChatStream
 import ChatStreamServer
 import Foundation
 import Glibc
+import TestSupport
 import Testing
 
-@Suite("Live events: subscribed")
+@Suite("Live events: subscribed", .blockingAllowed)
 struct LiveSubscribedTests {
     /// One SSE event as sent: its `id:`, `event:` and `data:` fields.
     struct Event: Equatable {

@@ -3,11 +3,12 @@
 
 import ChatStream
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ChatStreamServer
 
-@Suite("Live streams end with their token")
+@Suite("Live streams end with their token", .blockingAllowed)
 struct LiveTokenExpiryTests {
     @Test func anEventStreamClosesWhenItsTokenExpires() throws {
         let fixture = try APIFixture(jwtSecret: IdentityTests.secret) { $0.jwtClockSkew = .zero }

@@ -10,7 +10,7 @@ import HTTPTestSupport
 import TestSupport
 import Testing
 
-@Suite struct ModelAgentAPITests {
+@Suite(.blockingAllowed) struct ModelAgentAPITests {
     static func fixture(_ provider: MockProvider) throws -> APIFixture {
         var agents = try AgentDefinition.load(contentsOf: ProjectPaths.fixtures + "/agents/test-agents.json")
         for index in agents.indices { agents[index].upstream.baseURL = provider.baseURL }

@@ -16,7 +16,7 @@
     import TestSupport
     import Testing
 
-    @Suite(.serialized) struct ModelAgentHTTPSTests {
+    @Suite(.serialized, .blockingAllowed) struct ModelAgentHTTPSTests {
         /// A folder with `cert.pem` and `key.pem`: a self-signed certificate for 127.0.0.1.
         static func makeCertificate() throws -> URL {
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tls-\(UUID().uuidString)")

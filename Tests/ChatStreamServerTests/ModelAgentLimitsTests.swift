@@ -17,7 +17,7 @@ import Testing
 
 @testable import ChatStreamServer
 
-@Suite struct ModelAgentLimitsTests {
+@Suite(.blockingAllowed) struct ModelAgentLimitsTests {
     /// One OpenAI-compatible chunk with `delta`.
     static func chunk(_ delta: JSONTree, finish: String? = nil) -> String {
         let choice: JSONTree = [

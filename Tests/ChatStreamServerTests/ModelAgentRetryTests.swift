@@ -10,7 +10,7 @@ import HTTPTestSupport
 import TestSupport
 import Testing
 
-@Suite struct ModelAgentRetryTests {
+@Suite(.blockingAllowed) struct ModelAgentRetryTests {
     static let agents = ["openai-agent", "anthropic-agent"]
 
     /// A server whose agents (Fixtures/agents/test-agents.json) send to `provider`, for `agent`.

@@ -17,7 +17,7 @@ import Testing
     import Darwin
 #endif
 
-@Suite struct ModelAgentTimeoutTests {
+@Suite(.blockingAllowed) struct ModelAgentTimeoutTests {
     /// A loopback socket that listens but never accepts: a connection to it completes (the
     /// kernel's backlog) and the request is taken, but no answer ever comes.
     final class SilentListener {

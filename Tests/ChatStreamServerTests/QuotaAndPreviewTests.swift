@@ -5,11 +5,12 @@
 import ChatStream
 import ChatStreamSQLite
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ChatStreamServer
 
-@Suite("Quotas, previews and cursors")
+@Suite("Quotas, previews and cursors", .blockingAllowed)
 struct QuotaAndPreviewTests {
     @Test func eachQuotaAnswersItsErrorAndStoresNothing() throws {
         let fixture = try APIFixture { configuration in

@@ -3,11 +3,12 @@
 
 import ChatStream
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ChatStreamServer
 
-@Suite("Resumable replies at their limits")
+@Suite("Resumable replies at their limits", .blockingAllowed)
 struct ReplyLimitTests {
     @Test func beyondTheGeneratingCapAChatAnswers503AndStoresNothing() throws {
         let fixture = try APIFixture { configuration in

@@ -2,9 +2,10 @@
 // once, whole, when it is stored, with the agent typing while it generates, reader or not.
 
 import ChatStream
+import TestSupport
 import Testing
 
-@Suite("Resumable replies on the live event stream")
+@Suite("Resumable replies on the live event stream", .blockingAllowed)
 struct ReplyLiveEventTests {
     @Test func aStreamedReplyIsAnnouncedOnceWithItsWholeText() throws {
         let fixture = try APIFixture { $0.replyDelay = .milliseconds(5) }

@@ -3,11 +3,12 @@
 
 import ChatStream
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ChatStreamServer
 
-@Suite("Stopped and interrupted replies")
+@Suite("Stopped and interrupted replies", .blockingAllowed)
 struct ReplyStopAndRestartTests {
     static let longMessage = "please stop me part way through this fairly long reply with many words in it"
 

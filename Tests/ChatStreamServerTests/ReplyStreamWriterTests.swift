@@ -8,6 +8,7 @@ import ChatStream
 import Dispatch
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import ChatStreamServer
@@ -18,7 +19,7 @@ import Testing
     import Darwin
 #endif
 
-@Suite("Reply streams on the writer")
+@Suite("Reply streams on the writer", .blockingAllowed)
 struct ReplyStreamWriterTests {
     /// Sends a streamed chat of `message` on a new connection with a small receive buffer, and
     /// returns the connection unread.

@@ -81,7 +81,8 @@ final class BackgroundRequest: Sendable {
     private let done = DispatchSemaphore(value: 0)
 
     init(port: UInt16, bytes: [UInt8]) {
-        DispatchQueue.global().async { [self] in
+        // A thread of its own: a Dispatch queue's blocks share the cooperative pool's few threads.
+        Thread.detachNewThread { [self] in
             let outcome: Result<APIResponse, APITestError>
             do {
                 outcome = .success(try APIFixture.exchange(port: port, bytes: bytes))

@@ -9,7 +9,7 @@ import Testing
 
 @testable import ChatStreamServer
 
-@Suite("Resumable replies")
+@Suite("Resumable replies", .blockingAllowed)
 struct ResumableReplyTests {
     /// A whole reply to `message`: its events, conversation and message IDs.
     static func wholeReply(_ fixture: APIFixture, _ message: String = "resume me at every event please") throws -> (

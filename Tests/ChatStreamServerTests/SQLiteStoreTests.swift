@@ -4,11 +4,12 @@
 import ChatStream
 import ChatStreamSQLite
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ChatStreamServer
 
-@Suite("SQLite store and idempotent writes")
+@Suite("SQLite store and idempotent writes", .blockingAllowed)
 struct SQLiteStoreTests {
     /// A fresh directory, removed by the caller.
     static func directory() throws -> URL {

@@ -9,7 +9,7 @@ import Testing
 
 @testable import ChatStreamServer
 
-@Suite("serve's JWT secret (the built binary)")
+@Suite("serve's JWT secret (the built binary)", .blockingAllowed)
 struct ServeSecretTests {
     static let secret = "file-secret-9876543210"
 

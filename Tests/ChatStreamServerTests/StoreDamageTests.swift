@@ -4,11 +4,12 @@
 
 import ChatStreamSQLite
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ChatStreamServer
 
-@Suite("Refusing a damaged database")
+@Suite("Refusing a damaged database", .blockingAllowed)
 struct StoreDamageTests {
     /// A database at `directory/name` with `count` conversations whose commits are still in its
     /// write-ahead log: the files copied while the store is open, as a crash would leave them.

@@ -4,11 +4,12 @@
 
 import Dispatch
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ChatStreamServer
 
-@Suite("Fair storage")
+@Suite("Fair storage", .blockingAllowed)
 struct StoreFairnessTests {
     /// Holds `count` reads (searches when `search`) of `store` open until `release` is signalled;
     /// returns once all of them hold a connection.

@@ -2,11 +2,12 @@
 // files are 0600 and a directory the server creates for them is 0700, checked by stat.
 
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ChatStreamServer
 
-@Suite("Store file modes")
+@Suite("Store file modes", .blockingAllowed)
 struct StoreFileModeTests {
     static func mode(_ path: String) throws -> Int {
         let attributes = try FileManager.default.attributesOfItem(atPath: path)

@@ -6,11 +6,12 @@
 import ChatStream
 import Foundation
 import HTTPTestSupport
+import TestSupport
 import Testing
 
 @testable import ChatStreamServer
 
-@Suite("Every client-chosen string has its documented byte limit")
+@Suite("Every client-chosen string has its documented byte limit", .blockingAllowed)
 struct StringLimitsTableTests {
     /// The article's table of string limits: field name to bytes.
     static func documentedLimits() throws -> [String: Int] {

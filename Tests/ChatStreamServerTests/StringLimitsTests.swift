@@ -4,11 +4,12 @@
 
 import ChatStream
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ChatStreamServer
 
-@Suite("String byte limits")
+@Suite("String byte limits", .blockingAllowed)
 struct StringLimitsTests {
     /// One letter carrying `marks` combining acute accents: a single Character of 1 + 2*marks bytes.
     static func letter(withMarks marks: Int) -> String {

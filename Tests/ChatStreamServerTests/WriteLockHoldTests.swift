@@ -4,11 +4,12 @@
 // (a loaded test machine); the figure printed is the one to report.
 
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ChatStreamServer
 
-@Suite("Write lock hold")
+@Suite("Write lock hold", .blockingAllowed)
 struct WriteLockHoldTests {
     @Test func theLargestChatHoldsTheWriteLockBriefly() throws {
         let directory = try SQLiteStoreTests.directory()

@@ -7,7 +7,7 @@ import Testing
 
 /// A provider's JSON error answer where a stream was expected: a remote error with the provider's
 /// code and message, in every format, whatever the chunking, and detected by `--format auto`.
-@Suite struct APIErrorBodyTests {
+@Suite(.blockingAllowed) struct APIErrorBodyTests {
     static let gemini = """
         {
           "error": {

@@ -7,7 +7,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite struct AnthropicDialectTests {
+@Suite(.blockingAllowed) struct AnthropicDialectTests {
     static let captures = ProjectPaths.shared + "/captures"
     static let sdkFiles = [
         "fable_stream-a-refusal", "fable_stream-a-toolrefusal", "fable_stream-b-fallback", "py_basic_response",

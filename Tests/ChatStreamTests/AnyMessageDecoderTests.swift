@@ -34,7 +34,7 @@ private func eventByEvent(
         unknownUnitCount: decoder.unknownUnitCount)
 }
 
-@Suite struct AnyMessageDecoderTests {
+@Suite(.blockingAllowed) struct AnyMessageDecoderTests {
     @Test func theCorpusHasEveryFormat() {
         #expect(Set(StreamCorpus.all.map(\.format)) == Set(StreamFormat.allCases))
         #expect(StreamCorpus.all.count >= 60)

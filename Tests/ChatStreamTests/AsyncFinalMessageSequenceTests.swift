@@ -182,7 +182,7 @@ private func sse(_ payloads: [String]) -> [UInt8] {
     Array(payloads.map { "data: \($0)\n\n" }.joined().utf8)
 }
 
-@Suite struct AsyncFinalMessageSequenceTests {
+@Suite(.blockingAllowed) struct AsyncFinalMessageSequenceTests {
     // MARK: - Against the oracles
 
     @Test(arguments: StreamCorpus.all)

@@ -47,7 +47,7 @@ private func randomPieces(_ input: [UInt8], seed: UInt64, maxPiece: Int) -> [[UI
     return pieces
 }
 
-@Suite("Async JSON-array elements")
+@Suite("Async JSON-array elements", .blockingAllowed)
 struct AsyncJSONArrayElementTests {
     // Elements whose strings hold the bytes that end elements elsewhere (`]`, `,`, `}`, an escaped
     // quote), nesting, a scalar before `]`, whitespace everywhere, and a byte-order mark.

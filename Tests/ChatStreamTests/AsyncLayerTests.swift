@@ -30,7 +30,7 @@ struct ChunkSequence: AsyncSequence, Sendable {
     func makeAsyncIterator() -> AsyncIterator { AsyncIterator(chunks: chunks, failure: failure) }
 }
 
-@Suite struct AsyncLayerTests {
+@Suite(.blockingAllowed) struct AsyncLayerTests {
     let fixture = Array(
         try! Data(contentsOf: URL(fileURLWithPath: ProjectPaths.fixtures + "/ui-message-stream/tool-round-trip.sse")))
 

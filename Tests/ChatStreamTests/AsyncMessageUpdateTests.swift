@@ -6,7 +6,7 @@ import Testing
 
 /// The updates rung: each event with the message after it, then the final messages; the same as
 /// applying the synchronous decoder's events to an assembler one by one, at every chunking.
-@Suite struct AsyncMessageUpdateTests {
+@Suite(.blockingAllowed) struct AsyncMessageUpdateTests {
     let fixture = Array(
         try! Data(contentsOf: URL(fileURLWithPath: ProjectPaths.fixtures + "/ui-message-stream/tool-round-trip.sse")))
 

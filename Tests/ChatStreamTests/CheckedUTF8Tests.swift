@@ -7,7 +7,7 @@ import ChatStreamFraming
 import TestSupport
 import Testing
 
-@Suite("CheckedUTF8")
+@Suite("CheckedUTF8", .blockingAllowed)
 struct CheckedUTF8Tests {
     /// Deltas with escapes, a surrogate pair, two-, three- and four-byte characters.
     private static let stream = Array(

@@ -4,7 +4,7 @@ import ChatStream
 import TestSupport
 import Testing
 
-@Suite struct DataStreamV4DialectTests {
+@Suite(.blockingAllowed) struct DataStreamV4DialectTests {
     static let stream = """
         f:{"messageId":"msg-123"}
         g:"Let me check"

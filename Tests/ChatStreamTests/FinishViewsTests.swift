@@ -118,7 +118,7 @@ private let unterminatedCorpus: [CorpusStream] = StreamCorpus.all.compactMap { s
     return CorpusStream(name: stream.name + " (unterminated)", format: stream.format, bytes: bytes)
 }
 
-@Suite struct FinishViewsTests {
+@Suite(.blockingAllowed) struct FinishViewsTests {
     @Test(arguments: StreamCorpus.all + unterminatedCorpus + endedByFinish)
     func viewsAreTheSameWhateverTheStaticType(_ stream: CorpusStream) {
         for (name, pieces) in stream.chunkings {

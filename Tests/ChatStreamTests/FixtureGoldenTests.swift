@@ -31,7 +31,7 @@ func replay(_ pieces: [[UInt8]], format: StreamFormat?) -> (lines: [String], err
 }
 
 /// The hand-written home-protocol fixtures, each beside its expected `--output message --json`.
-@Suite struct FixtureGoldenTests {
+@Suite(.blockingAllowed) struct FixtureGoldenTests {
     static let directory = ProjectPaths.fixtures + "/ui-message-stream"
     static let names: [String] = {
         ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])

@@ -4,7 +4,7 @@ import Testing
 
 @testable import ChatStream
 
-@Suite struct FormatDetectionTests {
+@Suite(.blockingAllowed) struct FormatDetectionTests {
     static func detect(_ text: String, complete: Bool = true) -> StreamFormat.Detection {
         Array(text.utf8).withUnsafeBytes { StreamFormat.detect(prefix: $0, isComplete: complete) }
     }

@@ -13,7 +13,7 @@ import Testing
 
 @testable import ChatStream
 
-@Suite struct FuzzRegressionTests {
+@Suite(.blockingAllowed) struct FuzzRegressionTests {
     static let directory = ProjectPaths.root + "/Tests/ChatStreamTests/FuzzRegressions"
 
     static let files: [String] = {

@@ -1,9 +1,10 @@
 // GeminiDialect on hand-written streamed arrays (no Gemini captures exist), framed with HandFraming.
 
 import ChatStream
+import TestSupport
 import Testing
 
-@Suite struct GeminiDialectTests {
+@Suite(.blockingAllowed) struct GeminiDialectTests {
     static let stream = """
         [{"candidates":[{"content":{"role":"model","parts":[{"text":"Thinking about Paris","thought":true}]}}],"usageMetadata":{"promptTokenCount":9},"responseId":"resp-1"}
         ,{"candidates":[{"content":{"role":"model","parts":[{"text":"Bonjour, "},{"text":"Paris ☀️"}]}}],"usageMetadata":{"promptTokenCount":9}}

@@ -7,7 +7,7 @@ import Testing
 
 /// Gemini's streamed function-call arguments (`streamFunctionCallArguments`): one call spread over
 /// elements whose `functionCall` carries `partialArgs` and no `name`.
-@Suite struct GeminiStreamedArgumentsTests {
+@Suite(.blockingAllowed) struct GeminiStreamedArgumentsTests {
     static let fixture =
         ProjectPaths.fixtures + "/vendor-streams/json-array/handwritten__streamed-function-call-arguments.json"
 

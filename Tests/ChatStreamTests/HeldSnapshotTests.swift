@@ -7,7 +7,7 @@ import Testing
 /// Snapshots held while the message keeps growing (issue 17, deliverable 3): each keeps exactly
 /// the text it had, the assembler's appends stay small, and the parts read from a held snapshot
 /// are those of a message read at once, for every stream at every chunking, on any thread.
-@Suite struct HeldSnapshotTests {
+@Suite(.blockingAllowed) struct HeldSnapshotTests {
     /// Deltas of 1 to 40 characters, some of them multi-byte (é, 日, 🙂), from a seeded generator.
     static func deltas(count: Int, seed: UInt64) -> [String] {
         var random = SplitMix64(seed: seed)

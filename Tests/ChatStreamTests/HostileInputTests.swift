@@ -10,7 +10,7 @@ import Testing
 
 @testable import ChatStream
 
-@Suite struct HostileInputTests {
+@Suite(.blockingAllowed) struct HostileInputTests {
     // MARK: - Helpers
 
     struct Decoded {

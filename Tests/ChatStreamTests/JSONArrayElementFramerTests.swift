@@ -70,7 +70,7 @@ private let geminiElements = [
 
 private let geminiStream = "[" + geminiElements.joined(separator: "\n,\r\n") + "\n]\n"
 
-@Suite("JSONArrayElementFramer")
+@Suite("JSONArrayElementFramer", .blockingAllowed)
 struct JSONArrayElementFramerTests {
     @Test func geminiArrayIsFramedIntoItsElementsForEveryChunking() {
         let bytes = Array(geminiStream.utf8)
@@ -265,7 +265,7 @@ struct JSONArrayElementFramerTests {
     }
 }
 
-@Suite("JSONSequenceFramer")
+@Suite("JSONSequenceFramer", .blockingAllowed)
 struct JSONSequenceFramerTests {
     @Test func concatenatedValuesAreFramedForEveryChunking() {
         let text = "{\"a\":1}{\"b\":[2,\"}\"]}\n\"s\\\"}\"  123 true[1] -4.5e1\n{}null"

@@ -133,7 +133,7 @@ enum LentPath {
     }
 }
 
-@Suite struct LentTextInvariantTests {
+@Suite(.blockingAllowed) struct LentTextInvariantTests {
     @Test(arguments: StreamCorpus.all)
     func noDialectEmitsATextDeltaOwned(_ stream: CorpusStream) {
         for (name, pieces) in stream.chunkings {

@@ -4,7 +4,7 @@ import Testing
 
 @testable import ChatStream
 
-@Suite struct MessageAssemblerTests {
+@Suite(.blockingAllowed) struct MessageAssemblerTests {
     @Test func adjacentDeltasJoinAndOtherPartsKeepStreamOrder() {
         var assembler = MessageAssembler()
         for event: StreamEvent in [

@@ -60,7 +60,7 @@ private func lines(_ lines: [String]) -> [UInt8] { Array(lines.map { $0 + "\n" }
 
 private let lenient = StreamDecoderConfiguration(lenient: true)
 
-@Suite struct MessageDecoderBytePathTests {
+@Suite(.blockingAllowed) struct MessageDecoderBytePathTests {
     // MARK: - OpenAI Responses
 
     @Test(arguments: OpenAIResponsesDialectTests.captures)

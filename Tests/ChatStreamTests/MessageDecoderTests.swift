@@ -48,7 +48,7 @@ private func sse(_ chunks: [String]) -> [UInt8] {
     Array(chunks.map { "data: \($0)\n\n" }.joined().utf8)
 }
 
-@Suite struct MessageDecoderTests {
+@Suite(.blockingAllowed) struct MessageDecoderTests {
     static let fixtures = ProjectPaths.fixtures + "/ui-message-stream"
     static let captures = ProjectPaths.shared + "/captures"
     static let fixtureNames: [String] = {

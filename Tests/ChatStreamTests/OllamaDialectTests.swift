@@ -8,7 +8,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite struct OllamaDialectTests {
+@Suite(.blockingAllowed) struct OllamaDialectTests {
     static let conversation = """
         {"model":"qwen3","created_at":"2025-01-01T00:00:00Z","message":{"role":"assistant","content":"","thinking":"The user"},"done":false}
         {"model":"qwen3","created_at":"2025-01-01T00:00:00Z","message":{"role":"assistant","content":"","thinking":" greets me."},"done":false}

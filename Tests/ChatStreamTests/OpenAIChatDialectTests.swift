@@ -268,7 +268,7 @@ struct ChatOracle {
 
 // MARK: - Tests
 
-@Suite("OpenAI Chat Completions dialect")
+@Suite("OpenAI Chat Completions dialect", .blockingAllowed)
 struct OpenAIChatDialectTests {
     static let pythonCaptures = [
         "content_logprobs", "json_content_long_many_chunks", "max_tokens_finish_length", "multiple_choices_n3",

@@ -79,7 +79,7 @@ struct ResponsesOracle {
     }
 }
 
-@Suite("OpenAI Responses dialect")
+@Suite("OpenAI Responses dialect", .blockingAllowed)
 struct OpenAIResponsesDialectTests {
     static let captures = [
         "openai__github-copilot-id-rotation.1", "openai__openai-compaction.1", "openai__openai-error.1",

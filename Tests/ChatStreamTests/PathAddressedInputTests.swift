@@ -1,11 +1,12 @@
 import ChatStreamJSON
+import TestSupport
 import Testing
 
 @testable import ChatStream
 
 /// The tool input built from path-addressed leaves (Gemini's `partialArgs`): its text must be the
 /// JSON text of its value, written piece by piece in the order the leaves come.
-@Suite struct PathAddressedInputTests {
+@Suite(.blockingAllowed) struct PathAddressedInputTests {
     static func steps(_ path: String) throws -> [JSONPathStep] { try #require(JSONPathStep.steps(of: path)) }
 
     @Test func pathsOfMembersAndIndicesParseAndOthersDoNot() throws {

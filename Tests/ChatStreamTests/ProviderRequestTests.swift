@@ -1,11 +1,12 @@
 // ProviderRequest: the request bodies and headers of both families for a conversation with
 // text, a tool loop (calls, one answered and one not) and tools, checked member by member.
 
+import TestSupport
 import Testing
 
 @testable import ChatStream
 
-@Suite struct ProviderRequestTests {
+@Suite(.blockingAllowed) struct ProviderRequestTests {
     static let weather = ProviderRequest.Tool(
         name: "get_weather", description: "Weather for a city",
         inputSchema: ["type": "object", "properties": ["city": ["type": "string"]], "required": ["city"]])

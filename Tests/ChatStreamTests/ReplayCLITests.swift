@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// `chatstream replay`, run as a process: the contract other tools rely on.
-@Suite struct ReplayCLITests {
+@Suite(.blockingAllowed) struct ReplayCLITests {
     typealias Run = ChildProcess.Result
 
     /// Runs `chatstream arguments...` with `stdin` (default: none) on its standard input.

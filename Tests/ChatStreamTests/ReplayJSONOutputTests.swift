@@ -7,7 +7,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite struct ReplayJSONOutputTests {
+@Suite(.blockingAllowed) struct ReplayJSONOutputTests {
     /// A UI message stream with one text part of `deltas`, each as it goes on the wire (escaped).
     static func stream(_ deltas: [String]) -> [UInt8] {
         var text =

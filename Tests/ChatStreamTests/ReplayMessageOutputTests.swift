@@ -28,7 +28,7 @@ private func expectedReplay(_ bytes: [UInt8], format: StreamFormat?, lenient: Bo
     return ReplayCLITests.Run(status: status, output: Array(stdout.utf8), stderr: stderr)
 }
 
-@Suite struct ReplayMessageOutputTests {
+@Suite(.blockingAllowed) struct ReplayMessageOutputTests {
     @Test(arguments: StreamCorpus.all)
     func messageOutputIsTheEventPathsForEveryFormat(_ stream: CorpusStream) async throws {
         var runs: [(arguments: [String], format: StreamFormat?, lenient: Bool)] = [

@@ -5,7 +5,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite struct ReplayStreamingTests {
+@Suite(.blockingAllowed) struct ReplayStreamingTests {
     /// The SSE lines of a UI message stream with the given text deltas.
     static func stream(_ deltas: [String], end: Bool = true) -> [UInt8] {
         var text =

@@ -4,7 +4,7 @@ import Testing
 
 /// `chatstream replay --output text` and plain `--output message`, run as a process: text is
 /// written whole (a U+0000 in it too), and several choices are printed one after the other.
-@Suite struct ReplayTextOutputTests {
+@Suite(.blockingAllowed) struct ReplayTextOutputTests {
     static func run(_ arguments: [String], stdin: String) async throws -> ChildProcess.Result {
         try await ChildProcess.run(arguments, stdin: Array(stdin.utf8))
     }

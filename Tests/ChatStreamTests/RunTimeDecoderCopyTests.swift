@@ -7,7 +7,7 @@ import Testing
 
 @testable import ChatStream
 
-@Suite struct RunTimeDecoderCopyTests {
+@Suite(.blockingAllowed) struct RunTimeDecoderCopyTests {
     let fixture = Array(
         try! Data(contentsOf: URL(fileURLWithPath: ProjectPaths.fixtures + "/ui-message-stream/tool-round-trip.sse")))
 

@@ -12,7 +12,7 @@ import Testing
 
 @testable import ChatStream
 
-@Suite struct ScannedShapesTests {
+@Suite(.blockingAllowed) struct ScannedShapesTests {
     static let streams: [CorpusStream] = {
         var streams = StreamCorpus.all
         let folders: [(String, StreamFormat, String)] = [

@@ -11,7 +11,7 @@ import Testing
 
 @testable import ChatStream
 
-@Suite struct ScannedToolAndLineShapesTests {
+@Suite(.blockingAllowed) struct ScannedToolAndLineShapesTests {
     // MARK: - OpenAI chat tool-call deltas
 
     static let head = #"{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":"#

@@ -63,7 +63,7 @@ private func textDeltaCount(_ events: [StreamEvent]) -> Int {
     events.count { if case .textDelta = $0 { true } else { false } }
 }
 
-@Suite struct StreamEventViewTests {
+@Suite(.blockingAllowed) struct StreamEventViewTests {
     @Test(arguments: StreamCorpus.all)
     func viewsAreTheEventsAtEveryChunking(_ stream: CorpusStream) {
         let expected = owned(AnyStreamDecoder(format: stream.format), [stream.bytes])

@@ -4,7 +4,7 @@ import Testing
 
 @testable import ChatStream
 
-@Suite struct UIMessageStreamDialectTests {
+@Suite(.blockingAllowed) struct UIMessageStreamDialectTests {
     func events(_ text: String) throws -> [StreamEvent] {
         var decoder = StreamDecoder<UIMessageStreamDialect>()
         return try decoder.decode(Array(text.utf8)) + decoder.finish()

@@ -8,7 +8,7 @@ import Testing
 
 @testable import ChatStream
 
-@Suite struct UIMessageStreamEncoderTests {
+@Suite(.blockingAllowed) struct UIMessageStreamEncoderTests {
     /// Every corpus stream and vendor fixture, and the model agents' recordings, by name, format and bytes.
     static let streams: [CorpusStream] = {
         var streams = StreamCorpus.all

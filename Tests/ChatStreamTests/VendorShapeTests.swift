@@ -7,7 +7,7 @@ import Testing
 
 /// What the vendor shapes of issue 30 assemble into, read from the vendor corpus (whose expected
 /// lines VendorStreamTests checks at every chunking): each test names the shape it is about.
-@Suite struct VendorShapeTests {
+@Suite(.blockingAllowed) struct VendorShapeTests {
     /// The final messages of a corpus stream, and the error that ended it.
     static func messages(_ format: StreamFormat, _ name: String) throws -> (
         messages: [AssembledMessage], failure: StreamError?

@@ -7,7 +7,7 @@ import Testing
 /// The vendor corpus in `Fixtures/vendor-streams/<format>/`: streams recorded from other SDKs'
 /// test cassettes (see SOURCE.txt there) and hand-written ones for the shapes no recording had,
 /// each beside its expected `--output message --json` lines.
-@Suite struct VendorStreamTests {
+@Suite(.blockingAllowed) struct VendorStreamTests {
     static let directory = ProjectPaths.fixtures + "/vendor-streams"
 
     /// Every stream: its format (the folder), its path and name.

@@ -7,7 +7,7 @@ import Testing
 /// The per-dialect variant tables, the DocC article's copy of them (VendorVariants.md), and the
 /// variants no corpus stream shows on its own: byte-order marks elsewhere than at the start,
 /// finishes that repeat.
-@Suite struct VendorVariantTests {
+@Suite(.blockingAllowed) struct VendorVariantTests {
     /// The article section the tables must read as, between its two markers.
     static var expectedSection: String {
         var lines: [String] = []

@@ -27,22 +27,12 @@ public final class Shared<Value: Sendable>: Sendable {
     public func update(_ change: (inout Value) -> Void) { storage.withLock { change(&$0) } }
 }
 
-/// Runs the network tests' async code on Dispatch's threads rather than on the cooperative pool.
+/// The executor the network tests' async code prefers (``BlockingTestExecutor``'s threads).
 ///
 /// Many of these tests go in lock step with a server handler that waits for the client to have
-/// read a chunk, under an idle timeout. Swift Testing runs synchronous tests on the cooperative
-/// pool, which has one thread per core; a few long synchronous tests running at once (the corpus
-/// suites decode every stream at every chunking) would hold all of them, the client would read
-/// nothing, and the timeout would fire though nothing is wrong with the transport.
-public final class NetworkTestExecutor: TaskExecutor {
-    /// The one executor.
-    public static let shared = NetworkTestExecutor()
-
-    private let queue = DispatchQueue(label: "chatstream.tests.network", attributes: .concurrent)
-
-    /// Runs `job` on a Dispatch thread.
-    public func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
-    }
-}
+/// read a chunk, under an idle timeout. The cooperative pool has one thread per core, and a
+/// Dispatch queue's blocks share the same few threads; a few long synchronous tests running at
+/// once would hold all of them, the client would read nothing, and the timeout would fire though
+/// nothing is wrong with the transport.
+@available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
+public typealias NetworkTestExecutor = BlockingTestExecutor

@@ -6,7 +6,7 @@ import Testing
 
 @testable import ChatStreamClient
 
-@Suite("ChatbaseClient sending (scripted transport)")
+@Suite("ChatbaseClient sending (scripted transport)", .blockingAllowed)
 struct ChatClientSendTests {
     @Test func newConversationIsAssignedFromTheStreamThenContinued() async throws {
         let transport = FakeTransport { request in

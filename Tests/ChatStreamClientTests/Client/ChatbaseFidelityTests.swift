@@ -10,7 +10,7 @@ import Testing
 
 @testable import ChatStreamClient
 
-@Suite("Chatbase SDK fidelity (scripted transport)")
+@Suite("Chatbase SDK fidelity (scripted transport)", .blockingAllowed)
 struct ChatbaseFidelityTests {
     @Test func theDocumentedDeclarationsAreReferencedByTheirExactNames() async throws {
         let transport = FakeTransport { request in

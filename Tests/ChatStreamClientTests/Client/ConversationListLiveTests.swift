@@ -5,11 +5,12 @@
 import ChatStream
 import ChatStreamServer
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ChatStreamClient
 
-@Suite("Conversation list live updates against ChatAPIServer")
+@Suite("Conversation list live updates against ChatAPIServer", .blockingAllowed)
 @MainActor
 struct ConversationListLiveTests {
     /// A server and a client with one device; `count` conversations started, oldest first.

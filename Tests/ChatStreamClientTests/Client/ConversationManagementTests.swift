@@ -11,7 +11,7 @@ import Testing
 
 @testable import ChatStreamClient
 
-@Suite("Conversation management end to end")
+@Suite("Conversation management end to end", .blockingAllowed)
 struct ConversationManagementTests {
     /// The conversations listed by following `loadMore()` from the first page of `query`.
     static func pages(_ client: ChatbaseClient, _ query: ConversationQuery) async throws -> [PaginatedResponse<

@@ -4,11 +4,12 @@
 import ChatStream
 import ChatStreamServer
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ChatStreamClient
 
-@Suite("ConversationState as documented, against ChatAPIServer")
+@Suite("ConversationState as documented, against ChatAPIServer", .blockingAllowed)
 @MainActor
 struct ConversationStateTests {
     @Test func emptyAndBlankSendsAreIgnored() async throws {

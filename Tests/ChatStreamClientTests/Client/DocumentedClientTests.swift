@@ -4,6 +4,7 @@ import ChatStream
 import ChatStreamServer
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import ChatStreamClient
@@ -12,7 +13,7 @@ import Testing
     import FoundationNetworking
 #endif
 
-@Suite("ChatbaseClient as the Chatbase SDK documents it")
+@Suite("ChatbaseClient as the Chatbase SDK documents it", .blockingAllowed)
 struct DocumentedClientTests {
     @Test func theDocumentedInitializerHasTheDocumentedDefaults() async throws {
         let client = ChatbaseClient(agentId: "agent-x")

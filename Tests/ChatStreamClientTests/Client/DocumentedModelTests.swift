@@ -3,11 +3,12 @@
 
 import ChatStream
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ChatStreamClient
 
-@Suite("Documented models")
+@Suite("Documented models", .blockingAllowed)
 struct DocumentedModelTests {
     @Test func wireNumbersWithAFractionAreNumbersSoIntValueOfNinePointZeroIsNil() throws {
         let tree = try JSONTree(parsing: Array(#"{"a":9,"b":9.0,"c":1e3,"d":-4,"e":12345678901234567890}"#.utf8))

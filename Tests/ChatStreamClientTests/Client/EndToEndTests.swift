@@ -9,7 +9,7 @@ import Testing
 
 @testable import ChatStreamClient
 
-@Suite("ChatbaseClient end to end against ChatAPIServer")
+@Suite("ChatbaseClient end to end against ChatAPIServer", .blockingAllowed)
 struct EndToEndTests {
     static let agent = "agent-e2e"
 

@@ -10,7 +10,7 @@ import Testing
 
 @testable import ChatStreamClient
 
-@Suite("HistoryRepository")
+@Suite("HistoryRepository", .blockingAllowed)
 struct HistoryRepositoryTests {
     /// A client over `transport` with a fresh store file, no retries.
     static func client(_ transport: FakeTransport) throws -> ChatbaseClient {

@@ -10,7 +10,7 @@ import Testing
 
 @testable import ChatStreamClient
 
-@Suite("HistoryStore: the client's local history")
+@Suite("HistoryStore: the client's local history", .blockingAllowed)
 struct HistoryStoreTests {
     static let agent = "agent-store"
 
@@ -254,7 +254,7 @@ struct HistoryStoreTests {
     }
 }
 
-@Suite("HistoryStore local filters")
+@Suite("HistoryStore local filters", .blockingAllowed)
 struct HistoryStoreFilterTests {
     @Test func localPagesApplyTheQuerysFiltersAndOrder() throws {
         let store = HistoryStore.inMemory()

@@ -1,10 +1,11 @@
 import ChatStream
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ChatStreamClient
 
-@Suite("History and conversation management (scripted transport)")
+@Suite("History and conversation management (scripted transport)", .blockingAllowed)
 struct HistoryTests {
     static let conversations: [JSONTree] = (0..<7).map { Wire.conversationJSON("c\($0)", updated: 1_700_000_100 - $0) }
     static let messages: [JSONTree] = (0..<8).map { Wire.messageJSON("m\($0)", text: "text \($0)") }

@@ -7,11 +7,12 @@ import ChatStream
 import ChatStreamServer
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import ChatStreamClient
 
-@Suite("Walking every page while conversations change")
+@Suite("Walking every page while conversations change", .blockingAllowed)
 @MainActor
 struct ListWalkTests {
     /// `count` conversations, oldest first.

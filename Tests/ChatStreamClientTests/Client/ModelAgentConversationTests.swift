@@ -13,7 +13,7 @@ import Testing
 
 @testable import ChatStreamClient
 
-@Suite("Model agents end to end (mock provider on loopback)")
+@Suite("Model agents end to end (mock provider on loopback)", .blockingAllowed)
 @MainActor
 struct ModelAgentConversationTests {
     /// The mock, a server whose agents use it, and a client for one agent.

@@ -12,7 +12,7 @@ import Testing
 
 @testable import ChatStreamClient
 
-@Suite("Model agents: reasoning and rate limits end to end")
+@Suite("Model agents: reasoning and rate limits end to end", .blockingAllowed)
 @MainActor
 struct ModelAgentReasoningAndLimitsTests {
     static let thinking: [(agent: String, format: StreamFormat, path: String)] = [

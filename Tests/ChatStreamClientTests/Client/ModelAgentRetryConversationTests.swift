@@ -11,7 +11,7 @@ import Testing
 
 @testable import ChatStreamClient
 
-@Suite("Model agents: retry end to end")
+@Suite("Model agents: retry end to end", .blockingAllowed)
 @MainActor
 struct ModelAgentRetryConversationTests {
     static let recordings: [(agent: String, format: StreamFormat, first: String, second: String)] = [

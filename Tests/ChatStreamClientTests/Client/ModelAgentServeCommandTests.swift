@@ -18,7 +18,7 @@ struct ServeFailure: Error, CustomStringConvertible {
     var description: String
 }
 
-@Suite("chatstream serve --agent-config (the built binary, mock provider on loopback)")
+@Suite("chatstream serve --agent-config (the built binary, mock provider on loopback)", .blockingAllowed)
 @MainActor
 struct ModelAgentServeCommandTests {
     /// A folder for the server's data and the agent file, removed at the end.

@@ -12,7 +12,7 @@ import Testing
 @testable import ChatStreamClient
 @testable import ChatStreamServer
 
-@Suite("Durations from the network are clamped")
+@Suite("Durations from the network are clamped", .blockingAllowed)
 struct NetworkDurationsTests {
     @Test func retryAfterValuesAreReadOrIgnoredAndClamped() {
         let now = Date(timeIntervalSince1970: 1_700_000_000)

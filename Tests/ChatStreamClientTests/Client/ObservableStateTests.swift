@@ -1,11 +1,12 @@
 import ChatStream
 import ChatStreamServer
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ChatStreamClient
 
-@Suite("Observable state against ChatAPIServer")
+@Suite("Observable state against ChatAPIServer", .blockingAllowed)
 @MainActor
 struct ObservableStateTests {
     nonisolated static func start() throws -> (ChatAPIServer, @Sendable (String?) -> ChatbaseClient) {

@@ -13,7 +13,7 @@ import Testing
 
 @testable import ChatStreamClient
 
-@Suite("Outbox: messages the server could not be reached for")
+@Suite("Outbox: messages the server could not be reached for", .blockingAllowed)
 struct OutboxTests {
     static let agent = HistoryStoreTests.agent
 
@@ -217,7 +217,7 @@ struct OutboxTests {
     }
 }
 
-@Suite("Idempotent sends degrade on a server without the extensions")
+@Suite("Idempotent sends degrade on a server without the extensions", .blockingAllowed)
 struct DegradedServerTests {
     @Test func aPlainServerIgnoresClientMessageIdAndRefusesClientCreatedConversationsClearly() async throws {
         var configuration = ChatAPIServer.Configuration()

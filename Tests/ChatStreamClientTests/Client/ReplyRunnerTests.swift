@@ -5,11 +5,12 @@
 import ChatStream
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import ChatStreamClient
 
-@Suite("ReplyRunner")
+@Suite("ReplyRunner", .blockingAllowed)
 struct ReplyRunnerTests {
     /// Everything `emit` was handed, in order.
     final class Emitted: Sendable {

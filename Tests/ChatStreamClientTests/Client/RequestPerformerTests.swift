@@ -4,11 +4,12 @@
 import ChatStream
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import ChatStreamClient
 
-@Suite("RequestPerformer")
+@Suite("RequestPerformer", .blockingAllowed)
 struct RequestPerformerTests {
     static let policy = ChatbaseClient.RetryPolicy(
         maxAttempts: 3, baseDelay: .milliseconds(1), maxDelay: .milliseconds(5), totalBudget: .seconds(1))

@@ -12,7 +12,7 @@ import Testing
 
 @testable import ChatStreamClient
 
-@Suite("The local store agrees with the server")
+@Suite("The local store agrees with the server", .blockingAllowed)
 struct StoreAgreementTests {
     /// Eleven conversations, nine of them updated in the same second, in the server's order
     /// (newest change first; the ties in an order only the server knows).

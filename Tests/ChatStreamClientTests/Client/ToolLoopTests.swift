@@ -6,7 +6,7 @@ import Testing
 
 @testable import ChatStreamClient
 
-@Suite("Tool loop (scripted transport)")
+@Suite("Tool loop (scripted transport)", .blockingAllowed)
 struct ToolLoopTests {
     static func toolCallReply(_ calls: [(id: String, name: String)], conversationId: String) -> [JSONTree] {
         var events: [JSONTree] = [["type": "start", "messageId": "m-tools"]]

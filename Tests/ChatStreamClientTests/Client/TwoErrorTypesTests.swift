@@ -4,11 +4,12 @@
 
 import ChatStream
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ChatStreamClient
 
-@Suite("The SDK's two error types (scripted transport)")
+@Suite("The SDK's two error types (scripted transport)", .blockingAllowed)
 struct TwoErrorTypesTests {
     /// Whether `error` is one of the SDK's two types.
     static func isDocumented(_ error: (any Error)?) -> Bool { error is APIError || error is ChatError }

@@ -7,6 +7,7 @@
 import ChatStream
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import ChatStreamClient
@@ -77,7 +78,7 @@ final class ScriptedChatServer: Sendable {
     }
 }
 
-@MainActor @Suite("One visible state per outgoing message")
+@MainActor @Suite("One visible state per outgoing message", .blockingAllowed)
 struct DeliveryStateTests {
     @Test func theDocumentedInitialiserHasNoOutbox() {
         let client = ChatbaseClient(agentId: "agent-1", baseURL: "http://127.0.0.1:9")

@@ -68,7 +68,7 @@ final class TimedBody: Sendable {
     }
 }
 
-@Suite("The idle timeout watches decoded events")
+@Suite("The idle timeout watches decoded events", .blockingAllowed)
 struct EventIdleTimeoutTests {
     static let reply = ScriptedReply()
     static let idle = Duration.seconds(5)

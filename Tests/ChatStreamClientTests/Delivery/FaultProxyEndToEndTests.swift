@@ -24,7 +24,7 @@ import Testing
 @testable import ChatStreamClient
 
 @MainActor
-@Suite("200 messages through a fault proxy converge", .serialized)
+@Suite("200 messages through a fault proxy converge", .serialized, .blockingAllowed)
 struct FaultProxyEndToEndTests {
     nonisolated static let agent = "agent-fault-e2e"
     nonisolated static let messageCount = 200

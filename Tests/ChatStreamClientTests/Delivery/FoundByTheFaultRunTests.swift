@@ -9,12 +9,13 @@
 import ChatStream
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import ChatStreamClient
 
 @MainActor
-@Suite("Bugs the fault-proxy run found")
+@Suite("Bugs the fault-proxy run found", .blockingAllowed)
 struct FoundByTheFaultRunTests {
     static let conversationId = ScriptedReply.conversationId
 

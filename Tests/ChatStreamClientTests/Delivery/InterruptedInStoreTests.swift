@@ -4,12 +4,13 @@
 
 import ChatStream
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ChatStreamClient
 
 @MainActor
-@Suite("An interrupted reply stays interrupted in the local store")
+@Suite("An interrupted reply stays interrupted in the local store", .blockingAllowed)
 struct InterruptedInStoreTests {
     static let conversationId = ScriptedReply.conversationId
 

@@ -17,7 +17,7 @@ import Testing
     import Darwin
 #endif
 
-@Suite("A chat killed mid-reply is completed at the next launch (the built binary)")
+@Suite("A chat killed mid-reply is completed at the next launch (the built binary)", .blockingAllowed)
 struct RelaunchCLITests {
     @Test func chatKilledMidReplyIsCompletedOnceBySync() async throws {
         let home = try CLITests.Home()

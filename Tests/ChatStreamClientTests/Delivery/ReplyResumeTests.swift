@@ -110,7 +110,7 @@ final class HandedOver: Sendable {
     }
 }
 
-@Suite("A broken reply is resumed by the client")
+@Suite("A broken reply is resumed by the client", .blockingAllowed)
 struct ReplyResumeTests {
     static let reply = ScriptedReply()
 

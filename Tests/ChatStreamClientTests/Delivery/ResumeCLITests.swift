@@ -11,7 +11,7 @@ import Testing
 
 @testable import ChatStreamClient
 
-@Suite("chatstream chat resumes a cut reply (the built binary)")
+@Suite("chatstream chat resumes a cut reply (the built binary)", .blockingAllowed)
 struct ResumeCLITests {
     @Test(arguments: [300, 700])
     func chatAgainstADroppingServerPrintsTheWholeReplyOnce(dropAfter: Int) async throws {

@@ -3,9 +3,10 @@
 import ChatStreamClient
 import ChatStreamServer
 import Foundation
+import TestSupport
 import Testing
 
-@Suite("Documented examples against ChatAPIServer")
+@Suite("Documented examples against ChatAPIServer", .blockingAllowed)
 struct DocumentedExamplesTests {
     static func withClient<T>(_ body: (ChatbaseClient) async throws -> T) async throws -> T {
         var configuration = ChatAPIServer.Configuration()

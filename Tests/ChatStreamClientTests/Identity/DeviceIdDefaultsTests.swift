@@ -3,6 +3,7 @@
 
 import ChatStream
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ChatStreamClient
@@ -16,7 +17,7 @@ struct TemporaryDefaults: ~Copyable {
     deinit { UserDefaults(suiteName: name)?.removePersistentDomain(forName: name) }
 }
 
-@Suite struct DeviceIdDefaultsTests {
+@Suite(.blockingAllowed) struct DeviceIdDefaultsTests {
     static let sdkKey = "com.chatbase.sdk.deviceId"
 
     @Test func theDefaultStoresKeepTheChatbaseKey() {

@@ -2,6 +2,7 @@ import ChatStream
 import ChatStreamClient
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 /// A fresh private directory per test, removed at the end.
@@ -18,7 +19,7 @@ struct TemporaryDirectory: ~Copyable {
     }
 }
 
-@Suite struct FileIdentityStoreTests {
+@Suite(.blockingAllowed) struct FileIdentityStoreTests {
     /// A client on `store` whose server accepts any token and lists nothing.
     static func client(_ store: any IdentityStore) -> (ChatbaseClient, FakeTransport) {
         let transport = FakeTransport { request in

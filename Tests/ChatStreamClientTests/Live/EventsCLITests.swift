@@ -7,7 +7,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite("chatstream events (the built binary)")
+@Suite("chatstream events (the built binary)", .blockingAllowed)
 struct EventsCLITests {
     @Test func printsEachEventOnceInOrderAcrossDropsAndExitsZeroOnSIGINT() async throws {
         let home = try CLITests.Home()

@@ -43,7 +43,7 @@ final class LiveCollector: Sendable {
     func cancel() { task.withLock { $0?.cancel() } }
 }
 
-@Suite("Live events end to end against ChatAPIServer")
+@Suite("Live events end to end against ChatAPIServer", .blockingAllowed)
 struct LiveEventsEndToEndTests {
     static let agent = EndToEndTests.agent
 

@@ -85,7 +85,7 @@ final class ScriptedLiveServer: Sendable {
 }
 
 @MainActor
-@Suite("No gap between load and live")
+@Suite("No gap between load and live", .blockingAllowed)
 struct LiveGapTests {
     static let options = LiveEventOptions(
         defaultRetry: .milliseconds(10), maxDelay: .milliseconds(100), jitter: 0, minimumBackoff: .milliseconds(10))

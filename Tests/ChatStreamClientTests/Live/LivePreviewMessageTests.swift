@@ -10,7 +10,7 @@ import Testing
 @testable import ChatStreamClient
 
 @MainActor
-@Suite("Live messages sent as previews")
+@Suite("Live messages sent as previews", .blockingAllowed)
 struct LivePreviewMessageTests {
     @Test func theOpenConversationFetchesAMessageTheEventOnlyPreviews() async throws {
         var configuration = LiveEventsEndToEndTests.configuration()

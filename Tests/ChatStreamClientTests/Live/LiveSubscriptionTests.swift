@@ -15,7 +15,7 @@ import Testing
 @testable import ChatStreamClient
 @testable import ChatStreamServer
 
-@Suite("Live subscriptions: position, state, backoff")
+@Suite("Live subscriptions: position, state, backoff", .blockingAllowed)
 struct LiveSubscriptionTests {
     /// Each connection's `Last-Event-ID` (nil: none), in order.
     final class Connections: Sendable {

@@ -12,7 +12,7 @@ import Testing
 @testable import ChatStreamClient
 
 @MainActor
-@Suite("UI states follow the live stream")
+@Suite("UI states follow the live stream", .blockingAllowed)
 struct LiveUIStateTests {
     static func start() throws -> ChatAPIServer {
         let server = ChatAPIServer(configuration: LiveEventsEndToEndTests.configuration())

@@ -7,12 +7,13 @@
 import ChatStream
 import ChatStreamBenchSupport
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ChatStreamClient
 
 @MainActor
-@Suite("Main-actor delivery of a streamed reply")
+@Suite("Main-actor delivery of a streamed reply", .blockingAllowed)
 struct MainActorDeliveryTests {
     @Test func aMegabyteReplyArrivesWholeInFewMainActorTurns() async throws {
         let count = 100_000

@@ -13,7 +13,7 @@
 
     @testable import ChatStreamServer
 
-    @Suite("CurlTransport configuration")
+    @Suite("CurlTransport configuration", .blockingAllowed)
     struct CurlConfigurationTests {
         /// A cookie storage of the test's own.
         static func storage() -> HTTPCookieStorage {

@@ -11,7 +11,7 @@
 
     @testable import ChatStreamServer
 
-    @Suite("CurlTransport")
+    @Suite("CurlTransport", .blockingAllowed)
     struct CurlTransportTests {
         @Test func isTheDefaultTransportOnLinux() {
             #expect(DefaultHTTPTransport.make() is CurlTransport)

@@ -13,7 +13,7 @@
 
     @testable import ChatStreamServer
 
-    @Suite("A response head cut at any byte")
+    @Suite("A response head cut at any byte", .blockingAllowed)
     struct ResponseHeadCutTests {
         @Test func isALostConnection() async throws {
             try await HTTPTestServer.with(handler: { _, response in

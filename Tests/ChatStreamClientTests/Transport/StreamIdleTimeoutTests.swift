@@ -13,7 +13,7 @@ import Testing
 
 @testable import ChatStreamServer
 
-@Suite("Idle streams: transport bytes, decoded events")
+@Suite("Idle streams: transport bytes, decoded events", .blockingAllowed)
 struct StreamIdleTimeoutTests {
     /// A handler that writes `line` every 50 ms for `duration`, then `data: end` and ends.
     static func writing(_ line: String, for duration: Duration) -> HTTPServer.Handler {

@@ -18,7 +18,7 @@ import Testing
     import Darwin
 #endif
 
-@Suite("A total timeout ends a stream that trickles")
+@Suite("A total timeout ends a stream that trickles", .blockingAllowed)
 struct TotalTimeoutTests {
     @Test func aBodyHandsOverWhatCameBeforeItsDeadlineThenTimesOut() async throws {
         let (stream, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()

@@ -10,7 +10,7 @@ import Testing
 
 @testable import ChatStreamServer
 
-@Suite("URLSessionTransport limits")
+@Suite("URLSessionTransport limits", .blockingAllowed)
 struct URLSessionTransportLimitsTests {
     /// Byte `index` of the backpressure test's body: a pattern that shows a lost or repeated piece.
     static func patternByte(_ index: Int) -> UInt8 { UInt8(truncatingIfNeeded: index % 251) }

@@ -13,7 +13,7 @@ import Testing
     import FoundationNetworking
 #endif
 
-@Suite("URLSessionTransport")
+@Suite("URLSessionTransport", .blockingAllowed)
 struct URLSessionTransportTests {
     /// GETs `url` with a fresh transport and returns the body as text.
     static func fetch(_ url: URL) async throws -> String {

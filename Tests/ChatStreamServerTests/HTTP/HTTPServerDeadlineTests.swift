@@ -12,7 +12,7 @@ private let ok: HTTPServer.Handler = { _, response in
     try response.respond(status: 200, body: Array("ok".utf8))
 }
 
-@Suite("HTTPServer deadlines and caps")
+@Suite("HTTPServer deadlines and caps", .blockingAllowed)
 struct HTTPServerDeadlineTests {
     /// A head trickling in a byte at a time never trips the per-read timeout, but the head deadline ends it.
     @Test func aHeadThatTricklesInIsCutAtTheHeadDeadline() async throws {

@@ -15,7 +15,7 @@ private let echo: HTTPServer.Handler = { request, response in
     try response.respond(status: 200, headers: [("Content-Type", "text/plain")], body: Array(text.utf8))
 }
 
-@Suite("HTTPServer (raw sockets)")
+@Suite("HTTPServer (raw sockets)", .blockingAllowed)
 struct HTTPServerTests {
     @Test func keepAliveServesTwoRequestsOnOneConnection() async throws {
         try await HTTPTestServer.with(handler: echo) { server in

@@ -17,7 +17,7 @@ func decodeLive(
 }
 
 /// The live-event fixtures (home and Salesforce), each beside its expected `{"id","type",...}` lines.
-@Suite struct ConversationEventDecoderTests {
+@Suite(.blockingAllowed) struct ConversationEventDecoderTests {
     static let directory = ProjectPaths.fixtures + "/live-events"
 
     static func bytes(_ name: String) throws -> [UInt8] {

@@ -5,7 +5,7 @@ import Testing
 @testable import ChatStream
 
 /// `chatstream replay --format salesforce-messaging|live-events`, run as a process.
-@Suite struct LiveReplayCLITests {
+@Suite(.blockingAllowed) struct LiveReplayCLITests {
     @Test(arguments: [("salesforce-messaging", "salesforce-all-types"), ("live-events", "home-all-types")])
     func replayPrintsTheFixturesExpectedEvents(_ format: String, _ name: String) async throws {
         let directory = ProjectPaths.fixtures + "/live-events/"

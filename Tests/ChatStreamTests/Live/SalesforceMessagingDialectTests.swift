@@ -7,7 +7,7 @@ import Testing
 /// Salesforce's event stream read as Salesforce documents it: every message type's text, the
 /// queue, streamed tokens, progress, routing work, participants, client actions, and the hostile
 /// variants (Fixtures/live-events/salesforce-*, reconstructed from the sources in SOURCE.txt).
-@Suite struct SalesforceMessagingDialectTests {
+@Suite(.blockingAllowed) struct SalesforceMessagingDialectTests {
     static let conversation = "7c4e2a91-3b5d-4f68-9a0e-1d2c3b4a5f60"
 
     static func allTypes() throws -> [UInt8] { try ConversationEventDecoderTests.bytes("salesforce-all-types.sse") }
