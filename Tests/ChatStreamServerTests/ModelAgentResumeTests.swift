@@ -13,7 +13,7 @@ import Testing
 
 @testable import ChatStreamServer
 
-@Suite struct ModelAgentResumeTests {
+@Suite(.blockingAllowed) struct ModelAgentResumeTests {
     @Test func aFinishedModelReplyResumesAfterAnyEventWithTheSameEvents() throws {
         let provider = try MockProvider()
         defer { provider.stop() }

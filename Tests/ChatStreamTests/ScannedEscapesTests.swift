@@ -3,11 +3,12 @@
 // chunking, owned and lent, the same events as the general path, and the text yajl decodes; a
 // `\u` escape and a bad escape still go the general way (the same text, the same error).
 
+import TestSupport
 import Testing
 
 @testable import ChatStream
 
-@Suite struct ScannedEscapesTests {
+@Suite(.blockingAllowed) struct ScannedEscapesTests {
     /// JSON string bodies (escapes as written) and the text each stands for.
     static let pieces: [(json: String, text: String)] = [
         ("Hello", "Hello"), (#" \"quoted\""#, " \"quoted\""), (#" path\\to\\file"#, " path\\to\\file"),

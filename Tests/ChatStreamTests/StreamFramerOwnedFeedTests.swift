@@ -8,7 +8,7 @@ import Testing
 /// bytes (an array is read where it lies; a collection without contiguous storage is copied
 /// first) and `finish()` returns a last unit the end completes. The units are the same whatever
 /// the collection and however the input is cut.
-@Suite struct StreamFramerOwnedFeedTests {
+@Suite(.blockingAllowed) struct StreamFramerOwnedFeedTests {
     /// Frames `input` whole and at every chunking of `Chunkings.all`, each piece fed once as an
     /// array and once as a lazy collection, and checks every way gives `expected`.
     func check<F: StreamFramer>(_: F.Type, _ input: String, _ expected: [F.Unit]) throws where F.Unit: Equatable {
