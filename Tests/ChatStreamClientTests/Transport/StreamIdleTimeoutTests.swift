@@ -137,7 +137,13 @@ struct StreamIdleTimeoutTests {
 
     @Test(arguments: TransportUnderTest.allCases)
     func eventsAtFullSpeedToASlowConsumerDoNotTimeOut(_ kind: TransportUnderTest) async throws {
-        try await HTTPTestServer.with(handler: Self.flooding("data: {}\n\n", for: .milliseconds(1500))) { server in
+        // The server's send timeout is not what is tested: a consumer the loaded machine leaves
+        // unscheduled for seconds must not have the server drop it (CI's first run: 10 s passed).
+        var configuration = HTTPTestServer.configuration
+        configuration.sendTimeout = .seconds(300)
+        try await HTTPTestServer.with(
+            configuration: configuration, handler: Self.flooding("data: {}\n\n", for: .milliseconds(1500))
+        ) { server in
             let transport = kind.make(URLSessionTransport.Limits(maxBufferedBytes: 32 << 10))
             let response = try await transport.send(Self.request(server))
             let (_, tail, error) = await Self.readSlowly(response)
