@@ -18,7 +18,7 @@
 /// unit completed before them; after an error the sequence ends.
 public struct AsyncFramedSequence<Base: AsyncSequence, Framer: StreamFramer>: AsyncSequence
 where Base.Element: Collection, Base.Element.Element == UInt8 {
-    public typealias Element = Framer.Unit
+    public typealias Element = Framer.Output
 
     private let base: Base
     private let configuration: FramingConfiguration
@@ -35,7 +35,7 @@ where Base.Element: Collection, Base.Element.Element == UInt8 {
         private var base: Base.AsyncIterator
         private var framer: Framer
         private let throwsOnTruncation: Bool
-        private var pending: [Framer.Unit] = []
+        private var pending: [Framer.Output] = []
         private var readIndex = 0
         private var done = false
         /// An error to throw once the units completed before it are handed out.
@@ -50,7 +50,7 @@ where Base.Element: Collection, Base.Element.Element == UInt8 {
         }
 
         /// The next unit, or `nil` at the end of the stream.
-        public mutating func next() async throws -> Framer.Unit? {
+        public mutating func next() async throws -> Framer.Output? {
             while true {
                 if readIndex < pending.count {
                     let unit = pending[readIndex]

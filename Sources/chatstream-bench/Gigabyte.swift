@@ -58,12 +58,12 @@ enum Gigabyte {
                 }
             }
             piece.withUnsafeBytes { raw in
-                try! decoder.decode(UnsafeRawBufferPointer(rebasing: raw[0..<count]), emit: sink)
+                try! decoder.feed(UnsafeRawBufferPointer(rebasing: raw[0..<count]), emit: sink)
             }
             fed += count
         }
         let tail = Array("data: [DONE]\n\n".utf8)
-        tail.withUnsafeBytes { try! decoder.decode($0, emit: sink) }
+        tail.withUnsafeBytes { try! decoder.feed($0, emit: sink) }
         try! decoder.finish(emit: sink)
         let seconds = Double(Clock.nanoseconds() - start) / 1e9
         return GigabyteResult(

@@ -53,7 +53,7 @@ enum Pipelines {
         var textBytes = 0
         bytes.withUnsafeBytes { raw in
             forEachChunk(raw, chunk) { piece in
-                try! decoder.decode(piece) { event in
+                try! decoder.feed(piece) { event in
                     events &+= 1
                     if case .textDelta(_, let delta) = event { textBytes &+= delta.utf8.count }
                 }
@@ -63,7 +63,7 @@ enum Pipelines {
         return events &+ textBytes
     }
 
-    /// bytes -> typed events with lent text (`StreamDecoder<Dialect>.decodeViews`); returns
+    /// bytes -> typed events with lent text (`StreamDecoder<Dialect>.feedViews`); returns
     /// the text-delta bytes seen plus the event count, as ``typedEvents(_:chunk:dialect:)`` does.
     static func typedViews<Dialect: StreamDialect>(_ bytes: [UInt8], chunk: Int?, dialect: Dialect.Type) -> Int {
         var decoder = StreamDecoder<Dialect>()
@@ -71,7 +71,7 @@ enum Pipelines {
         var textBytes = 0
         bytes.withUnsafeBytes { raw in
             forEachChunk(raw, chunk) { piece in
-                try! decoder.decodeViews(piece) { event in
+                try! decoder.feedViews(piece) { event in
                     events &+= 1
                     switch event {
                     case .textDelta(_, let delta): textBytes &+= delta.count
@@ -92,7 +92,7 @@ enum Pipelines {
         var assembler = MessageAssembler()
         bytes.withUnsafeBytes { raw in
             forEachChunk(raw, chunk) { piece in
-                try! decoder.decode(piece) { assembler.apply($0) }
+                try! decoder.feed(piece) { assembler.apply($0) }
             }
         }
         try! decoder.finish { assembler.apply($0) }
@@ -143,7 +143,7 @@ enum Pipelines {
         var assembler = MessageAssembler()
         bytes.withUnsafeBytes { raw in
             forEachChunk(raw, chunk) { piece in
-                try! decoder.decode(piece) { assembler.apply($0) }
+                try! decoder.feed(piece) { assembler.apply($0) }
             }
         }
         try! decoder.finish { assembler.apply($0) }
@@ -164,7 +164,7 @@ enum Pipelines {
         var reads = 0
         bytes.withUnsafeBytes { raw in
             forEachChunk(raw, 4096) { piece in
-                try! decoder.decode(piece) { event in
+                try! decoder.feed(piece) { event in
                     assembler.apply(event)
                     if case .toolCall(let call)? = assembler.message.parts.last, call.input != .null { reads &+= 1 }
                 }
@@ -184,7 +184,7 @@ enum Pipelines {
         var decoder = StreamDecoder<Dialect>()
         var assembler = MessageAssembler()
         bytes.withUnsafeBytes { raw in
-            try! decoder.decode(raw) { assembler.apply($0) }
+            try! decoder.feed(raw) { assembler.apply($0) }
         }
         try! decoder.finish { assembler.apply($0) }
         return assembler.finish()[0].toolCalls.first?.input

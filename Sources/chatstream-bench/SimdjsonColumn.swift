@@ -3,7 +3,7 @@
 // extracting the same field into a growing string.
 //
 // Both sides are whole processes reading the same file: the simdjson program, and this bench as
-// `--decode-file` (the file in 4 KiB pieces through `AnyStreamDecoder.decodeViews`, the text or
+// `--decode-file` (the file in 4 KiB pieces through `AnyStreamDecoder.feedViews`, the text or
 // tool input appended to one growing byte array). Each side also reads a tiny stream of the same
 // format, so the figure is net of start-up (reported apart). A third side is the yajl copy ceiling
 // (`--ceiling-file`, SimdjsonColumn+Ceiling). Runs alternate between the sides (peer, ours, yajl,
@@ -96,7 +96,7 @@ enum SimdjsonColumn {
                 var offset = 0
                 while offset < all.count {
                     let piece = UnsafeRawBufferPointer(rebasing: all[offset..<min(offset + 4096, all.count)])
-                    try decoder.decodeViews(piece) { view in
+                    try decoder.feedViews(piece) { view in
                         switch view {
                         case .textDelta(_, let delta): if !tool { delta.append(to: &out) }
                         case .event(let event): take(event)

@@ -24,7 +24,7 @@ extension ReplayCommand {
                 }
                 return true
             }
-            try decoder.finish()
+            _ = try decoder.finish()
         } catch {
             Output.flush()
             Output.standardError("error: \(error)\n")

@@ -191,7 +191,7 @@ enum ReplayCommand {
         }
         var readError: ReplayInput.ReadError? = nil
         var stop = decodePieces(&input, chunkSize: options.chunkSize, readError: &readError) { piece in
-            try decoder.decode(piece, emit: handle)
+            try decoder.feed(piece, emit: handle)
         }
         if stop == nil, readError == nil {
             do {

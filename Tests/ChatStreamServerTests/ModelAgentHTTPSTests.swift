@@ -123,7 +123,7 @@
                 .compactMap { $0["delta"]?.stringValue }.joined()
             var decoder = StreamFormat.openAIChat.makeDecoder()
             var assembler = MessageAssembler()
-            try recording.withUnsafeBytes { try decoder.decode($0) { assembler.apply($0) } }
+            try recording.withUnsafeBytes { try decoder.feed($0) { assembler.apply($0) } }
             try decoder.finish { assembler.apply($0) }
             let expected = assembler.finish()[0].text
             #expect(!expected.isEmpty)

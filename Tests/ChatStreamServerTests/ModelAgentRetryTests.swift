@@ -29,7 +29,7 @@ import Testing
         let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: ProjectPaths.fixtures + "/" + path)))
         var decoder = format.makeDecoder()
         var assembler = MessageAssembler()
-        try bytes.withUnsafeBytes { try decoder.decode($0) { assembler.apply($0) } }
+        try bytes.withUnsafeBytes { try decoder.feed($0) { assembler.apply($0) } }
         try decoder.finish { assembler.apply($0) }
         return assembler.finish()[0].text
     }

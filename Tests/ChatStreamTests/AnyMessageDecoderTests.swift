@@ -141,7 +141,7 @@ private func eventByEvent(
         var events = AnyStreamDecoder(format: nil)
         let error = #expect(throws: StreamError.self) { try decoder.feed(input) }
         let eventError = #expect(throws: StreamError.self) {
-            try input.withUnsafeBytes { try events.decode($0) { _ in } }
+            try input.withUnsafeBytes { try events.feed($0) { _ in } }
         }
         #expect(error?.kind == .malformed)
         #expect(error == eventError)

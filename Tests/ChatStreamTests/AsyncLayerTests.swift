@@ -36,7 +36,7 @@ struct ChunkSequence: AsyncSequence, Sendable {
 
     @Test func eventsAreTheSameAsTheSynchronousDecoder() async throws {
         var decoder = StreamDecoder<UIMessageStreamDialect>()
-        let expected = try decoder.decode(fixture) + decoder.finish()
+        let expected = try decoder.feed(fixture) + decoder.finish()
         for chunking in Chunkings.all(of: fixture, seeds: [7]) {
             var events: [StreamEvent] = []
             for try await event in ChunkSequence(chunks: chunking.pieces).streamEvents(format: .uiMessageStream) {

@@ -15,7 +15,7 @@ import Testing
         var decoder = StreamDecoder<UIMessageStreamDialect>()
         var assembler = MessageAssembler()
         var updates: [MessageUpdate] = []
-        for event in try decoder.decode(bytes) + decoder.finish() {
+        for event in try decoder.feed(bytes) + decoder.finish() {
             assembler.apply(event)
             updates.append(MessageUpdate(event: event, message: assembler.message))
         }

@@ -41,7 +41,7 @@ struct CheckedUTF8Tests {
         var ownedText = ""
         var decoder = StreamDecoder<UIMessageStreamDialect>()
         try Self.stream.withUnsafeBytes { raw in
-            try decoder.decode(raw) { if case .textDelta(_, let delta) = $0 { ownedText += delta } }
+            try decoder.feed(raw) { if case .textDelta(_, let delta) = $0 { ownedText += delta } }
         }
         #expect(ownedText == "Hé\"llo\né 😀 中𝄞 plain")
         for chunking in Chunkings.all(of: Self.stream) {
@@ -49,7 +49,7 @@ struct CheckedUTF8Tests {
             var readings = Readings()
             for piece in chunking.pieces {
                 try piece.withUnsafeBytes { raw in
-                    try decoder.decodeViews(raw) { view in
+                    try decoder.feedViews(raw) { view in
                         guard case .textDelta(_, let delta) = view else { return }
                         delta.append(to: &readings.appendedString)
                         delta.append(to: &readings.appendedBytes)

@@ -11,7 +11,7 @@ import Testing
 @testable import ChatStream
 
 /// One view as it came: a lent text delta (its text copied) or an owned event, and whether
-/// `finishViews` rather than `decodeViews` handed it over.
+/// `finishViews` rather than `feedViews` handed it over.
 private enum RecordedView: Equatable {
     case lent(id: String, text: String, atFinish: Bool)
     case owned(StreamEvent, atFinish: Bool)
@@ -36,7 +36,7 @@ private func recordGenerically(_ decoder: some StreamEventDecoding, _ pieces: [[
         }
     }
     do {
-        for piece in pieces { try piece.withUnsafeBytes { try decoder.decodeViews($0, take(false)) } }
+        for piece in pieces { try piece.withUnsafeBytes { try decoder.feedViews($0, take(false)) } }
         try decoder.finishViews(take(true))
     } catch {
         record.failure = StreamError(converting: error)
@@ -58,7 +58,7 @@ private func recordConcretely<Dialect: RegisteredDialect>(_: Dialect.Type, _ pie
         }
     }
     do {
-        for piece in pieces { try piece.withUnsafeBytes { try decoder.decodeViews($0, take(false)) } }
+        for piece in pieces { try piece.withUnsafeBytes { try decoder.feedViews($0, take(false)) } }
         try decoder.finishViews(take(true))
     } catch {
         record.failure = StreamError(converting: error)
@@ -80,7 +80,7 @@ private func recordAny(_ format: StreamFormat?, _ pieces: [[UInt8]]) -> ViewReco
         }
     }
     do {
-        for piece in pieces { try piece.withUnsafeBytes { try decoder.decodeViews($0, take(false)) } }
+        for piece in pieces { try piece.withUnsafeBytes { try decoder.feedViews($0, take(false)) } }
         try decoder.finishViews(take(true))
     } catch {
         record.failure = StreamError(converting: error)

@@ -13,7 +13,7 @@ func assembleEventByEvent(
     var failure: StreamError? = nil
     do {
         for piece in pieces {
-            try piece.withUnsafeBytes { try decoder.decode($0) { assembler.apply($0) } }
+            try piece.withUnsafeBytes { try decoder.feed($0) { assembler.apply($0) } }
         }
         try decoder.finish { assembler.apply($0) }
     } catch {
@@ -74,7 +74,7 @@ func replay(_ pieces: [[UInt8]], format: StreamFormat?) -> (lines: [String], err
     @Test func lenientModeSkipsTheMalformedEventAndReportsIt() throws {
         let input = Array(try Data(contentsOf: URL(fileURLWithPath: Self.directory + "/malformed.sse")))
         var decoder = StreamDecoder<UIMessageStreamDialect>(configuration: StreamDecoderConfiguration(lenient: true))
-        var events = try decoder.decode(input)
+        var events = try decoder.feed(input)
         events += try decoder.finish()
         #expect(decoder.skippedErrors.count == 1)
         #expect(events.contains(.finish(reason: .stop, rawReason: "stop")))

@@ -129,7 +129,7 @@ import Testing
             var events: [ConversationEvent] = []
             do {
                 for piece in pieces { events += try decoder.feed(piece) }
-                try decoder.finish()
+                events += try decoder.finish()
             } catch {
                 return "\(events) \(error)"
             }
@@ -177,7 +177,7 @@ import Testing
             var decoder = StreamDecoder<D>(configuration: StreamDecoderConfiguration(lenient: lenient))
             var events: [StreamEvent] = []
             do {
-                for piece in pieces { events += try decoder.decode(piece) }
+                for piece in pieces { events += try decoder.feed(piece) }
                 events += try decoder.finish()
                 return (events, nil)
             } catch {
@@ -231,7 +231,7 @@ import Testing
         var outcomes: Set<[StreamEvent]> = []
         for _ in 0..<40 {
             var decoder = StreamDecoder<OpenAIResponsesDialect>()
-            outcomes.insert(try decoder.decode(Array(stream.utf8)))
+            outcomes.insert(try decoder.feed(Array(stream.utf8)))
         }
         #expect(outcomes.count == 1)
         #expect(outcomes.first?.last == .toolInputDelta(id: "call-0", delta: "{}"))

@@ -25,7 +25,7 @@ import Testing
         var events: [StreamEvent] = []
         var failure: StreamError?
         do {
-            for piece in pieces { events += try decoder.decode(piece) }
+            for piece in pieces { events += try decoder.feed(piece) }
             events += try decoder.finish()
         } catch let error as StreamError {
             failure = error
@@ -95,9 +95,9 @@ import Testing
         var decoder = StreamDecoder<UIMessageStreamDialect>(configuration: configuration)
         let chunk = [UInt8](repeating: UInt8(ascii: "a"), count: 1 << 16)
         var failure: StreamError?
-        _ = try decoder.decode(Array(#"data: {"type":"text-delta","delta":""#.utf8))
+        _ = try decoder.feed(Array(#"data: {"type":"text-delta","delta":""#.utf8))
         for _ in 0..<((1 << 30) / chunk.count) {
-            do { _ = try decoder.decode(chunk) } catch let error as StreamError {
+            do { _ = try decoder.feed(chunk) } catch let error as StreamError {
                 failure = error
                 break
             }
@@ -303,7 +303,7 @@ import Testing
         var decoder = StreamDecoder<D>()
         var events: [StreamEvent] = []
         do {
-            events += try decoder.decode(bytes)
+            events += try decoder.feed(bytes)
             events += try decoder.finish()
             return (events, nil)
         } catch {

@@ -79,7 +79,7 @@ struct LentPathOutcome {
 }
 
 enum LentPath {
-    /// Decodes `pieces` as `Dialect` twice, through `decodeViews` and `decode(_:emit:)`, counting
+    /// Decodes `pieces` as `Dialect` twice, through `feedViews` and `feed(_:emit:)`, counting
     /// the text deltas the dialect emitted owned and the views that came as `.event(.textDelta)`.
     static func check<Dialect: StreamDialect>(
         _: Dialect.Type, _ pieces: [[UInt8]], lenient: Bool = false
@@ -99,7 +99,7 @@ enum LentPath {
             }
         }
         do {
-            for piece in pieces { try piece.withUnsafeBytes { try views.decodeViews($0, take) } }
+            for piece in pieces { try piece.withUnsafeBytes { try views.feedViews($0, take) } }
             try views.finishViews(take)
         } catch {
             outcome.errorFromViews = error as? StreamError
@@ -111,7 +111,7 @@ enum LentPath {
             if case .textDelta(_, let delta) = event { outcome.textFromEvents += delta }
         }
         do {
-            for piece in pieces { try piece.withUnsafeBytes { try events.decode($0, emit: append) } }
+            for piece in pieces { try piece.withUnsafeBytes { try events.feed($0, emit: append) } }
             try events.finish(emit: append)
         } catch {
             outcome.errorFromEvents = error as? StreamError

@@ -13,7 +13,7 @@ import Testing
 
 @testable import ChatStream
 
-/// The events and error of `pieces` through `StreamDecoder.decode(_:into:)`, each text
+/// The events and error of `pieces` through `StreamDecoder.feed(_:into:)`, each text
 /// delta turned back into a `.textDelta` event where it came; `handed` counts those deltas.
 private func bytePathEvents<Dialect: StreamDialect>(
     _ dialect: Dialect.Type, _ pieces: [[UInt8]], configuration: StreamDecoderConfiguration = .init()
@@ -29,7 +29,7 @@ private func bytePathEvents<Dialect: StreamDialect>(
                     handed += sink.deltas.count
                     events += sink.all
                 }
-                try decoder.decode(raw, into: &sink)
+                try decoder.feed(raw, into: &sink)
             }
         }
         try decoder.finish { events.append($0) }

@@ -167,7 +167,7 @@ private func sse(_ chunks: [String]) -> [UInt8] {
             var assembler = MessageAssembler()
             for byte in input {
                 try decoder.feed([byte])
-                try [byte].withUnsafeBytes { try events.decode($0) { assembler.apply($0) } }
+                try [byte].withUnsafeBytes { try events.feed($0) { assembler.apply($0) } }
                 #expect(decoder.message() == assembler.message, "\(name)")
             }
             try events.finish { assembler.apply($0) }

@@ -56,7 +56,7 @@ enum OpenAICaptures {
         var events: [StreamEvent] = []
         do {
             for piece in pieces {
-                try piece.withUnsafeBytes { try decoder.decode($0) { events.append($0) } }
+                try piece.withUnsafeBytes { try decoder.feed($0) { events.append($0) } }
             }
             try decoder.finish { events.append($0) }
             return (events, nil, decoder.unknownUnitCount)

@@ -35,12 +35,12 @@ import Testing
     func aCopyOfAnAnyStreamDecoderDecodesOnItsOwn(format: StreamFormat?) throws {
         let half = fixture.count / 2
         var whole = AnyStreamDecoder(format: format)
-        let expected = try whole.decode(fixture) + whole.finish()
+        let expected = try whole.feed(fixture) + whole.finish()
 
         var original = AnyStreamDecoder(format: format)
-        let first = try original.decode(fixture[..<half])
+        let first = try original.feed(fixture[..<half])
         var copy = original
-        let rest = try copy.decode(fixture[half...]) + copy.finish()
+        let rest = try copy.feed(fixture[half...]) + copy.finish()
         #expect(first + rest == expected)
         // The original never saw the second half: finishing it is a truncation.
         #expect(throws: StreamError.self) { try original.finish() }

@@ -31,9 +31,9 @@ enum ScannedShapesTesting {
             for piece in pieces {
                 try piece.withUnsafeBytes { bytes in
                     if lent {
-                        try decoder.decodeViews(bytes) { result.events.append($0.owned) }
+                        try decoder.feedViews(bytes) { result.events.append($0.owned) }
                     } else {
-                        try decoder.decode(bytes) { result.events.append($0) }
+                        try decoder.feed(bytes) { result.events.append($0) }
                     }
                 }
             }

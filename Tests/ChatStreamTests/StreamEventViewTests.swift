@@ -1,6 +1,6 @@
-// Lent events (`decodeViews(_:_:)`): over every stream of every format, at every chunking, with
+// Lent events (`feedViews(_:_:)`): over every stream of every format, at every chunking, with
 // the format given and detected, the views made owned must be exactly the events of
-// `decode(_:emit:)`, with the same error; every text delta `decode` yields must come lent (an
+// `feed(_:emit:)`, with the same error; every text delta `decode` yields must come lent (an
 // owned one would mean a dialect lost its byte path). Then the corners: escapes and surrogates
 // in lent text, a cut stream handing over everything before its error, a dialect without a
 // byte path, and the IDs a lent delta names.
@@ -26,7 +26,7 @@ private func owned(_ decoder: some StreamEventDecoding, _ pieces: [[UInt8]]) -> 
     var result = Decoded()
     do {
         for piece in pieces {
-            try piece.withUnsafeBytes { raw in try decoder.decode(raw) { result.events.append($0) } }
+            try piece.withUnsafeBytes { raw in try decoder.feed(raw) { result.events.append($0) } }
         }
         try decoder.finish { result.events.append($0) }
     } catch {
@@ -42,7 +42,7 @@ private func lent(_ decoder: some StreamEventDecoding, _ pieces: [[UInt8]]) -> D
     do {
         for piece in pieces {
             try piece.withUnsafeBytes { raw in
-                try decoder.decodeViews(raw) { view in
+                try decoder.feedViews(raw) { view in
                     switch view {
                     case .textDelta: result.lentDeltas += 1
                     case .event(.textDelta): result.ownedDeltasFromDecode += 1
@@ -109,7 +109,7 @@ private func textDeltaCount(_ events: [StreamEvent]) -> Int {
             var lentPairs: [[UInt8]] = []
             for piece in chunking.pieces {
                 try piece.withUnsafeBytes { raw in
-                    try decoder.decodeViews(raw) { view in
+                    try decoder.feedViews(raw) { view in
                         if case .textDelta(let id, let delta) = view {
                             lentPairs.append(Array(id.utf8))
                             lentPairs.append(delta.withSpan { span in span.withUnsafeBytes { Array($0) } })

@@ -11,11 +11,11 @@ import Testing
 @Suite(.blockingAllowed) struct StreamFramerOwnedFeedTests {
     /// Frames `input` whole and at every chunking of `Chunkings.all`, each piece fed once as an
     /// array and once as a lazy collection, and checks every way gives `expected`.
-    func check<F: StreamFramer>(_: F.Type, _ input: String, _ expected: [F.Unit]) throws where F.Unit: Equatable {
+    func check<F: StreamFramer>(_: F.Type, _ input: String, _ expected: [F.Output]) throws where F.Output: Equatable {
         for chunking in Chunkings.all(of: Array(input.utf8)) {
             for lazily in [false, true] {
                 var framer = F(configuration: .default)
-                var units: [F.Unit] = []
+                var units: [F.Output] = []
                 for piece in chunking.pieces {
                     units += lazily ? try framer.feed(piece.lazy.map { $0 }) : try framer.feed(piece)
                 }

@@ -7,7 +7,7 @@ import Testing
 @Suite(.blockingAllowed) struct UIMessageStreamDialectTests {
     func events(_ text: String) throws -> [StreamEvent] {
         var decoder = StreamDecoder<UIMessageStreamDialect>()
-        return try decoder.decode(Array(text.utf8)) + decoder.finish()
+        return try decoder.feed(Array(text.utf8)) + decoder.finish()
     }
 
     @Test func conversationIsAssignedOnceFromWhicheverChunkRevealsItFirst() throws {
@@ -38,7 +38,7 @@ import Testing
         var decoder = StreamDecoder<UIMessageStreamDialect>()
         let stream =
             "data: {\"type\":\"brand-new\",\"x\":1}\n\ndata: {\"type\":\"text-delta\",\"delta\":\"a\"}\n\ndata: [DONE]\n\n"
-        let decoded = try decoder.decode(Array(stream.utf8)) + decoder.finish()
+        let decoded = try decoder.feed(Array(stream.utf8)) + decoder.finish()
         #expect(decoder.unknownUnitCount == 1)
         #expect(
             decoded == [
@@ -75,7 +75,7 @@ import Testing
 
     @Test func streamWithoutDoneIsTruncatedButEventsBeforeItArrive() throws {
         var decoder = StreamDecoder<UIMessageStreamDialect>()
-        let decoded = try decoder.decode(Array("data: {\"type\":\"text-delta\",\"delta\":\"x\"}\n\n".utf8))
+        let decoded = try decoder.feed(Array("data: {\"type\":\"text-delta\",\"delta\":\"x\"}\n\n".utf8))
         #expect(decoded == [.textDelta(id: "text-0", delta: "x")])
         #expect((#expect(throws: StreamError.self) { try decoder.finish() })?.kind == .truncated)
     }
@@ -108,7 +108,7 @@ import Testing
         }
         var decoder = AnyStreamDecoder(format: nil)
         var assembler = MessageAssembler()
-        try input.withUnsafeBytes { try decoder.decode($0) { assembler.apply($0) } }
+        try input.withUnsafeBytes { try decoder.feed($0) { assembler.apply($0) } }
         try decoder.finish { assembler.apply($0) }
         #expect(decoder.format == .uiMessageStream)
         let message = assembler.finish()[0]

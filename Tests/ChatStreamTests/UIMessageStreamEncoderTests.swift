@@ -126,7 +126,7 @@ import Testing
         var decoder = format.makeDecoder()
         var events: [StreamEvent] = []
         do {
-            for piece in pieces { try piece.withUnsafeBytes { try decoder.decode($0) { events.append($0) } } }
+            for piece in pieces { try piece.withUnsafeBytes { try decoder.feed($0) { events.append($0) } } }
             try decoder.finish { events.append($0) }
         } catch {
             return (events, StreamError(converting: error))

@@ -54,7 +54,7 @@ import Testing
         var events: [StreamEvent] = []
         var failed = false
         do {
-            try input.withUnsafeBytes { try decoder.decode($0) { events.append($0) } }
+            try input.withUnsafeBytes { try decoder.feed($0) { events.append($0) } }
             try decoder.finish { events.append($0) }
         } catch {
             failed = true

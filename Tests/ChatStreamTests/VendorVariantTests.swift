@@ -85,7 +85,7 @@ import Testing
 
             """
         var decoder = StreamDecoder<OpenAIChatDialect>()
-        var events = try decoder.decode(Array(sse.utf8))
+        var events = try decoder.feed(Array(sse.utf8))
         events += try decoder.finish()
         #expect(
             events.filter { if case .finish = $0 { true } else { false } } == [
@@ -99,7 +99,7 @@ import Testing
         // Writer and some relays send no `[DONE]`: a finish reason and a clean end are a whole reply.
         let finished = #"data: {"choices":[{"index":0,"delta":{"content":"a"},"finish_reason":"stop"}]}"# + "\n\n"
         var decoder = StreamDecoder<OpenAIChatDialect>()
-        var events = try decoder.decode(Array(finished.utf8))
+        var events = try decoder.feed(Array(finished.utf8))
         try decoder.finish { events.append($0) }
         #expect(events.suffix(3) == [.textEnd(id: "text-0"), .finish(reason: .stop, rawReason: "stop"), .done])
         // Two choices, one of them without its finish reason: cut mid-reply.
@@ -107,7 +107,7 @@ import Testing
             #"data: {"choices":[{"index":0,"delta":{"content":"a"},"finish_reason":"stop"},{"index":1,"delta":{"content":"b"}}]}"#
             + "\n\n"
         var second = StreamDecoder<OpenAIChatDialect>()
-        var partial = try second.decode(Array(cut.utf8))
+        var partial = try second.feed(Array(cut.utf8))
         #expect(throws: StreamError.self) { try second.finish { partial.append($0) } }
         #expect(partial.contains(.finish(reason: .stop, rawReason: "stop")))
         #expect(!partial.contains(.done))

@@ -29,7 +29,7 @@ func readmeSynchronousDecoders(chunks: [[UInt8]]) throws {
     var decoder = StreamDecoder<AnthropicDialect>()      // or AnyStreamDecoder(format: nil) to detect the format
     var assembler = MessageAssembler()
     for chunk in chunks {
-        try chunk.withUnsafeBytes { try decoder.decode($0) { assembler.apply($0) } }
+        try chunk.withUnsafeBytes { try decoder.feed($0) { assembler.apply($0) } }
     }
     try decoder.finish { assembler.apply($0) }           // throws StreamError(.truncated) without a terminator
     let message = assembler.finish()[0]
@@ -43,7 +43,7 @@ func readmeLentEvents(chunks: [[UInt8]]) throws {
     var text: [UInt8] = []
     for chunk in chunks {
         try chunk.withUnsafeBytes { raw in
-            try decoder.decodeViews(raw) { event in
+            try decoder.feedViews(raw) { event in
                 switch event {
                 case .textDelta(_, let delta): delta.append(to: &text)   // copy what you keep
                 case .event(let event): handle(event)
@@ -259,7 +259,7 @@ func readmeSink(chunks: [[UInt8]]) throws {
     }
     var counter = ByteCounter()
     var decoder = StreamDecoder<OllamaDialect>()
-    for chunk in chunks { try chunk.withUnsafeBytes { try decoder.decode($0, into: &counter) } }
+    for chunk in chunks { try chunk.withUnsafeBytes { try decoder.feed($0, into: &counter) } }
     try decoder.finish(into: &counter)
 }
 

@@ -20,11 +20,10 @@ func symbolConversationEvent(bytes: [UInt8]) throws {
 // Sources/ChatStream/Live/ConversationEventDecoder.swift:17
 func symbolConversationEventDecoder(pieces: [[UInt8]]) throws {
     var decoder = ConversationEventDecoder(format: .salesforceMessaging)
-    for piece in pieces {
-        for event in try decoder.feed(piece) { print(event.kind) }
-    }
-    try decoder.finish()
-    print(decoder.unknownEventCount, decoder.skippedErrors)
+    var events: [ConversationEvent] = []
+    for piece in pieces { try decoder.feed(piece, into: &events) }
+    let end = try decoder.finish(into: &events)   // an event cut off by the end is dropped, and reported
+    print(events.count, end.isTruncated, decoder.unknownEventCount, decoder.skippedErrors)
 }
 
 // Sources/ChatStream/Live/LiveMessageDrafts.swift:8
@@ -47,7 +46,7 @@ func symbolStreamEvent(bytes: AsyncStream<[UInt8]>) async throws {
 func symbolStreamEventView(decoder: inout StreamDecoder<UIMessageStreamDialect>, chunk: UnsafeRawBufferPointer) throws {
     func handle(_ event: StreamEvent) {}
     var text: [UInt8] = []
-    try decoder.decodeViews(chunk) { event in
+    try decoder.feedViews(chunk) { event in
         switch event {
         case .textDelta(_, let delta): delta.append(to: &text)
         case .event(let event): handle(event)
@@ -56,10 +55,10 @@ func symbolStreamEventView(decoder: inout StreamDecoder<UIMessageStreamDialect>,
     _ = text
 }
 
-// Sources/ChatStream/Formats/AnyStreamDecoder.swift:3
+// Sources/ChatStream/Formats/AnyStreamDecoder.swift:5
 func symbolAnyStreamDecoder(bytes: [UInt8]) throws {
     var decoder = AnyStreamDecoder(format: nil)   // detect
-    let events = try decoder.decode(bytes)
+    let events = try decoder.feed(bytes)
     try decoder.finish { print($0) }
     _ = events
 }
@@ -111,7 +110,7 @@ func symbolAsyncStreamEventSequence(response: HTTPResponse) async throws {
 func symbolStreamDecoder(chunks: [[UInt8]]) throws {
     var decoder = StreamDecoder<UIMessageStreamDialect>()
     for chunk in chunks {
-        for event in try decoder.decode(chunk) { print(event) }
+        for event in try decoder.feed(chunk) { print(event) }
     }
     try decoder.finish { print($0) }   // throws StreamError(.truncated) if `[DONE]` never came
 }
@@ -119,7 +118,7 @@ func symbolStreamDecoder(chunks: [[UInt8]]) throws {
 // Sources/ChatStream/Engine/StreamDecoder.swift:65
 func symbolStreamDecoder2(decoder: inout StreamDecoder<UIMessageStreamDialect>, chunk: UnsafeRawBufferPointer, output: ByteOutput) throws {
     func handle(_ event: StreamEvent) {}
-    try decoder.decodeViews(chunk) { event in
+    try decoder.feedViews(chunk) { event in
         if case .textDelta(_, let delta) = event { delta.withSpan { output.write($0) } } else { handle(event.owned) }
     }
 }

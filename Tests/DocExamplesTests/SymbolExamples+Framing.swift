@@ -23,6 +23,15 @@ func symbolAsyncFramedSequence(chunks: AsyncStream<[UInt8]>) async throws {
     }
 }
 
+// Sources/ChatStreamFraming/IncrementalDecoder.swift:11
+func symbolIncrementalDecoder() throws {
+    var framer = NDJSONDecoder(configuration: .default)
+    var lines: [NDJSONLine] = []
+    try framer.feed(Array("{\"a\":1}\n{\"b\"".utf8), into: &lines)   // one line; `{"b"` waits
+    let end = try framer.finish(into: &lines)                        // `{"b"`, at byte 8
+    print(lines.count, end.totalBytes)                               // 2 12
+}
+
 // Sources/ChatStream/JSONFraming/AsyncJSONArrayElementSequence.swift:14
 func symbolAsyncJSONArrayElementSequence(chunks: AsyncStream<[UInt8]>) async throws {
     for try await element in chunks.jsonArrayElements() {

@@ -16,7 +16,7 @@
 // - bit 6: AnyMessageDecoder detecting the format, fed the chunked input, detects the format
 //   AnyStreamDecoder detects on the whole input and gives the messages, error and skipped errors
 //   of its events through MessageAssembler;
-// - bit 7: `decodeViews`, fed the chunked input, lends the whole input's events (each made
+// - bit 7: `feedViews`, fed the chunked input, lends the whole input's events (each made
 //   owned), error and skipped errors, no text delta comes owned from it, and the dialect hands
 //   none to its event sink (OwnedTextCheck);
 // - one finish per message: per choice, within a message (up to `.done` or the next `.messageStart`),
@@ -40,12 +40,12 @@ func decode<Dialect: StreamDialect>(
     var decoder = StreamDecoder<Dialect>(configuration: configuration)
     var outcome = Outcome()
     do {
-        try forEachPiece(pieces) { bytes in try decoder.decode(bytes) { outcome.events.append($0) } }
+        try forEachPiece(pieces) { bytes in try decoder.feed(bytes) { outcome.events.append($0) } }
         try decoder.finish { outcome.events.append($0) }
     } catch let error as StreamError {
         outcome.error = error
         do {
-            _ = try decoder.decode([UInt8]("data: [DONE]\n\n".utf8))
+            _ = try decoder.feed([UInt8]("data: [DONE]\n\n".utf8))
             check(false, "decoder accepted input after failing with \(error)")
         } catch let again as StreamError {
             check(again == error, "a failed decoder threw a different error: \(again) after \(error)")
@@ -59,16 +59,16 @@ func decode<Dialect: StreamDialect>(
     return outcome
 }
 
-/// `pieces` through `decodeViews`, each view made owned where it came; checks that every text
-/// delta `decodeViews` yields is lent, and that the dialect handed none over owned.
-func decodeViews<Dialect: StreamDialect>(
+/// `pieces` through `feedViews`, each view made owned where it came; checks that every text
+/// delta `feedViews` yields is lent, and that the dialect handed none over owned.
+func feedViews<Dialect: StreamDialect>(
     _ type: Dialect.Type, _ pieces: [ArraySlice<UInt8>], _ configuration: StreamDecoderConfiguration
 ) -> Outcome {
     var decoder = StreamDecoder<OwnedTextCheck<Dialect>>(configuration: configuration)
     var outcome = Outcome()
     do {
         try forEachPiece(pieces) { bytes in
-            try decoder.decodeViews(bytes) { view in
+            try decoder.feedViews(bytes) { view in
                 if case .event(.textDelta) = view { check(false, "\(Dialect.self): a text delta came owned") }
                 outcome.events.append(view.owned)
             }
@@ -203,7 +203,7 @@ func detectedEventByEvent(_ pieces: [ArraySlice<UInt8>], _ configuration: Stream
     var assembler = MessageAssembler()
     var failure: StreamError?
     do {
-        try forEachPiece(pieces) { bytes in try decoder.decode(bytes) { assembler.apply($0) } }
+        try forEachPiece(pieces) { bytes in try decoder.feed(bytes) { assembler.apply($0) } }
         try decoder.finish { assembler.apply($0) }
     } catch let error as StreamError {
         failure = error
@@ -236,8 +236,8 @@ func run<Dialect: StreamDialect>(_ type: Dialect.Type, _ input: FuzzInput) {
     let decoded = finalMessages(&decoder, input.pieces)
     check(decoded == expected, "\(Dialect.self): MessageDecoder differs:\n\(decoded)\n\(expected)")
     if input.bit(7) {
-        let lent = decodeViews(type, input.pieces, configuration)
-        check(lent == whole, "\(Dialect.self): decodeViews differs:\n\(lent)\n\(whole)")
+        let lent = feedViews(type, input.pieces, configuration)
+        check(lent == whole, "\(Dialect.self): feedViews differs:\n\(lent)\n\(whole)")
     }
     if input.bit(5) {
         guard let format = formats[ObjectIdentifier(type)] else { return check(false, "no format for \(Dialect.self)") }

@@ -34,7 +34,7 @@ func run(
         for piece in pieces {
             try piece.withUnsafeBytes { bytes in try decoder.feed(bytes) { outcome.events.append($0) } }
         }
-        try decoder.finish()
+        outcome.events += try decoder.finish()
     } catch let error as FramingError {
         outcome.framingError = error
     } catch let error as ConversationEventError {

@@ -28,12 +28,14 @@ import ChatStreamFraming
 /// let reply = decoder.finish()[0]
 /// print(reply.text, reply.error?.message ?? "complete")
 /// ```
-public struct MessageDecoder<Dialect: StreamDialect> {
+public struct MessageDecoder<Dialect: StreamDialect>: IncrementalDecoder {
     @usableFromInline var decoder: StreamDecoder<Dialect>
     @usableFromInline var sink: AssemblingSink
     /// The error that stopped decoding (or the truncation `finish` found); nil while all is well.
     public var failure: StreamError? { _failure }
     @usableFromInline var _failure: StreamError?
+    /// The decoder's report, once it finished without an error.
+    var end: StreamEnd?
 
     /// A decoder with these options for the stream and for tool inputs.
     public init(
@@ -59,7 +61,7 @@ public struct MessageDecoder<Dialect: StreamDialect> {
     @inlinable
     public mutating func feed(_ bytes: UnsafeRawBufferPointer) throws {
         do {
-            try decoder.decode(bytes, into: &sink)
+            try decoder.feed(bytes, into: &sink)
         } catch {
             let failure = StreamError(converting: error)
             _failure = failure
@@ -87,13 +89,29 @@ public struct MessageDecoder<Dialect: StreamDialect> {
     public mutating func finish() -> [AssembledMessage] {
         if failure == nil {
             do {
-                try decoder.finish(into: &sink)
+                end = try decoder.finish(into: &sink)
             } catch {
                 _failure = StreamError(converting: error)
             }
         }
         sink.flush()
         return sink.assembler.finish(error: failure)
+    }
+
+    /// Feeds the next piece of the stream, as the other `feed` forms do (this is the
+    /// `IncrementalDecoder` verb). A message is final only at the end, so nothing is appended to
+    /// `messages` here: read ``message()`` for the one in progress.
+    public mutating func feed(_ bytes: some Collection<UInt8>, into messages: inout [AssembledMessage]) throws {
+        try feed(bytes)
+    }
+
+    /// Ends the stream as ``finish()`` does, appending every choice's final message to `messages`.
+    ///
+    /// - Returns: how the stream ended (the bytes fed, what framing dropped unfinished); it does
+    ///   not throw: an error is recorded in the messages and in ``failure``.
+    public mutating func finish(into messages: inout [AssembledMessage]) -> StreamEnd {
+        messages.append(contentsOf: finish())
+        return end ?? StreamEnd(totalBytes: decoder.totalBytes)
     }
 
     /// Ends the stream because reading it failed below the bytes (the transport threw, the task

@@ -65,7 +65,7 @@ where Base.Element: Collection, Base.Element.Element == UInt8 {
                 }
                 do {
                     if let chunk {
-                        try withContiguousBytes(chunk) { try decoder.decode($0) { pending.append($0) } }
+                        try withContiguousBytes(chunk) { try decoder.feed($0) { pending.append($0) } }
                     } else {
                         ended = true
                         try decoder.finish { pending.append($0) }

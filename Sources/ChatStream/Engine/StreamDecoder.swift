@@ -15,7 +15,7 @@ import ChatStreamJSON
 /// ```swift
 /// var decoder = StreamDecoder<UIMessageStreamDialect>()
 /// for chunk in chunks {
-///     for event in try decoder.decode(chunk) { print(event) }
+///     for event in try decoder.feed(chunk) { print(event) }
 /// }
 /// try decoder.finish { print($0) }   // throws StreamError(.truncated) if `[DONE]` never came
 /// ```
@@ -32,7 +32,10 @@ public struct StreamDecoder<Dialect: StreamDialect> {
     @usableFromInline var _skippedErrors: [StreamError] = []
     @usableFromInline var framer: Dialect.Framer
     @usableFromInline var failure: StreamError?
-    @usableFromInline var finished = false
+    /// Bytes fed so far (for the ``StreamEnd`` of a body that never reached the framer).
+    @usableFromInline var totalBytes = 0
+    /// The report of the first ``finish(emit:)``; set once the stream has ended.
+    var end: StreamEnd?
     /// Holds a body that is one JSON value (a provider's error answer) instead of a stream (APIErrorBody.swift).
     @usableFromInline var bodyGate = APIErrorBodyGate()
 
@@ -48,40 +51,40 @@ public struct StreamDecoder<Dialect: StreamDialect> {
     /// How many units of unknown type the dialect skipped.
     public var unknownUnitCount: Int { dialect.unknownUnitCount }
 
-    /// Decodes the next piece of the stream, calling `emit` for each event.
+    /// Feeds the next piece of the stream, calling `emit` for each event.
     ///
     /// - Throws: ``StreamError``: malformed (unless lenient) or limit exceeded, naming the byte
     ///   offset. After an error every later call throws it again.
     @inlinable
-    public mutating func decode(_ bytes: UnsafeRawBufferPointer, emit: (StreamEvent) throws -> Void) throws {
+    public mutating func feed(_ bytes: UnsafeRawBufferPointer, emit: (StreamEvent) throws -> Void) throws {
         try decode(bytes, textDelta: { try emit(.textDelta(id: $0, delta: $1.string)) }, emit: emit)
     }
 
-    /// Decodes the next piece of the stream as ``decode(_:emit:)`` does, but lends each event to
+    /// Feeds the next piece of the stream as ``feed(_:emit:)`` does, but lends each event to
     /// `body` as a ``StreamEventView``: a text delta's part ID and text as UTF-8 valid only
     /// during the call (no `String`, no allocation), every other event owned. The same events in
     /// the same order; the fastest way to read a stream event by event.
     ///
     /// ```swift
-    /// try decoder.decodeViews(chunk) { event in
+    /// try decoder.feedViews(chunk) { event in
     ///     if case .textDelta(_, let delta) = event { delta.withSpan { output.write($0) } } else { handle(event.owned) }
     /// }
     /// ```
     @inlinable @inline(__always)  // so the caller's closure is specialised into the framer's loop
-    public mutating func decodeViews(
+    public mutating func feedViews(
         _ bytes: UnsafeRawBufferPointer, _ body: (StreamEventView) throws -> Void
     ) throws {
         try decode(
             bytes, textDelta: { try body(.textDelta(id: $0, delta: $1)) }, emit: { try Self.lend($0, body) })
     }
 
-    /// Decodes the next piece of the stream into `sink`: each text delta lent to
+    /// Feeds the next piece of the stream into `sink`: each text delta lent to
     /// ``StreamEventSink/textDelta(id:delta:)``, every other event to ``StreamEventSink/event(_:)``.
-    /// ``decode(_:emit:)``, ``decodeViews(_:_:)`` and ``MessageDecoder`` are this with their sinks.
+    /// ``feed(_:emit:)``, ``feedViews(_:_:)`` and ``MessageDecoder`` are this with their sinks.
     ///
-    /// - Throws: as ``decode(_:emit:)``.
+    /// - Throws: as ``feed(_:emit:)``.
     @inlinable @inline(__always)
-    public mutating func decode(_ bytes: UnsafeRawBufferPointer, into sink: inout some StreamEventSink) throws {
+    public mutating func feed(_ bytes: UnsafeRawBufferPointer, into sink: inout some StreamEventSink) throws {
         try decode(bytes, textDelta: { try sink.textDelta(id: $0, delta: $1) }, emit: { try sink.event($0) })
     }
 
@@ -96,6 +99,7 @@ public struct StreamDecoder<Dialect: StreamDialect> {
         _ bytes: UnsafeRawBufferPointer, textDelta: TextDeltaSink, emit: EventSink
     ) throws {
         if let failure { throw failure }
+        totalBytes &+= bytes.count
         do {
             if _slowPath(!bodyGate.isPassing) { return try decodeAtStart(bytes, textDelta: textDelta, emit: emit) }
             try Self.feed(&framer, &_dialect, &_skippedErrors, configuration.lenient, bytes, textDelta, emit)
@@ -131,42 +135,50 @@ public struct StreamDecoder<Dialect: StreamDialect> {
     ///
     /// - Throws: ``StreamError`` of kind ``StreamError/Kind/truncated`` when the stream ended
     ///   before its terminator (and carried no error), or the error that stopped decoding.
-    public mutating func finish(emit: (StreamEvent) throws -> Void) throws {
+    /// - Returns: how the stream ended: the bytes fed, and what the framing dropped unfinished
+    ///   (an SSE event cut short after the terminator); a second call returns the first report.
+    @discardableResult
+    public mutating func finish(emit: (StreamEvent) throws -> Void) throws -> StreamEnd {
         try finish(textDelta: { try emit(.textDelta(id: $0, delta: $1.string)) }, emit: emit)
     }
 
     /// Ends the stream as ``finish(emit:)`` does, for a reader of ``StreamEventView``s.
-    public mutating func finishViews(_ body: (StreamEventView) throws -> Void) throws {
+    @discardableResult
+    public mutating func finishViews(_ body: (StreamEventView) throws -> Void) throws -> StreamEnd {
         try finish(textDelta: { try body(.textDelta(id: $0, delta: $1)) }, emit: { try Self.lend($0, body) })
     }
 
     /// Ends the stream as ``finish(emit:)`` does, into `sink`.
-    public mutating func finish(into sink: inout some StreamEventSink) throws {
+    @discardableResult
+    public mutating func finish(into sink: inout some StreamEventSink) throws -> StreamEnd {
         try finish(textDelta: { try sink.textDelta(id: $0, delta: $1) }, emit: { try sink.event($0) })
     }
 
-    mutating func finish(textDelta: TextDeltaSink, emit: EventSink) throws {
+    mutating func finish(textDelta: TextDeltaSink, emit: EventSink) throws -> StreamEnd {
         if let failure { throw failure }
-        guard !finished else { return }
-        finished = true
+        if let end { return end }
+        var end = StreamEnd(totalBytes: totalBytes)
+        defer { self.end = end }
         do {
             if !bodyGate.isPassing {
                 // A body that was one JSON value ends here (as its error, or malformed).
                 guard
                     let release = try bodyGate.finish(
                         configuration: configuration.json, formatName: Dialect.formatName, emit: emit)
-                else { return }
+                else { return end }
                 try release.withUnsafeBytes {
                     try Self.feed(&framer, &_dialect, &_skippedErrors, configuration.lenient, $0, textDelta, emit)
                 }
             }
             do {
-                try Self.finishFraming(&framer, &_dialect, &_skippedErrors, configuration.lenient, textDelta, emit)
+                end = try Self.finishFraming(
+                    &framer, &_dialect, &_skippedErrors, configuration.lenient, textDelta, emit)
             } catch let error as FramingError where error.kind == .truncated {
                 // A framing that needs a closing (a JSON array's `]`) did not get it; the dialect
                 // decides below whether what arrived is complete enough.
             }
             try _dialect.finish(textDelta: textDelta, emit: emit)
+            return end
         } catch {
             throw fail(error)
         }
@@ -176,8 +188,8 @@ public struct StreamDecoder<Dialect: StreamDialect> {
     static func finishFraming(
         _ framer: inout Dialect.Framer, _ dialect: inout Dialect, _ skipped: inout [StreamError], _ lenient: Bool,
         _ textDelta: TextDeltaSink, _ emit: EventSink
-    ) throws {
-        _ = try framer.finishUnits { unit in try Self.unit(unit, &dialect, &skipped, lenient, textDelta, emit) }
+    ) throws -> StreamEnd {
+        try framer.finishUnits { unit in try Self.unit(unit, &dialect, &skipped, lenient, textDelta, emit) }
     }
 
     /// Decodes one unit; in lenient mode a malformed unit is recorded and skipped.

@@ -1,9 +1,9 @@
-// StreamEventSink: where a reader of `StreamDecoder.decode(_:into:)` takes what a dialect decodes.
+// StreamEventSink: where a reader of `StreamDecoder.feed(_:into:)` takes what a dialect decodes.
 //
 // A dialect has two ways out (`TextDeltaSink`, `EventSink`): text deltas lent as bytes, every
 // other event owned.
-// What becomes of a delta is the reader's business: `StreamDecoder.decode(_:emit:)` makes it a
-// `StreamEvent`, `decodeViews` lends it as a `StreamEventView`, `MessageDecoder` gathers its
+// What becomes of a delta is the reader's business: `StreamDecoder.feed(_:emit:)` makes it a
+// `StreamEvent`, `feedViews` lends it as a `StreamEventView`, `MessageDecoder` gathers its
 // bytes into the message. So every text delta takes the same road, whoever reads.
 
 /// Receives what a ``StreamDialect`` decodes from a unit: text deltas with their text lent as
@@ -11,7 +11,7 @@
 ///
 /// The decoders' own readers cover the usual needs (owned events, lent views, the assembled
 /// message); write a sink to move text somewhere without a `String` per delta, and pass it to
-/// ``StreamDecoder/decode(_:into:)``.
+/// ``StreamDecoder/feed(_:into:)``.
 ///
 /// ```swift
 /// struct Counter: StreamEventSink {

@@ -5,12 +5,12 @@
 /// A view is valid only during the call that receives it: copy what you keep (``owned`` makes
 /// the ``StreamEvent``). The bytes are checked UTF-8 with escapes resolved, exactly the text the
 /// event would hold. Views carry the same events in the same order as
-/// ``StreamDecoder/decode(_:emit:)``; this is the way to read a stream with the least work per
+/// ``StreamDecoder/feed(_:emit:)``; this is the way to read a stream with the least work per
 /// event, for a reader that copies the text where it goes (a text buffer, a socket, a view).
 ///
 /// ```swift
 /// var text: [UInt8] = []
-/// try decoder.decodeViews(chunk) { event in
+/// try decoder.feedViews(chunk) { event in
 ///     switch event {
 ///     case .textDelta(_, let delta): delta.append(to: &text)
 ///     case .event(let event): handle(event)

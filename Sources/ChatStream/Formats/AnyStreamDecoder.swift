@@ -1,8 +1,10 @@
+import ChatStreamFraming
+
 /// A decoder for a format chosen at run time, or detected from the stream's first bytes.
 ///
 /// ```swift
 /// var decoder = AnyStreamDecoder(format: nil)   // detect
-/// let events = try decoder.decode(bytes)
+/// let events = try decoder.feed(bytes)
 /// try decoder.finish { print($0) }
 /// ```
 public struct AnyStreamDecoder: StreamEventDecoding {
@@ -29,43 +31,45 @@ public struct AnyStreamDecoder: StreamEventDecoding {
     public var unknownUnitCount: Int { box?.unknownUnitCount ?? 0 }
     public var skippedErrors: [StreamError] { box?.skippedErrors ?? [] }
 
-    public mutating func decode(_ bytes: UnsafeRawBufferPointer, emit: (StreamEvent) throws -> Void) throws {
+    public mutating func feed(_ bytes: UnsafeRawBufferPointer, emit: (StreamEvent) throws -> Void) throws {
         if let dialect, let box = uniqueBox() {
-            try dialect.decode(box, bytes, emit: emit)
+            try dialect.feedEvents(box, bytes, emit: emit)
             return
         }
-        try detect(bytes, isComplete: false) { dialect, box, held in try dialect.decode(box, held, emit: emit) }
+        try detect(bytes, isComplete: false) { dialect, box, held in try dialect.feedEvents(box, held, emit: emit) }
     }
 
-    public mutating func decodeViews(
+    public mutating func feedViews(
         _ bytes: UnsafeRawBufferPointer, _ body: (StreamEventView) throws -> Void
     ) throws {
         if let dialect, let box = uniqueBox() {
-            try dialect.decodeViews(box, bytes, body)
+            try dialect.feedViews(box, bytes, body)
             return
         }
-        try detect(bytes, isComplete: false) { dialect, box, held in try dialect.decodeViews(box, held, body) }
+        try detect(bytes, isComplete: false) { dialect, box, held in try dialect.feedViews(box, held, body) }
     }
 
-    public mutating func finish(emit: (StreamEvent) throws -> Void) throws {
+    @discardableResult
+    public mutating func finish(emit: (StreamEvent) throws -> Void) throws -> StreamEnd {
         if dialect == nil {
             try detect(UnsafeRawBufferPointer(start: nil, count: 0), isComplete: true) { dialect, box, held in
-                try dialect.decode(box, held, emit: emit)
+                try dialect.feedEvents(box, held, emit: emit)
             }
         }
-        try dialect!.finish(uniqueBox()!, emit: emit)
+        return try dialect!.finish(uniqueBox()!, emit: emit)
     }
 
     /// Ends the stream as ``finish(emit:)`` does, lending the last events to `body` exactly as
     /// `StreamDecoder<D>.finishViews(_:)` lends them (a last text delta as
     /// ``StreamEventView/textDelta(id:delta:)``).
-    public mutating func finishViews(_ body: (StreamEventView) throws -> Void) throws {
+    @discardableResult
+    public mutating func finishViews(_ body: (StreamEventView) throws -> Void) throws -> StreamEnd {
         if dialect == nil {
             try detect(UnsafeRawBufferPointer(start: nil, count: 0), isComplete: true) { dialect, box, held in
-                try dialect.decodeViews(box, held, body)
+                try dialect.feedViews(box, held, body)
             }
         }
-        try dialect!.finishViews(uniqueBox()!, body)
+        return try dialect!.finishViews(uniqueBox()!, body)
     }
 
     /// Makes the decoder of `format`.

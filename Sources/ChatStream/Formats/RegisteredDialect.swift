@@ -20,15 +20,16 @@ package protocol RegisteredDialect: StreamDialect {
 
     /// A box holding a new `StreamDecoder<Self>`.
     static func makeEventDecoder(configuration: StreamDecoderConfiguration) -> DecoderBox
-    /// `StreamDecoder<Self>.decode(_:emit:)` on the decoder in `box`.
-    static func decode(_ box: DecoderBox, _ bytes: UnsafeRawBufferPointer, emit: (StreamEvent) throws -> Void) throws
-    /// `StreamDecoder<Self>.decodeViews(_:_:)` on the decoder in `box`.
-    static func decodeViews(
+    /// `StreamDecoder<Self>.feed(_:emit:)` on the decoder in `box`.
+    static func feedEvents(
+        _ box: DecoderBox, _ bytes: UnsafeRawBufferPointer, emit: (StreamEvent) throws -> Void) throws
+    /// `StreamDecoder<Self>.feedViews(_:_:)` on the decoder in `box`.
+    static func feedViews(
         _ box: DecoderBox, _ bytes: UnsafeRawBufferPointer, _ body: (StreamEventView) throws -> Void) throws
     /// `StreamDecoder<Self>.finish(emit:)` on the decoder in `box`.
-    static func finish(_ box: DecoderBox, emit: (StreamEvent) throws -> Void) throws
+    static func finish(_ box: DecoderBox, emit: (StreamEvent) throws -> Void) throws -> StreamEnd
     /// `StreamDecoder<Self>.finishViews(_:)` on the decoder in `box`.
-    static func finishViews(_ box: DecoderBox, _ body: (StreamEventView) throws -> Void) throws
+    static func finishViews(_ box: DecoderBox, _ body: (StreamEventView) throws -> Void) throws -> StreamEnd
 
     /// A box holding a new `MessageDecoder<Self>`.
     static func makeMessageDecoder(
@@ -47,23 +48,23 @@ extension RegisteredDialect {
         EventDecoderBox(StreamDecoder<Self>(configuration: configuration))
     }
 
-    package static func decode(
+    package static func feedEvents(
         _ box: DecoderBox, _ bytes: UnsafeRawBufferPointer, emit: (StreamEvent) throws -> Void
     ) throws {
-        try unsafeDowncast(box, to: EventDecoderBox<Self>.self).decoder.decode(bytes, emit: emit)
+        try unsafeDowncast(box, to: EventDecoderBox<Self>.self).decoder.feed(bytes, emit: emit)
     }
 
-    package static func decodeViews(
+    package static func feedViews(
         _ box: DecoderBox, _ bytes: UnsafeRawBufferPointer, _ body: (StreamEventView) throws -> Void
     ) throws {
-        try unsafeDowncast(box, to: EventDecoderBox<Self>.self).decoder.decodeViews(bytes, body)
+        try unsafeDowncast(box, to: EventDecoderBox<Self>.self).decoder.feedViews(bytes, body)
     }
 
-    package static func finish(_ box: DecoderBox, emit: (StreamEvent) throws -> Void) throws {
+    package static func finish(_ box: DecoderBox, emit: (StreamEvent) throws -> Void) throws -> StreamEnd {
         try unsafeDowncast(box, to: EventDecoderBox<Self>.self).decoder.finish(emit: emit)
     }
 
-    package static func finishViews(_ box: DecoderBox, _ body: (StreamEventView) throws -> Void) throws {
+    package static func finishViews(_ box: DecoderBox, _ body: (StreamEventView) throws -> Void) throws -> StreamEnd {
         try unsafeDowncast(box, to: EventDecoderBox<Self>.self).decoder.finishViews(body)
     }
 

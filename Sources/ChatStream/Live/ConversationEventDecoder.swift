@@ -16,13 +16,12 @@ import ChatStreamJSON
 ///
 /// ```swift
 /// var decoder = ConversationEventDecoder(format: .salesforceMessaging)
-/// for piece in pieces {
-///     for event in try decoder.feed(piece) { print(event.kind) }
-/// }
-/// try decoder.finish()
-/// print(decoder.unknownEventCount, decoder.skippedErrors)
+/// var events: [ConversationEvent] = []
+/// for piece in pieces { try decoder.feed(piece, into: &events) }
+/// let end = try decoder.finish(into: &events)   // an event cut off by the end is dropped, and reported
+/// print(events.count, end.isTruncated, decoder.unknownEventCount, decoder.skippedErrors)
 /// ```
-public struct ConversationEventDecoder {
+public struct ConversationEventDecoder: IncrementalDecoder {
     /// Limits and policy.
     public struct Configuration: Sendable, Hashable {
         /// The SSE limits (line and event sizes): an endless line or event fails within them.
@@ -129,17 +128,18 @@ public struct ConversationEventDecoder {
         return text.elementsEqual("ping".utf8)
     }
 
-    /// Feeds the next piece of input and returns the events it completes.
-    public mutating func feed(_ bytes: some Collection<UInt8>) throws -> [ConversationEvent] {
-        var events: [ConversationEvent] = []
+    /// Feeds the next piece of input, appending the events it completes to `events`.
+    ///
+    /// - Throws: as ``feed(_:_:)`` does.
+    public mutating func feed(_ bytes: some Collection<UInt8>, into events: inout [ConversationEvent]) throws {
         try withContiguousBytes(bytes) { raw in try feed(raw) { events.append($0) } }
-        return events
     }
 
-    /// Ends one connection's stream: a block cut off by the end is dropped and reported.
-    /// The decoder keeps ``lastEventID`` and may be fed the next connection's stream.
+    /// Ends one connection's stream: a block cut off by the end is dropped and reported (no event
+    /// is appended: an SSE event is complete only at its blank line). The decoder keeps
+    /// ``lastEventID`` and may be fed the next connection's stream.
     @discardableResult
-    public mutating func finish() throws -> StreamEnd {
+    public mutating func finish(into events: inout [ConversationEvent]) throws -> StreamEnd {
         try framer.finish { _ in }
     }
 

@@ -215,7 +215,7 @@ extension ChatAPIHandlers {
             events.removeAll(keepingCapacity: true)
             do {
                 if let piece {
-                    try piece.withUnsafeBytes { try decoder.decode($0) { events.append($0) } }
+                    try piece.withUnsafeBytes { try decoder.feed($0) { events.append($0) } }
                 } else {
                     try decoder.finish { events.append($0) }
                 }

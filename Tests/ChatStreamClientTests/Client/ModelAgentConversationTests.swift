@@ -43,7 +43,7 @@ struct ModelAgentConversationTests {
         var decoder = format.makeDecoder()
         var assembler = MessageAssembler()
         do {
-            try bytes.withUnsafeBytes { try decoder.decode($0) { assembler.apply($0) } }
+            try bytes.withUnsafeBytes { try decoder.feed($0) { assembler.apply($0) } }
             try decoder.finish { assembler.apply($0) }
         } catch {
             return assembler.finish(error: StreamError(converting: error))[0]

@@ -12,7 +12,7 @@ func decodeLive(
     var decoder = ConversationEventDecoder(format: format, configuration: configuration)
     var events: [ConversationEvent] = []
     for piece in pieces { events += try decoder.feed(piece) }
-    try decoder.finish()
+    events += try decoder.finish()
     return (events, decoder)
 }
 

@@ -1,0 +1,123 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import ChatStream
+
+/// The one vocabulary of the decoders: `StreamDecoder`, `AnyStreamDecoder`, `MessageDecoder` and
+/// `ConversationEventDecoder` are `IncrementalDecoder`s as the framers are, so one generic
+/// driver feeds any of them; what each gives does not depend on the chunking, and `finish(into:)`
+/// reports the bytes fed and what the end dropped.
+@Suite(.blockingAllowed) struct IncrementalDecoderTests {
+    /// A UI message stream with text, a tool call and its terminator.
+    static let uiStream = Array(
+        """
+        data: {"type":"start","messageId":"m1"}
+
+        data: {"type":"text-start","id":"t1"}
+
+        data: {"type":"text-delta","id":"t1","delta":"Hel"}
+
+        data: {"type":"text-delta","id":"t1","delta":"lo, \\u00e9t\\u00e9"}
+
+        data: {"type":"text-end","id":"t1"}
+
+        data: {"type":"finish","finishReason":"stop"}
+
+        data: [DONE]
+
+
+        """.utf8)
+
+    /// Feeds `pieces` to a new decoder through the protocol alone; the outputs and the report.
+    func drive<D: IncrementalDecoder>(
+        _ make: () -> D, _ pieces: [[UInt8]]
+    ) throws -> (outputs: [D.Output], end: StreamEnd) {
+        var decoder = make()
+        var outputs: [D.Output] = []
+        for piece in pieces { try decoder.feed(piece, into: &outputs) }
+        let end = try decoder.finish(into: &outputs)
+        return (outputs, end)
+    }
+
+    @Test func streamDecoderGivesTheSameEventsThroughTheProtocolAtEveryChunking() throws {
+        var reference = StreamDecoder<UIMessageStreamDialect>()
+        var expected: [StreamEvent] = []
+        try Self.uiStream.withUnsafeBytes { try reference.feed($0) { expected.append($0) } }
+        try reference.finish { expected.append($0) }
+        #expect(expected.contains(.textDelta(id: "t1", delta: "Hel")))
+        #expect(expected.contains(.finish(reason: .stop, rawReason: "stop")))
+
+        for chunking in Chunkings.all(of: Self.uiStream) {
+            let typed = try drive({ StreamDecoder<UIMessageStreamDialect>() }, chunking.pieces)
+            #expect(typed.outputs == expected, "\(chunking)")
+            #expect(typed.end == StreamEnd(totalBytes: Self.uiStream.count), "\(chunking)")
+            let detected = try drive({ AnyStreamDecoder(format: nil) }, chunking.pieces)
+            #expect(detected.outputs == expected, "detected, \(chunking)")
+            #expect(detected.end == StreamEnd(totalBytes: Self.uiStream.count), "detected, \(chunking)")
+        }
+    }
+
+    @Test func aSecondFinishAddsNothingAndReportsTheSameEnd() throws {
+        var decoder = StreamDecoder<UIMessageStreamDialect>()
+        var events: [StreamEvent] = []
+        try decoder.feed(Self.uiStream, into: &events)
+        let first = try decoder.finish(into: &events)
+        let count = events.count
+        let second = try decoder.finish(into: &events)
+        #expect(first == second)
+        #expect(events.count == count)
+    }
+
+    @Test func aCutStreamStillThrowsTruncatedAfterItsEvents() throws {
+        let cut = Array(Self.uiStream.prefix(Self.uiStream.count - "data: [DONE]\n\n\n".utf8.count))
+        var decoder = StreamDecoder<UIMessageStreamDialect>()
+        var events: [StreamEvent] = []
+        try decoder.feed(cut, into: &events)
+        #expect(events.contains(.textDelta(id: "t1", delta: "Hel")))
+        #expect(throws: StreamError.self) { _ = try decoder.finish(into: &events) }
+        #expect((try? decoder.finish(into: &events)) == nil, "the error is thrown again")
+    }
+
+    @Test func messageDecoderAppendsItsMessagesOnlyAtTheEnd() throws {
+        for chunking in Chunkings.all(of: Self.uiStream) {
+            var decoder = MessageDecoder<UIMessageStreamDialect>()
+            var messages: [AssembledMessage] = []
+            for piece in chunking.pieces {
+                try decoder.feed(piece, into: &messages)
+                #expect(messages.isEmpty, "\(chunking)")
+            }
+            let end = decoder.finish(into: &messages)
+            #expect(messages.map(\.text) == ["Hello, été"], "\(chunking)")
+            #expect(messages.allSatisfy { $0.error == nil }, "\(chunking)")
+            #expect(end == StreamEnd(totalBytes: Self.uiStream.count), "\(chunking)")
+        }
+        // Cut before the terminator: no throw, the text kept, the truncation recorded.
+        let cut = Array(Self.uiStream.prefix(Self.uiStream.count - "data: [DONE]\n\n\n".utf8.count))
+        var decoder = MessageDecoder<UIMessageStreamDialect>()
+        var messages: [AssembledMessage] = []
+        try decoder.feed(cut, into: &messages)
+        let end = decoder.finish(into: &messages)
+        #expect(messages.map(\.text) == ["Hello, été"])
+        #expect(messages.first?.error != nil)
+        #expect(decoder.failure?.kind == .truncated)
+        #expect(end.totalBytes == cut.count)
+    }
+
+    @Test func conversationEventDecoderReportsAnEventCutByTheEnd() throws {
+        let whole = try ConversationEventDecoderTests.bytes("home-all-types.sse")
+        let tail = Array(#"data: {"type":"message.created""#.utf8)
+        let input = whole + tail
+        var expected: [ConversationEvent] = []
+        var reference = ConversationEventDecoder(format: .home)
+        try whole.withUnsafeBytes { try reference.feed($0) { expected.append($0) } }
+        #expect(!expected.isEmpty)
+        for chunking in Chunkings.all(of: input) {
+            let outcome = try drive({ ConversationEventDecoder(format: .home) }, chunking.pieces)
+            #expect(outcome.outputs == expected, "\(chunking)")
+            #expect(outcome.end.totalBytes == input.count, "\(chunking)")
+            #expect(outcome.end.droppedFromOffset == whole.count, "\(chunking)")
+            #expect(outcome.end.droppedBytes == tail.count, "\(chunking)")
+        }
+    }
+}
