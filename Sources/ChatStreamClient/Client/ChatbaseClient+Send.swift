@@ -200,10 +200,11 @@ extension ChatbaseClient {
     /// Files a finished reply in the store, with the user's message the first round sent.
     func recordReply(_ response: ChatResponse, to first: Round) {
         guard store != nil else { return }
-        if case .chat(let text, _, let clientMessageId) = first {
+        switch first {
+        case .chat(let text, _, let clientMessageId):
             record(reply: response, userText: text, clientMessageId: clientMessageId)
-        } else {
-            record(reply: response, userText: nil, clientMessageId: nil)
+        case .retry(_, let messageId):
+            record(reply: response, userText: nil, clientMessageId: nil, retried: messageId)
         }
     }
 

@@ -90,7 +90,8 @@ extension ChatbaseClient {
         messages page: [Message], conversationId: String, after: String?, next: String?, hasMore: Bool, total: Int
     ) {
         guard let store, let scope = storeScope else { return }
-        try? store.save(messages: page, conversationId: conversationId, scope: scope)
+        let source: HistoryStore.MessageSource = after == nil ? .newestPage : .olderPage
+        try? store.save(messages: page, conversationId: conversationId, scope: scope, source: source)
         try? store.save(
             cursor: next, hasMore: hasMore, total: total, list: Self.listKey(messagesOf: conversationId), after: after,
             scope: scope)
@@ -114,9 +115,11 @@ extension ChatbaseClient {
         }
     }
 
-    func record(reply: ChatResponse, userText: String?, clientMessageId: String?) {
+    /// Files a finished reply; `retried`: the message a retry regenerated (gone from the server).
+    func record(reply: ChatResponse, userText: String?, clientMessageId: String?, retried: String? = nil) {
         guard let store, let scope = storeScope else { return }
-        try? store.save(reply: reply, userText: userText, clientMessageId: clientMessageId, scope: scope)
+        try? store.save(
+            reply: reply, userText: userText, clientMessageId: clientMessageId, retried: retried, scope: scope)
     }
 
     /// The cached copy of conversation `id` (nil without a store or when it is not cached).

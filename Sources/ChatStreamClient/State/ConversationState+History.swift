@@ -32,8 +32,11 @@ extension ConversationState {
             self.conversationId = conversationId
             historyPage = page
             hasMoreHistory = page.hasMore
+            owesReload = false
         } catch {
             self.error = error
+            // The rows are the cache's (or the last ones shown): read again when the network is back.
+            owesReload = true
         }
         await loadStatus(of: conversationId)
     }

@@ -72,6 +72,10 @@ extension ConversationState: LiveFollowing {
     public func handleLive(_ event: LiveEvent) async {
         // No conversation yet: no event names it, and a reset has no history to reload.
         guard let conversationId else { return }
+        // The stream works again: a reload owed since the network failed is done first.
+        if owesReload, !isSending, !isLoadingHistory, event.kind != .reset {
+            await loadHistory(conversationId: conversationId)
+        }
         switch event.kind {
         case .messageCreated(let id, let message) where UUIDIdentifiers.same(id, conversationId):
             if isSending {
@@ -93,7 +97,7 @@ extension ConversationState: LiveFollowing {
             typingParticipants = []
             if isSending {
                 // The reload would drop the rows of the send in progress: it waits for its end.
-                reloadsAfterSend = true
+                owesReload = true
             } else {
                 await loadHistory(conversationId: conversationId)
             }
@@ -102,6 +106,18 @@ extension ConversationState: LiveFollowing {
             liveState = .unsupported
         default:
             break
+        }
+        if owesMerge, !isSending { await mergeNewestPage() }
+    }
+
+    /// The live stream is live again after a reconnection: a reload owed since the network
+    /// failed is done now.
+    func liveAgain() async {
+        guard !isSending, !isLoadingHistory, let conversationId else { return }
+        if owesReload {
+            await loadHistory(conversationId: conversationId)
+        } else if owesMerge {
+            await mergeNewestPage()
         }
     }
 
@@ -115,6 +131,8 @@ extension ConversationState: LiveFollowing {
     private func show(liveMessage message: Message) {
         guard !messages.contains(where: { $0.messageId == message.id }), !settlePendingRow(by: message) else { return }
         messages.append(contentsOf: Self.rows(for: message))
+        // Heard now, but written maybe before rows shown already: the server's page says where.
+        owesMerge = true
         // A message from the agent side means nobody is typing it any more.
         if message.sender == .agent { typingParticipants = [] }
     }

@@ -111,13 +111,16 @@ extension ConversationState {
                 fail(error)
             }
         }
-        if reloadsAfterSend, let conversationId {
-            reloadsAfterSend = false
-            let failure = error
+        // Still sending (no new send can start): the rows the server may order otherwise settle.
+        let failure = error
+        showDeferredLiveMessages()
+        if owesReload, let conversationId {
             await loadHistory(conversationId: conversationId)
-            // The send's own failure is the one the app shows.
-            if let failure { error = failure }
+        } else if owesMerge {
+            await mergeNewestPage(endingSend: true)
         }
+        // The send's own failure is the one the app shows.
+        if let failure { error = failure }
     }
 
     /// Stops the reply being streamed (the AI SDK's `stop()`): the server stops generating and
@@ -184,7 +187,7 @@ extension ConversationState {
             if messages[index].messageId == nil { messages[index].messageId = partial?.id }
             // A retry whose answer was lost before it named the new reply: the server may have
             // replaced the reply or not, so the conversation is read again once the retry ended.
-            if userRowId == nil, messages[index].messageId == nil { reloadsAfterSend = true }
+            if userRowId == nil, messages[index].messageId == nil { owesReload = true }
         }
         if replyBegan, let id = userRowId, let index = messages.firstIndex(where: { $0.id == id }) {
             messages[index].delivery = .sent

@@ -69,8 +69,14 @@ public final class ConversationState {
     /// Live messages that arrived while a send was running, shown once it ended (those the send
     /// itself showed are dropped by their IDs).
     @ObservationIgnored var deferredLiveMessages: [Message] = []
-    /// Whether a live `reset` came while a send ran: history is reloaded once it ended.
-    @ObservationIgnored var reloadsAfterSend = false
+    /// Whether the rows may differ from the server's: a live `reset` came while a send ran, a
+    /// retry's answer was lost, or the server's page could not be read when history was loaded.
+    /// The newest page is read again at the next chance: when the send in progress ends, at the
+    /// next live event, or when the live stream is live again after a reconnection.
+    @ObservationIgnored var owesReload = false
+    /// Whether a live message was shown at the end of the rows, where the server may not have it
+    /// (ConversationState+Converge): the newest page is read and merged at the next chance.
+    @ObservationIgnored var owesMerge = false
 
     @ObservationIgnored var historyPage: PaginatedResponse<Message>?
     @ObservationIgnored var streamingRowId: String?

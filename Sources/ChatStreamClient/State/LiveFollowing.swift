@@ -18,9 +18,14 @@ protocol LiveFollowing: AnyObject {
     func handleLive(_ event: LiveEvent) async
     /// Fetches what may have changed between the last load and the subscription's start.
     func catchUpAfterSubscribing() async
+    /// The subscription is live again after a reconnection (not the first time).
+    func liveAgain() async
 }
 
 extension LiveFollowing {
+    /// Nothing by default: the events resume from the subscription's own position.
+    func liveAgain() async {}
+
     /// Starts the task (once): each event goes to ``handleLive(_:)``, each change of the
     /// connection's state to ``liveState``; the first time the subscription is live, what changed
     /// since the last load is fetched. A failure that will not heal becomes ``error``. The task
@@ -39,7 +44,11 @@ extension LiveFollowing {
                         await self.handleLive(event)
                     case .state(let state):
                         self.liveState = state
-                        if firstLive { await self.catchUpAfterSubscribing() }
+                        if firstLive {
+                            await self.catchUpAfterSubscribing()
+                        } else if state == .live {
+                            await self.liveAgain()
+                        }
                     }
                     return true
                 }

@@ -1,8 +1,6 @@
-// Conversations, messages, page cursors and the current conversation in the history store.
-//
-// A message's parts are rows of message_parts, each the part's wire JSON (one value per row), read
-// back through the same decoder as the network's answers. Local pages are read newest first, by
-// offset; the local cursor is `local:<offset>`.
+// Conversations, page cursors and the current conversation in the history store (messages are in
+// HistoryStore+Messages). Local pages are read newest first, by offset; the local cursor is
+// `local:<offset>`.
 
 import ChatStream
 import ChatStreamSQLite
@@ -151,115 +149,6 @@ extension HistoryStore {
             wireStatus: row.text(5),
             tags: row.optionalText(6).map { $0.isEmpty ? [] : $0.components(separatedBy: "\n") },
             unreadCount: row.optionalInt(7), lastMessage: nil)
-    }
-
-    // MARK: Messages
-
-    /// Stores (or replaces) `messages` of conversation `conversationId` under `scope`.
-    func save(messages: [Message], conversationId: String, scope: String) throws {
-        guard !messages.isEmpty else { return }
-        try write("saving messages") { database in
-            for message in messages {
-                try Self.upsert(message, conversationId: conversationId, scope: scope, database)
-            }
-        }
-    }
-
-    static func upsert(
-        _ message: Message, conversationId: String, scope: String, clientMessageId: String? = nil,
-        _ database: SQLiteDatabase
-    ) throws {
-        let id = UUIDIdentifiers.normalized(message.id)
-        let conversationId = UUIDIdentifiers.normalized(conversationId)
-        try database.run(
-            """
-            INSERT INTO messages(
-                scope, id, conversation_id, sender, created_at, feedback, score, client_message_id, interrupted)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
-            ON CONFLICT(scope, id) DO UPDATE SET conversation_id = excluded.conversation_id,
-                sender = excluded.sender, created_at = excluded.created_at, feedback = excluded.feedback,
-                score = excluded.score, client_message_id = coalesce(excluded.client_message_id, client_message_id),
-                interrupted = excluded.interrupted
-            """,
-            [
-                scope, id, conversationId, message.sender == .user ? "user" : "agent",
-                message.date.timeIntervalSince1970, message.feedback?.rawValue, message.score,
-                clientMessageId ?? message.clientMessageId, message.isInterrupted ? 1 : 0,
-            ])
-        try database.run("DELETE FROM message_parts WHERE scope = ?1 AND message_id = ?2", [scope, id])
-        for (position, part) in message.assembledParts.enumerated() {
-            try database.run(
-                "INSERT INTO message_parts(scope, message_id, position, part) VALUES (?1, ?2, ?3, ?4)",
-                [scope, id, position, part.jsonValue.jsonText])
-        }
-    }
-
-    /// A page of the cached messages of `conversationId`: the newest first page at offset 0, older
-    /// ones after it; inside a page, oldest to newest (as the API pages them).
-    func messages(scope: String, conversationId: String, offset: Int, limit: Int) throws -> (
-        [Message], hasMore: Bool, total: Int
-    ) {
-        let conversationId = UUIDIdentifiers.normalized(conversationId)
-        return try access("reading messages") { database in
-            let total =
-                try database.first(
-                    "SELECT COUNT(*) FROM messages WHERE scope = ?1 AND conversation_id = ?2", [scope, conversationId]
-                ) { $0.int(0) } ?? 0
-            let rows = try database.query(
-                """
-                SELECT id, sender, created_at, feedback, score, client_message_id, interrupted FROM messages
-                WHERE scope = ?1 AND conversation_id = ?2 ORDER BY created_at DESC, rowid DESC LIMIT ?3 OFFSET ?4
-                """, [scope, conversationId, limit, offset]
-            ) { row in
-                (
-                    id: row.text(0), sender: row.text(1), date: row.double(2), feedback: row.optionalText(3),
-                    score: row.isNull(4) ? nil : row.double(4), clientMessageId: row.optionalText(5),
-                    interrupted: row.int(6) != 0
-                )
-            }
-            var messages: [Message] = []
-            for row in rows.reversed() {
-                let parts = try database.query(
-                    "SELECT part FROM message_parts WHERE scope = ?1 AND message_id = ?2 ORDER BY position",
-                    [scope, row.id]
-                ) { try JSONTree(parsing: Array($0.text(0).utf8)) }
-                var object = JSONObject()
-                object["id"] = .string(row.id)
-                object["role"] = row.sender == "user" ? "user" : "assistant"
-                object["parts"] = .array(parts)
-                object["createdAt"] = .number(JSONNumber(row.date))
-                object["feedback"] = row.feedback.map(JSONTree.string) ?? .null
-                var metadata = JSONObject()
-                if let score = row.score { metadata["score"] = .number(JSONNumber(score)) }
-                if row.interrupted { metadata["interrupted"] = true }
-                if !metadata.isEmpty { object["metadata"] = .object(metadata) }
-                if let id = row.clientMessageId { object["clientMessageId"] = .string(id) }
-                if let message = try WireDecoding.decodeValue(.object(object), WireDecoding.message) {
-                    messages.append(message)
-                }
-            }
-            return (messages, offset + rows.count < total, total)
-        }
-    }
-
-    // MARK: Replies
-
-    /// Records a finished reply: its conversation, the user's message (when the server named it)
-    /// and the agent's.
-    func save(reply: ChatResponse, userText: String?, clientMessageId: String?, scope: String) throws {
-        try write("saving a reply") { database in
-            let now = reply.message.date
-            try touchConversation(id: reply.conversationId, at: now, scope: scope, database)
-            if let userMessageId = reply.userMessageId, let userText {
-                let user = Message(
-                    id: userMessageId, text: userText, sender: .user, date: now.addingTimeInterval(-0.001),
-                    parts: [.text(userText)])
-                try Self.upsert(
-                    user, conversationId: reply.conversationId, scope: scope, clientMessageId: clientMessageId,
-                    database)
-            }
-            try Self.upsert(reply.message, conversationId: reply.conversationId, scope: scope, database)
-        }
     }
 
     // MARK: Page cursors

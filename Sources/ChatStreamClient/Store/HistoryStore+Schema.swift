@@ -35,5 +35,12 @@ extension HistoryStore {
         """,
         // 3: a reply cut by a server restart stays marked as such (``Message/isInterrupted``).
         "ALTER TABLE messages ADD COLUMN interrupted INTEGER NOT NULL DEFAULT 0;",
+        // 4: messages of the same second keep the server's order (HistoryStore+Messages).
+        """
+        ALTER TABLE messages ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;
+        UPDATE messages SET seq = rowid;
+        DROP INDEX messages_by_time;
+        CREATE INDEX messages_in_order ON messages(scope, conversation_id, created_at, seq);
+        """,
     ]
 }

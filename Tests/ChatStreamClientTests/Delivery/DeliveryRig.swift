@@ -34,8 +34,36 @@ final class DeliveryRig {
         var retries = 0
         var resends = 0
         var flushes = 0
+        var reloads = 0
         var bNotShown: [String] = []
-        var note: String { "seed \(seed) (CHATSTREAM_E2E_SEED=\(seed) runs it again)" }
+        /// The first step after which the UI's rows were out of the conversation's order, and how.
+        var firstDisorder: String?
+        var note: String {
+            "seed \(seed) (CHATSTREAM_E2E_SEED=\(seed) runs it again)"
+                + (firstDisorder.map { "; UI first out of order \($0)" } ?? "")
+        }
+
+        /// Records the first step after which `rows` are out of order: each "message N" after
+        /// the one before it, each reply right after its message.
+        mutating func checkOrder(of rows: [ConversationState.UiMessage], after step: String) {
+            guard firstDisorder == nil else { return }
+            var lastUser: String?
+            var lastNumber = -1
+            for (index, row) in rows.enumerated() {
+                guard case .text(let text) = row.kind, !row.isError, !row.isStreaming else { continue }
+                if row.sender == .user, let number = Int(text.dropFirst("message ".count)) {
+                    if number <= lastNumber {
+                        firstDisorder = "after \(step): row \(index) \(text) after message \(lastNumber)"
+                        return
+                    }
+                    lastNumber = number
+                    lastUser = text
+                } else if row.sender == .agent, let lastUser, text != DeliveryRig.reply(to: lastUser) {
+                    firstDisorder = "after \(step): row \(index) \(text.prefix(24)) after \(lastUser)"
+                    return
+                }
+            }
+        }
     }
 
     /// One row as the comparison sees it: who, which server message, what it shows.
@@ -59,7 +87,7 @@ final class DeliveryRig {
     }
 
     /// The demo agent's whole reply to `text`.
-    static func reply(to text: String) -> String {
+    nonisolated static func reply(to text: String) -> String {
         "You said: \(text). I am the ChatStream demo agent: I repeat what you write, so every reply is predictable."
     }
 
@@ -70,7 +98,12 @@ final class DeliveryRig {
             zip(ui, server).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(ui.count, server.count)
         let shownUI = index < ui.count ? ui[index].description : "end"
         let shownServer = index < server.count ? server[index].description : "end"
-        return "UI \(ui.count) rows, server \(server.count); row \(index): UI \(shownUI), server \(shownServer)"
+        // Where the server's row sits in the UI, and the rows around the difference, say what moved.
+        let moved = index < server.count ? ui.firstIndex(of: server[index]).map(String.init) ?? "absent" : "-"
+        let window = ui.indices.clamped(to: max(0, index - 2)..<min(ui.count, index + 3))
+            .map { "\($0): \(ui[$0].description.prefix(60))" }.joined(separator: " | ")
+        return "UI \(ui.count) rows, server \(server.count); row \(index): UI \(shownUI), server \(shownServer) "
+            + "(at UI row \(moved)); UI rows \(window)"
     }
 
     init(resumableReplies: Bool, seed: UInt64, cutProbability: Double = 0.5) throws {

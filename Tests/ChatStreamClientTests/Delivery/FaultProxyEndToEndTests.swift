@@ -48,6 +48,7 @@ struct FaultProxyEndToEndTests {
             // The first message starts the conversation; later ones come from B now and then.
             if index > 0, random.next() % 6 == 0, let conversationId = state.conversationId {
                 await rig.sendFromB(text, conversationId: conversationId, shownIn: state, log: &log)
+                log.checkOrder(of: state.messages, after: "B's \(text)")
                 continue
             }
             let restart = index > 0 && random.next() % 20 == 0
@@ -56,7 +57,9 @@ struct FaultProxyEndToEndTests {
             } else {
                 await state.sendMessage(text)
             }
+            log.checkOrder(of: state.messages, after: "A's \(text)\(restart ? " (restart)" : "")")
             await Self.settle(state, rig: rig, log: &log)
+            log.checkOrder(of: state.messages, after: "settling \(text)")
         }
         // Background deliveries and live messages settle.
         await Self.settle(state, rig: rig, log: &log)
@@ -65,7 +68,9 @@ struct FaultProxyEndToEndTests {
         }
         // A live `reset` (the server restarted past the stream's position) reloads the newest
         // page: the older ones are loaded as the user scrolling up would.
+        log.checkOrder(of: state.messages, after: "the last settling")
         while state.hasMoreHistory, !state.isLoadingHistory { await state.loadMoreHistory() }
+        log.checkOrder(of: state.messages, after: "loading older pages")
         let elapsed = ContinuousClock.now - started
 
         if ProcessInfo.processInfo.environment["CHATSTREAM_E2E_TRACE"] != nil {
@@ -102,11 +107,12 @@ struct FaultProxyEndToEndTests {
             "fault e2e (section 8 \(resumableReplies ? "on" : "off"), seed \(seed)): \(Self.messageCount) messages "
                 + "(\(log.fromB) from B) in \(elapsed); \(counters.connections) connections, cuts \(counters.cuts), "
                 + "\(log.restarts) restarts (\(log.failedByRestart) cut a reply), \(log.retries) reply retries, "
-                + "\(log.resends) resends, \(log.flushes) outbox flushes")
+                + "\(log.resends) resends, \(log.reloads) reloads, \(log.flushes) outbox flushes")
     }
 
-    /// Retries a failed reply once, resends a failed message once, flushes a pending one: what a
-    /// user (or the app's pull to refresh) would do, counted in `log`.
+    /// Retries a failed reply once, resends a failed message once, reloads rows the state could
+    /// not read again, flushes a pending one: what a user (or the app's pull to refresh) would
+    /// do, counted in `log`.
     static func settle(_ state: ConversationState, rig: DeliveryRig, log: inout DeliveryRig.Log) async {
         for _ in 0..<3 {
             if let failed = state.messages.last(where: { $0.sender == .user && $0.delivery == .failed }) {
@@ -123,6 +129,14 @@ struct FaultProxyEndToEndTests {
                 await state.retry(messageId: messageId)
                 if ProcessInfo.processInfo.environment["CHATSTREAM_E2E_TRACE"] != nil, let error = state.error {
                     print("retry of \(messageId): \(error)")
+                }
+            } else if state.owesReload || state.owesMerge, let conversationId = state.conversationId {
+                // A reload or merge whose page could not be read: the user's pull to refresh.
+                log.reloads += 1
+                if state.owesReload {
+                    await state.loadHistory(conversationId: conversationId)
+                } else {
+                    await state.mergeNewestPage()
                 }
             } else if state.messages.contains(where: \.isPending) {
                 log.flushes += 1
