@@ -37,12 +37,15 @@ struct Chatstream {
 
     /// The exit status of a command that runs without concurrency, or nil for the others.
     static func runOnThisThread(_ name: String, _ arguments: [String]) -> Int32? {
-        if let command = CommandTable.command(named: name),
-            !arguments.prefix(while: { $0 != "--" }).contains("--help")
-        {
+        if let command = CommandTable.command(named: name), !asksForHelp(arguments) {
             return command.runOnThisThread(arguments)
         }
         return nil
+    }
+
+    /// Whether `--help` comes among a command's flags (before any `--`).
+    static func asksForHelp(_ arguments: [String]) -> Bool {
+        arguments.prefix(while: { $0 != "--" }).contains("--help")
     }
 
     /// Runs the command `name` (or help) with `arguments`; returns the exit status.
@@ -63,7 +66,7 @@ struct Chatstream {
             Output.standardError("error: unknown command \"\(name)\"\n" + CommandTable.help)
             return 2
         }
-        if arguments.prefix(while: { $0 != "--" }).contains("--help") {
+        if asksForHelp(arguments) {
             Output.standardOutput(command.usage)
             for line in command.summary { Output.standardOutput("  " + line + "\n") }
             return 0

@@ -26,12 +26,7 @@ struct Command: Sendable {
         _ name: String, operands: String = "", flags: [Flag], summary: String...,
         run: @escaping @Sendable (ArgumentParser) async throws -> Int32
     ) {
-        self.name = name
-        self.operands = operands
-        self.flags = flags
-        self.summary = summary
-        self.run = run
-        self.runSynchronously = nil
+        self.init(name, operands, flags, summary, run, nil)
     }
 
     /// A command whose code is synchronous (it blocks on its own reads).
@@ -39,12 +34,20 @@ struct Command: Sendable {
         _ name: String, operands: String = "", flags: [Flag], summary: String...,
         synchronous run: @escaping @Sendable (ArgumentParser) throws -> Int32
     ) {
+        self.init(name, operands, flags, summary, { try run($0) }, run)
+    }
+
+    private init(
+        _ name: String, _ operands: String, _ flags: [Flag], _ summary: [String],
+        _ run: @escaping @Sendable (ArgumentParser) async throws -> Int32,
+        _ runSynchronously: (@Sendable (ArgumentParser) throws -> Int32)?
+    ) {
         self.name = name
         self.operands = operands
         self.flags = flags
         self.summary = summary
-        self.run = { try run($0) }
-        self.runSynchronously = run
+        self.run = run
+        self.runSynchronously = runSynchronously
     }
 
     /// `name OPERANDS [--flag X]...`, wrapped to `width` columns; later lines are indented by `indent`.

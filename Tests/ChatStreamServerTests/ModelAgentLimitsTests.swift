@@ -144,7 +144,7 @@ import Testing
     /// Waits until the provider's endless or held stream ended, and says whether the server closed it.
     static func upstreamClosedByServer(_ provider: MockProvider) -> Bool {
         // The bound only ends the wait if the server never closes it (the provider gives up at holdCap).
-        _ = eventually(within: 1800) { provider.closedByClient + provider.heldToDeadline > 0 }
+        _ = eventually(within: 300) { provider.closedByClient + provider.heldToDeadline > 0 }
         return provider.closedByClient == 1 && provider.heldToDeadline == 0
     }
 

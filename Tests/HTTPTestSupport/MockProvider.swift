@@ -151,10 +151,10 @@ package final class MockProvider: Sendable {
     }
 
     /// How long a held-open, endless or silent stream waits for the client to close it (or for
-    /// ``stop()``): far past what a loaded machine takes (in a full suite on two busy cores a test's
-    /// time includes waiting for the others, up to the whole run's), since a test only waits this
-    /// long when the server never closes the stream.
-    package static let holdCap = Duration.seconds(3600)
+    /// ``stop()``): far past what a loaded machine takes (the slowest state a CI run waited for took
+    /// 123 s), and twice the 300 s the tests wait, so a stream the server never closes fails its
+    /// test in 5 minutes, not past CI's 25.
+    package static let holdCap = Duration.seconds(600)
 
     /// `http://127.0.0.1:<port>/v1`.
     package var baseURL: String { "http://127.0.0.1:\(server.port)/v1" }

@@ -226,7 +226,7 @@ struct ModelAgentConversationTests {
         let state = ConversationState(client: client)
         let sending = Task { await state.sendMessage("Go on") }
         // Waited on the app's state (the bound is only for a server that never answers).
-        let streaming = await eventuallyOnMain(timeout: .seconds(1800)) {
+        let streaming = await eventuallyOnMain(timeout: .seconds(300)) {
             guard case .text(let text) = state.messages.last?.kind, state.messages.last?.sender == .agent else {
                 return false
             }
@@ -236,7 +236,7 @@ struct ModelAgentConversationTests {
         await state.stop()
         await sending.value
         #expect(
-            await eventually(timeout: .seconds(1800)) { provider.closedByClient + provider.heldToDeadline > 0 }
+            await eventually(timeout: .seconds(300)) { provider.closedByClient + provider.heldToDeadline > 0 }
                 && provider.closedByClient == 1,
             "upstream streams closed by the server: \(provider.closedByClient), held to the provider's deadline: \(provider.heldToDeadline)"
         )
