@@ -20,6 +20,9 @@
 // failed write (replies have no heartbeat: they are short, and end with their run). A live stream
 // opened with a user token ends cleanly at the token's expiry.
 //
+// This file has the thread, its loop and its timers; LiveStreamWriter+Writing how one stream is
+// pulled, queued, flushed and ended; LiveStreamWriter+Streams the two kinds of stream.
+//
 // Caps: each stream holds a reservation of the writer's AddressCaps (global, per address, per
 // /24 or /64 network), separate from the connection cap, taken by the handler before the head.
 
@@ -31,7 +34,7 @@ import Synchronization
 /// One thread writing every handed-off live event stream and streamed reply.
 final class LiveStreamWriter: Sendable {
     /// A stream as the writer thread keeps it.
-    private struct Held {
+    struct Held {
         var stream: Stream
         var pending: [UInt8] = []
         var offset = 0
@@ -68,7 +71,7 @@ final class LiveStreamWriter: Sendable {
         var isIdle: Bool { pending.isEmpty && closing == nil && !awaitingBacklog }
     }
 
-    private struct Inbox {
+    struct Inbox {
         var adopted: [Stream] = []
         var commits = false
         /// Reply readers (by descriptor) whose run changed.
@@ -82,7 +85,7 @@ final class LiveStreamWriter: Sendable {
     }
 
     /// A lagging subscriber's events read from the events table, for the stream `serial` on `fd`.
-    private struct Backlog {
+    struct Backlog {
         let fd: Int32
         let serial: Int
         let answer: (LiveEventResumption, lastId: Int)
@@ -91,15 +94,15 @@ final class LiveStreamWriter: Sendable {
     /// The caps every stream is counted against.
     let caps: AddressCaps
     /// Reads lagging subscribers' backlogs from the database, one at a time, off the writer thread.
-    private let backlogReader = DispatchQueue(label: "LiveStreamWriter.backlog")
+    let backlogReader = DispatchQueue(label: "LiveStreamWriter.backlog")
     /// Called on the backlog reader before each read (tests hold it to show a slow read delays no one).
     let beforeBacklogRead = Mutex<(@Sendable () -> Void)?>(nil)
-    private let store: ConversationStore
-    private let settings: ChatAPIServer.LiveEvents
-    private let inbox = Mutex(Inbox())
-    private let heldCount = Atomic<Int>(0)
-    private let replyCount = Atomic<Int>(0)
-    private let finished = Mutex<DispatchSemaphore?>(nil)
+    let store: ConversationStore
+    let settings: ChatAPIServer.LiveEvents
+    let inbox = Mutex(Inbox())
+    let heldCount = Atomic<Int>(0)
+    let replyCount = Atomic<Int>(0)
+    let finished = Mutex<DispatchSemaphore?>(nil)
 
     init(store: ConversationStore, settings: ChatAPIServer.LiveEvents, caps: AddressCaps) {
         self.store = store
@@ -168,7 +171,7 @@ final class LiveStreamWriter: Sendable {
         adopt(stream: .reply(reader))
     }
 
-    private func adopt(stream: Stream) {
+    func adopt(stream: Stream) {
         let accepted = inbox.withLock { inbox in
             guard inbox.running else { return false }
             inbox.adopted.append(stream)
@@ -182,18 +185,18 @@ final class LiveStreamWriter: Sendable {
         wake()
     }
 
-    private func noteCommit() {
+    func noteCommit() {
         inbox.withLock { $0.commits = true }
         wake()
     }
 
-    private func noteReply(_ fd: Int32) {
+    func noteReply(_ fd: Int32) {
         inbox.withLock { _ = $0.replyWakes.insert(fd) }
         wake()
     }
 
     /// Writes one byte to the wake pipe unless one is already waiting there.
-    private func wake() {
+    func wake() {
         let fd: Int32? = inbox.withLock { inbox in
             guard inbox.running, !inbox.wakePending else { return nil }
             inbox.wakePending = true
@@ -204,7 +207,7 @@ final class LiveStreamWriter: Sendable {
 
     // MARK: - The writer thread
 
-    private func run(poller: SocketPoller, wakeReadFD: Int32) {
+    func run(poller: SocketPoller, wakeReadFD: Int32) {
         poller.add(wakeReadFD)
         var nextSerial = 0
         var held: [Int32: Held] = [:]
@@ -270,7 +273,7 @@ final class LiveStreamWriter: Sendable {
     }
 
     /// Starts serving an adopted stream, and sends what came since its handler let go of it.
-    private func take(_ stream: Stream, _ held: inout [Int32: Held], _ nextSerial: inout Int, poller: SocketPoller) {
+    func take(_ stream: Stream, _ held: inout [Int32: Held], _ nextSerial: inout Int, poller: SocketPoller) {
         let fd = stream.socket.fd
         Socket.setNonBlocking(fd)
         poller.add(fd)
@@ -289,7 +292,7 @@ final class LiveStreamWriter: Sendable {
     }
 
     /// Heartbeats, token expiry and stalled readers; returns when to look again.
-    private func checkTimers(_ held: inout [Int32: Held], poller: SocketPoller, now: ContinuousClock.Instant)
+    func checkTimers(_ held: inout [Int32: Held], poller: SocketPoller, now: ContinuousClock.Instant)
         -> ContinuousClock.Instant
     {
         var next = now + settings.heartbeat
@@ -334,191 +337,5 @@ final class LiveStreamWriter: Sendable {
         }
         // At least once a second: a stream that started waiting since is checked for a stall.
         return min(max(next, now + .milliseconds(20)), now + .seconds(1))
-    }
-
-    /// Sends what the stream has after its position: a subscriber's events from the log, a reply
-    /// reader's from its run (and the run's end).
-    private func pull(_ fd: Int32, _ held: inout [Int32: Held], poller: SocketPoller) {
-        guard var entry = held[fd] else { return }
-        var pieces: [[UInt8]] = []
-        switch entry.stream {
-        case .live(var subscriber):
-            guard
-                let answer = store.liveEventsInMemory(after: subscriber.cursor, audiences: subscriber.audiences)
-            else {
-                // Behind the in-memory tail: read on the backlog reader, written when ready.
-                entry.awaitingBacklog = true
-                held[fd] = entry
-                readBacklog(fd, serial: entry.serial, after: subscriber.cursor, audiences: subscriber.audiences)
-                return
-            }
-            let text = render(answer, to: &subscriber, closing: &entry.closing)
-            if !text.isEmpty { pieces = [Array(text.utf8)] }
-            entry.stream = .live(subscriber)
-        case .reply(var reader):
-            // One chunk per event, as a connection thread writes them (the bytes do not depend on timing).
-            let (events, count, phase) = reader.run.events(after: reader.position)
-            pieces = Array(events)
-            reader.position = count
-            switch phase {
-            case .ended(.interrupted): entry.closing = .reset
-            case .ended: entry.closing = .finish
-            case .generating, .ending: break
-            }
-            entry.stream = .reply(reader)
-        }
-        held[fd] = entry
-        guard !pieces.isEmpty || entry.closing != nil else { return }
-        enqueue(fd, pieces, &held, poller: poller)
-    }
-
-    /// Reads a lagging subscriber's events after `cursor` from the database on the backlog reader,
-    /// then hands them to the writer thread.
-    private func readBacklog(_ fd: Int32, serial: Int, after cursor: Int, audiences: [String]) {
-        backlogReader.async { [self] in
-            beforeBacklogRead.withLock { $0 }?()
-            let answer = store.liveEventsFromDatabase(after: cursor, audiences: audiences)
-            let running = inbox.withLock { inbox in
-                guard inbox.running else { return false }
-                inbox.backlogs.append(Backlog(fd: fd, serial: serial, answer: answer))
-                return true
-            }
-            if running { wake() }
-        }
-    }
-
-    /// Writes a backlog read for a subscriber still held (and still waiting for it).
-    private func deliver(_ backlog: Backlog, _ held: inout [Int32: Held], poller: SocketPoller) {
-        guard var entry = held[backlog.fd], entry.serial == backlog.serial, entry.awaitingBacklog,
-            case .live(var subscriber) = entry.stream
-        else { return }
-        entry.awaitingBacklog = false
-        let text = render(backlog.answer, to: &subscriber, closing: &entry.closing)
-        entry.stream = .live(subscriber)
-        held[backlog.fd] = entry
-        if !text.isEmpty || entry.closing != nil {
-            enqueue(backlog.fd, text.isEmpty ? [] : [Array(text.utf8)], &held, poller: poller)
-        }
-        // What was committed while the read ran (commits skip a subscriber waiting for its backlog).
-        if held[backlog.fd]?.isIdle == true { pull(backlog.fd, &held, poller: poller) }
-    }
-
-    /// The events of `answer` a subscriber gets, as SSE text (its cursor moved past them).
-    private func render(
-        _ answer: (LiveEventResumption, lastId: Int), to subscriber: inout Subscriber, closing: inout Held.Closing?
-    ) -> String {
-        let (resumption, newest) = answer
-        var text = ""
-        switch resumption {
-        case .reset:
-            // Events were evicted while this subscriber lagged: say so, as on a resume.
-            text = "id: \(newest)\nevent: reset\ndata: {}\n\n"
-            subscriber.cursor = newest
-            subscriber.sent += 1
-        case .events(let records):
-            for record in records {
-                subscriber.cursor = record.id
-                guard subscriber.agentFilter?.admits(record) ?? true else { continue }
-                text += "id: \(record.id)\nevent: \(record.type)\ndata: \(record.data.jsonText)\n\n"
-                subscriber.sent += 1
-                if let limit = settings.dropEvery, subscriber.sent >= limit { break }
-            }
-            if records.isEmpty { subscriber.cursor = max(subscriber.cursor, newest) }
-        }
-        if let limit = settings.dropEvery, subscriber.sent >= limit { closing = .reset }
-        return text
-    }
-
-    /// Queues each of `pieces` as one chunk (plus the last chunk when finishing) and writes what it can.
-    private func enqueue(_ fd: Int32, _ pieces: [[UInt8]], _ held: inout [Int32: Held], poller: SocketPoller) {
-        guard var entry = held[fd] else { return }
-        for body in pieces where !body.isEmpty {
-            if entry.stream.chunked {
-                entry.pending += Array(String(body.count, radix: 16).utf8) + [0x0D, 0x0A] + body + [0x0D, 0x0A]
-            } else {
-                entry.pending += body
-            }
-        }
-        if entry.closing == .finish, entry.stream.chunked { entry.pending += Array("0\r\n\r\n".utf8) }
-        let now = ContinuousClock.now
-        entry.quietSince = now
-        if entry.offset == 0 { entry.progress = now }
-        held[fd] = entry
-        flush(fd, &held, poller: poller)
-    }
-
-    /// Writes what the kernel takes; watches for writability while bytes wait; ends a closing stream.
-    private func flush(_ fd: Int32, _ held: inout [Int32: Held], poller: SocketPoller) {
-        guard var entry = held[fd] else { return }
-        while entry.offset < entry.pending.count {
-            guard let sent = entry.stream.socket.sendNow(entry.pending[entry.offset...]) else {
-                return drop(fd, &held, poller: poller)
-            }
-            if sent == 0 { break }
-            entry.offset += sent
-            entry.progress = .now
-        }
-        if entry.offset == entry.pending.count {
-            entry.pending = []
-            entry.offset = 0
-        }
-        let waiting = !entry.pending.isEmpty
-        if waiting != entry.watchingWrites {
-            poller.setWritable(fd, waiting)
-            entry.watchingWrites = waiting
-        }
-        held[fd] = entry
-        if !waiting, let closing = entry.closing {
-            switch closing {
-            case .finish: end(fd, &held, poller: poller, reset: false)
-            case .reset: drop(fd, &held, poller: poller)
-            }
-        }
-    }
-
-    /// Drops a stream at once (a reset: it resumes from its last ID).
-    private func drop(_ fd: Int32, _ held: inout [Int32: Held], poller: SocketPoller) {
-        end(fd, &held, poller: poller, reset: true)
-    }
-
-    private func end(_ fd: Int32, _ held: inout [Int32: Held], poller: SocketPoller, reset: Bool) {
-        guard let entry = held.removeValue(forKey: fd) else { return }
-        poller.remove(fd)
-        if reset {
-            entry.stream.socket.resetAndClose()
-        } else {
-            entry.stream.socket.shutdownWriting()
-            entry.stream.socket.close()
-        }
-        caps.release(entry.stream.reservation)
-        switch entry.stream {
-        case .live:
-            heldCount.subtract(1, ordering: .relaxed)
-            store.liveEventSignal.streamsChanged(by: -1)
-        case .reply(let reader):
-            if let ticket = entry.watchTicket { reader.run.removeReader(ticket) }
-            replyCount.subtract(1, ordering: .relaxed)
-        }
-    }
-
-    /// At stop: each live stream gets its last chunk if the kernel takes it now, then is closed; a
-    /// reply stream too when its run ended and the rest is taken now, else it is cut.
-    private func finishAll(_ held: inout [Int32: Held], poller: SocketPoller) {
-        for fd in Array(held.keys) {
-            guard var entry = held[fd] else { continue }
-            switch entry.stream {
-            case .live:
-                if entry.stream.chunked && entry.closing == nil {
-                    entry.pending += Array("0\r\n\r\n".utf8)
-                    _ = entry.stream.socket.sendNow(entry.pending[entry.offset...])
-                }
-                held[fd] = entry
-                end(fd, &held, poller: poller, reset: false)
-            case .reply:
-                if entry.isIdle { pull(fd, &held, poller: poller) }
-                // Still held: the run goes on, or the kernel did not take the rest now.
-                if held[fd] != nil { drop(fd, &held, poller: poller) }
-            }
-        }
     }
 }
