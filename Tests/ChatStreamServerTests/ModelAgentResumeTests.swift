@@ -39,13 +39,7 @@ import Testing
         let provider = try MockProvider()
         defer { provider.stop() }
         let api = try ModelAgentRetryTests.fixture(provider)
-        let bytes = Array(
-            try Data(
-                contentsOf: URL(
-                    fileURLWithPath: ProjectPaths.fixtures + "/agents/streams/openai-chat-error-mid-stream.sse")))
-        let text = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true).prefix(2)
-            .flatMap { Array($0) + Array("\n\n".utf8) }
-        provider.enqueue(MockProvider.Answer(pieces: [text], ending: .holdOpen))
+        provider.enqueue(try MockProvider.Answer.firstHalfHeldOpen())
         let chat = api.background("POST", api.api("chat"), body: APIFixture.chatBody("Go on"))
         #expect(eventually(within: 150) { api.server.generatingReplyCount == 1 })
         let run = try #require(api.server.handlers.replies.generating.first)
@@ -95,14 +89,7 @@ import Testing
             configuration.environment = { _ in nil }
             configuration.replies.checkpointInterval = .zero
         }
-        // Two text chunks ("The first half of an answer"), then the stream stays open.
-        let bytes = Array(
-            try Data(
-                contentsOf: URL(
-                    fileURLWithPath: ProjectPaths.fixtures + "/agents/streams/openai-chat-error-mid-stream.sse")))
-        let text = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true).prefix(2)
-            .flatMap { Array($0) + Array("\n\n".utf8) }
-        provider.enqueue(MockProvider.Answer(pieces: [text], ending: .holdOpen))
+        provider.enqueue(try MockProvider.Answer.firstHalfHeldOpen())
         let chat = api.background("POST", api.api("chat"), body: APIFixture.chatBody("Go on"))
         #expect(eventually(within: 150) { api.server.generatingReplyCount == 1 })
         let run = try #require(api.server.handlers.replies.generating.first)

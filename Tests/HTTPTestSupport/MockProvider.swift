@@ -33,6 +33,16 @@ package final class MockProvider: Sendable {
         package var pieces: [[UInt8]]
         package var ending: Ending
 
+        /// The first two text chunks of Fixtures/agents/streams/openai-chat-error-mid-stream.sse
+        /// ("The first half of an answer"), then the stream held open: a reply still streaming.
+        package static func firstHalfHeldOpen() throws -> Answer {
+            let path = ProjectPaths.fixtures + "/agents/streams/openai-chat-error-mid-stream.sse"
+            let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+            let text = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true).prefix(2)
+                .flatMap { Array($0) + Array("\n\n".utf8) }
+            return Answer(pieces: [text], ending: .holdOpen)
+        }
+
         package init(
             status: Int = 200, headers: [(String, String)] = [("Content-Type", "text/event-stream")],
             pieces: [[UInt8]], ending: Ending = .complete

@@ -217,12 +217,7 @@ struct ModelAgentConversationTests {
             server.stop()
             provider.stop()
         }
-        let path = "agents/streams/openai-chat-error-mid-stream.sse"
-        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: ProjectPaths.fixtures + "/" + path)))
-        // The two text chunks, then the stream stays open.
-        let text = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true).prefix(2)
-            .flatMap { Array($0) + Array("\n\n".utf8) }
-        provider.enqueue(MockProvider.Answer(pieces: [text], ending: .holdOpen))
+        provider.enqueue(try MockProvider.Answer.firstHalfHeldOpen())
         let state = ConversationState(client: client)
         let sending = Task { await state.sendMessage("Go on") }
         // Waited on the app's state (the bound is only for a server that never answers).
