@@ -2,7 +2,7 @@
 ///
 /// Reach it with ``_Concurrency/AsyncSequence/dataStreamV4Parts(configuration:)``. A last line
 /// without a newline is delivered at the end.
-public typealias AsyncDataStreamV4PartSequence<Base: AsyncSequence> = AsyncFramedSequence<Base, DataStreamV4Decoder>
+public typealias AsyncDataStreamV4PartSequence<Base: AsyncSequence> = AsyncDecodedSequence<Base, DataStreamV4Decoder>
 where Base.Element: Collection, Base.Element.Element == UInt8
 
 extension AsyncSequence where Element: Collection, Element.Element == UInt8 {
@@ -16,6 +16,6 @@ extension AsyncSequence where Element: Collection, Element.Element == UInt8 {
     public func dataStreamV4Parts(
         configuration: DataStreamV4Decoder.Configuration = .default
     ) -> AsyncDataStreamV4PartSequence<Self> {
-        AsyncFramedSequence(base: self, configuration: configuration, throwsOnTruncation: false)
+        decoded(using: DataStreamV4Decoder(configuration: configuration))
     }
 }

@@ -2,7 +2,7 @@
 ///
 /// Reach it with ``_Concurrency/AsyncSequence/ndjsonLines(configuration:)``. A last line without
 /// a newline is delivered at the end.
-public typealias AsyncNDJSONLineSequence<Base: AsyncSequence> = AsyncFramedSequence<Base, NDJSONDecoder>
+public typealias AsyncNDJSONLineSequence<Base: AsyncSequence> = AsyncDecodedSequence<Base, NDJSONDecoder>
 where Base.Element: Collection, Base.Element.Element == UInt8
 
 extension AsyncSequence where Element: Collection, Element.Element == UInt8 {
@@ -14,6 +14,6 @@ extension AsyncSequence where Element: Collection, Element.Element == UInt8 {
     /// }
     /// ```
     public func ndjsonLines(configuration: NDJSONDecoder.Configuration = .default) -> AsyncNDJSONLineSequence<Self> {
-        AsyncFramedSequence(base: self, configuration: configuration, throwsOnTruncation: false)
+        decoded(using: NDJSONDecoder(configuration: configuration))
     }
 }

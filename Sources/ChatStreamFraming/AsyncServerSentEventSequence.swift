@@ -3,8 +3,8 @@
 /// Reach it with ``_Concurrency/AsyncSequence/serverSentEvents(configuration:throwsOnTruncation:)``.
 /// A stream that ends inside an event ends the sequence normally (WHATWG drops the partial event)
 /// unless `throwsOnTruncation` is set, in which case `next()` throws ``FramingError`` `.truncated`;
-/// either way the iterator's ``AsyncFramedSequence/Iterator/end`` reports what was dropped.
-public typealias AsyncServerSentEventSequence<Base: AsyncSequence> = AsyncFramedSequence<Base, ServerSentEventDecoder>
+/// either way the iterator's ``AsyncDecodedSequence/Iterator/end`` reports what was dropped.
+public typealias AsyncServerSentEventSequence<Base: AsyncSequence> = AsyncDecodedSequence<Base, ServerSentEventDecoder>
 where Base.Element: Collection, Base.Element.Element == UInt8
 
 extension AsyncSequence where Element: Collection, Element.Element == UInt8 {
@@ -24,6 +24,6 @@ extension AsyncSequence where Element: Collection, Element.Element == UInt8 {
     public func serverSentEvents(
         configuration: ServerSentEventDecoder.Configuration = .default, throwsOnTruncation: Bool = false
     ) -> AsyncServerSentEventSequence<Self> {
-        AsyncFramedSequence(base: self, configuration: configuration, throwsOnTruncation: throwsOnTruncation)
+        decoded(using: ServerSentEventDecoder(configuration: configuration), throwsOnTruncation: throwsOnTruncation)
     }
 }

@@ -1,5 +1,5 @@
 // StreamFramer: what every framer implements, so that the dialect glue (`StreamDecoder`) and the
-// async adapters (`AsyncFramedSequence`) are written once for all of them.
+// async adapters (`AsyncDecodedSequence`) are written once for all of them.
 
 /// A framer: finds a wire format's units (SSE events, NDJSON lines, v4 parts, JSON array elements
 /// or values) in bytes that arrive in pieces of any size. The units found never depend on how the

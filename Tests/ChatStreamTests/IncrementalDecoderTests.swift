@@ -120,4 +120,57 @@ import Testing
             #expect(outcome.end.droppedBytes == tail.count, "\(chunking)")
         }
     }
+
+    /// Hands `pieces` out one by one as an async sequence of chunks.
+    func chunks(_ pieces: [[UInt8]]) -> AsyncStream<[UInt8]> {
+        AsyncStream { continuation in
+            for piece in pieces { continuation.yield(piece) }
+            continuation.finish()
+        }
+    }
+
+    @Test func decodedUsingRunsAnyDecoderOverChunksAsTheSyncFormDoes() async throws {
+        let expected = try drive({ StreamDecoder<UIMessageStreamDialect>() }, [Self.uiStream]).outputs
+        for chunking in Chunkings.all(of: Self.uiStream) {
+            var events: [StreamEvent] = []
+            var iterator = chunks(chunking.pieces).decoded(using: StreamDecoder<UIMessageStreamDialect>())
+                .makeAsyncIterator()
+            while let event = try await iterator.next() { events.append(event) }
+            #expect(events == expected, "\(chunking)")
+            #expect(iterator.end == StreamEnd(totalBytes: Self.uiStream.count), "\(chunking)")
+
+            var messages: [AssembledMessage] = []
+            for try await message in chunks(chunking.pieces).decoded(using: MessageDecoder<UIMessageStreamDialect>()) {
+                messages.append(message)
+            }
+            #expect(messages.map(\.text) == ["Hello, été"], "\(chunking)")
+        }
+    }
+
+    @Test func decodedUsingHandsOutTheEventsBeforeTheErrorAndEachIterationDecodesAfresh() async throws {
+        let cut = Array(Self.uiStream.prefix(Self.uiStream.count - "data: [DONE]\n\n\n".utf8.count))
+        let sequence = chunks([cut]).decoded(using: StreamDecoder<UIMessageStreamDialect>())
+        var events: [StreamEvent] = []
+        var iterator = sequence.makeAsyncIterator()
+        await #expect(throws: StreamError.self) {
+            while let event = try await iterator.next() { events.append(event) }
+        }
+        #expect(events.contains(.textDelta(id: "t1", delta: "Hel")))
+        #expect(try await iterator.next() == nil, "the sequence ends after its error")
+
+        // A live stream cut inside an event: dropped and reported, or thrown when asked.
+        let live = try ConversationEventDecoderTests.bytes("home-all-types.sse") + Array("data: {".utf8)
+        var quiet = chunks([live]).decoded(using: ConversationEventDecoder(format: .home)).makeAsyncIterator()
+        var count = 0
+        while try await quiet.next() != nil { count += 1 }
+        #expect(count > 0)
+        #expect(quiet.end?.droppedBytes == "data: {".utf8.count)
+        var strict = chunks([live]).decoded(using: ConversationEventDecoder(format: .home), throwsOnTruncation: true)
+            .makeAsyncIterator()
+        var strictCount = 0
+        await #expect(throws: FramingError.self) {
+            while try await strict.next() != nil { strictCount += 1 }
+        }
+        #expect(strictCount == count, "every event before the cut is handed out first")
+    }
 }

@@ -16,7 +16,14 @@ func symbolAsyncDataStreamV4PartSequence(chunks: AsyncStream<[UInt8]>) async thr
     }
 }
 
-// Sources/ChatStreamFraming/AsyncFramedSequence.swift:101
+// Sources/ChatStreamFraming/AsyncDecodedSequence.swift:105
+func symbolDecodedUsing(chunks: AsyncStream<[UInt8]>) async throws {
+    for try await line in chunks.decoded(using: NDJSONDecoder(configuration: .default)) {
+        print(line.byteOffset, line.bytes.count)
+    }
+}
+
+// Sources/ChatStreamFraming/AsyncDecodedSequence.swift:125
 func symbolAsyncFramedSequence(chunks: AsyncStream<[UInt8]>) async throws {
     for try await value in chunks.framed(by: JSONSequenceFramer.self) {
         print(value.byteOffset, value.bytes.count)

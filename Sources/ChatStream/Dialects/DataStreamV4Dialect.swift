@@ -61,11 +61,10 @@ public struct DataStreamV4Dialect: StreamDialect {
     public mutating func decode(_ unit: FramedUnit, textDelta: TextDeltaSink, emit: EventSink) throws {
         // A part after the finish message (`d:`) is past the message's one finish, and a part of
         // an unknown code is not read: both counted.
-        guard unit.type.count == 1, !sawFinish else {
+        guard unit.type.count == 1, let code = unit.type.first, !sawFinish else {
             unknownUnitCount += 1
             return
         }
-        let code = unit.type[0]
         let offset = unit.streamOffset
         // The part's name (`0:`) is made only for an error: a `String` per part would cost more
         // than the rest of a short part's decoding.

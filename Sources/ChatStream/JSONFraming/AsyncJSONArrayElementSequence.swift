@@ -6,7 +6,7 @@ import ChatStreamFraming
 /// Reach it with `jsonArrayElements(configuration:)` on an async sequence of byte chunks. A stream that
 /// ends before the array's `]` throws `FramingError` `.truncated` (after every complete element
 /// was handed out); junk around or between elements throws at its byte offset.
-public typealias AsyncJSONArrayElementSequence<Base: AsyncSequence> = AsyncFramedSequence<Base, JSONArrayElementFramer>
+public typealias AsyncJSONArrayElementSequence<Base: AsyncSequence> = AsyncDecodedSequence<Base, JSONArrayElementFramer>
 where Base.Element: Collection, Base.Element.Element == UInt8
 
 extension AsyncSequence where Element: Collection, Element.Element == UInt8 {
@@ -24,6 +24,6 @@ extension AsyncSequence where Element: Collection, Element.Element == UInt8 {
     public func jsonArrayElements(
         configuration: FramingConfiguration = .default
     ) -> AsyncJSONArrayElementSequence<Self> {
-        AsyncFramedSequence(base: self, configuration: configuration, throwsOnTruncation: false)
+        decoded(using: JSONArrayElementFramer(configuration: configuration))
     }
 }
