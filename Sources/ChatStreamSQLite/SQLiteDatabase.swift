@@ -40,6 +40,10 @@ package final class SQLiteDatabase: @unchecked Sendable {
         /// never blocks the writer in WAL mode, and fails any statement that would write). The file
         /// must exist; its journal mode is the writer's. No structural check at open.
         package var readOnly = false
+        /// Runs `PRAGMA quick_check` at open, so a damaged file fails there rather than on a later
+        /// write. It reads every page: an open costs the file's size (a file that is not a database
+        /// fails at open either way).
+        package var checksAtOpen = true
 
         package init() {}
 
@@ -86,10 +90,13 @@ package final class SQLiteDatabase: @unchecked Sendable {
             try execute("PRAGMA synchronous=\(options.synchronousFull ? "FULL" : "NORMAL")")
             try execute("PRAGMA foreign_keys=ON")
             // A quick structural check, so a damaged file fails at open rather than on a later write.
-            let check = try query("PRAGMA quick_check") { $0.text(0) }
-            guard check == ["ok"] else {
-                throw SQLiteError(
-                    code: SQLITE_CORRUPT, message: check.prefix(3).joined(separator: "; "), context: "checking \(path)")
+            if options.checksAtOpen {
+                let check = try query("PRAGMA quick_check") { $0.text(0) }
+                guard check == ["ok"] else {
+                    throw SQLiteError(
+                        code: SQLITE_CORRUPT, message: check.prefix(3).joined(separator: "; "),
+                        context: "checking \(path)")
+                }
             }
         } catch {
             statements.removeAll()
