@@ -6,7 +6,9 @@
 // another device can be written while this one's send streams. Dates do not tell (the server
 // dates messages to the second), so after showing a live message the state reads the newest page
 // and merges it: the rows of the messages the page holds take the page's order, rows before them
-// stay, and rows the page does not know (written since it was read, or still local) follow it.
+// stay, and rows the page does not know (written since it was read, or still local) follow it. A
+// failed or pending row of the user's whose message the page holds (by `clientMessageId`: its
+// send's answer was lost) is settled first, so it is not shown twice.
 // A page that cannot be read leaves the rows as they are until the next chance (the next live
 // event, the end of a send, the stream live again).
 //
@@ -32,6 +34,9 @@ extension ConversationState {
             owesMerge = true
             return
         }
+        // A message of the user's the server stored although its send failed or waits in the
+        // outbox (its answer was lost) is its row, settled: not a second row beside the page's.
+        for message in page.data { _ = settlePendingRow(by: message) }
         messages = Self.merge(page.data, into: messages)
     }
 

@@ -192,4 +192,23 @@ struct LiveMessageMergeTests {
         #expect(ConversationState.merge([Self.message("other")], into: rows) == rows)
         #expect(ConversationState.merge([], into: rows) == rows)
     }
+
+    @Test func aFailedRowWhoseMessageTheServerStoredIsSettledNotShownTwice() async throws {
+        let server = try HistoryStoreTests.startServer()
+        defer { server.stop() }
+        let (client, _) = HistoryStoreTests.client(port: server.port, store: nil, identity: InMemoryIdentityStore())
+        let state = ConversationState(client: client)
+        await state.sendMessage("one")
+        let conversationId = try #require(state.conversationId)
+        // A send whose answer was lost: the server stored it, the row shows failed.
+        let clientMessageId = ChatbaseClient.newClientMessageId()
+        _ = try await client.send("two", conversationId: conversationId, clientMessageId: clientMessageId)
+        state.messages.append(.init(id: "local-two", kind: .text("two"), sender: .user, delivery: .failed))
+        state.sentRows["local-two"] = clientMessageId
+        await state.mergeNewestPage()
+        let users = state.messages.filter { $0.sender == .user }
+        #expect(users.map(\.kind) == [.text("one"), .text("two")], "\(state.messages.map(\.kind))")
+        #expect(!state.messages.contains { $0.isError })
+        #expect(state.messages.count == 4)
+    }
 }
