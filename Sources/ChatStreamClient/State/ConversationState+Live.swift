@@ -73,9 +73,7 @@ extension ConversationState: LiveFollowing {
         // No conversation yet: no event names it, and a reset has no history to reload.
         guard let conversationId else { return }
         // The stream works again: a reload owed since the network failed is done first.
-        if owesReload, !isSending, !isLoadingHistory, event.kind != .reset {
-            await loadHistory(conversationId: conversationId)
-        }
+        if owesReload, event.kind != .reset { await settleOwedRows() }
         switch event.kind {
         case .messageCreated(let id, let message) where UUIDIdentifiers.same(id, conversationId):
             if isSending {
@@ -107,12 +105,15 @@ extension ConversationState: LiveFollowing {
         default:
             break
         }
-        if owesMerge, !isSending { await mergeNewestPage() }
+        await settleOwedRows()
     }
 
-    /// The live stream is live again after a reconnection: a reload owed since the network
-    /// failed is done now.
-    func liveAgain() async {
+    /// The live stream is live again after a reconnection: what is owed is done now.
+    func liveAgain() async { await settleOwedRows() }
+
+    /// Reads what the rows owe the server's view (``owesReload``, else ``owesMerge``), when no
+    /// send runs and no history is being loaded.
+    func settleOwedRows() async {
         guard !isSending, !isLoadingHistory, let conversationId else { return }
         if owesReload {
             await loadHistory(conversationId: conversationId)

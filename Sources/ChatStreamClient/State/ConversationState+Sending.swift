@@ -89,6 +89,7 @@ extension ConversationState {
             userRowId = nil
             sendTask = nil
             streamingReply = nil
+            // Those heard while the rows were read again below.
             showDeferredLiveMessages()
         }
         startStreamingRow()
