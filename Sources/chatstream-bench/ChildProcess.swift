@@ -45,8 +45,8 @@ struct ChildProcess {
         } else {
             posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         }
-        posix_spawn_file_actions_addopen(&actions, 1, output ?? "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_addopen(&actions, 2, error ?? "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        redirect(1, to: output ?? "/dev/null", in: &actions)
+        redirect(2, to: error ?? "/dev/null", in: &actions)
         for descriptor in closing { posix_spawn_file_actions_addclose(&actions, descriptor) }
 
         var merged = ProcessInfo.processInfo.environment
@@ -64,6 +64,20 @@ struct ChildProcess {
             throw ReportError("cannot start \(arguments[0]): \(String(cString: strerror(status)))")
         }
         return ChildProcess(pid: pid, started: started)
+    }
+
+    /// Makes `path` the child's descriptor `target`. "/dev/stdout" and "/dev/stderr" are this
+    /// process's own descriptors, given to the child as they are: reopened by name inside
+    /// posix_spawn's child, their /proc/self link does not resolve on every kernel (here it failed
+    /// with ENOENT, so the report could not build its simdjson program on a fresh machine).
+    private static func redirect(
+        _ target: Int32, to path: String, in actions: inout posix_spawn_file_actions_t
+    ) {
+        switch path {
+        case "/dev/stdout": posix_spawn_file_actions_adddup2(&actions, 1, target)
+        case "/dev/stderr": posix_spawn_file_actions_adddup2(&actions, 2, target)
+        default: posix_spawn_file_actions_addopen(&actions, target, path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        }
     }
 
     /// Waits for the child to end (blocking this thread) and reaps it.
