@@ -27,6 +27,45 @@ struct ConversationListTests {
         #expect(try fixture.page(fixture.api("conversations?limit=1")).items.first?["id"]?.stringValue == created[0])
     }
 
+    @Test func eachPageItemIsTheConversationAsItsOwnReadShowsIt() throws {
+        // A page reads its conversations' tags, unread counts and last messages together, a
+        // conversation's own read one at a time: every item must equal that read.
+        let fixture = try APIFixture()
+        var ids: [String] = []
+        for index in 0..<5 { ids.append(try fixture.startConversation("conversation \(index)")) }
+        for (index, id) in ids.enumerated() {
+            // Tags in an order of their own (not sorted), a different number on each, none on one.
+            if index != 2 {
+                let tags = (0...index).map { "\"t\(index)-\(4 - $0)\"" }.joined(separator: ",")
+                let put = try fixture.request(
+                    "PUT", fixture.api("conversations/\(id)/tags"), body: #"{"tags":[\#(tags)]}"#)
+                #expect(put.status == 200)
+            }
+            for note in 0..<index {
+                _ = fixture.server.addAgentMessage(conversationId: id, text: "note \(note) of \(index)")
+            }
+        }
+        var items: [JSONTree] = []
+        var path: String? = fixture.api("conversations?limit=2")
+        while let current = path {
+            let page = try fixture.page(current)
+            #expect(page.status == 200)
+            items += page.items
+            path = page.hasMore ? page.cursor.map { fixture.api("conversations?limit=2&cursor=\($0)") } : nil
+        }
+        #expect(items.compactMap { $0["id"]?.stringValue } == ids.reversed())
+        for item in items {
+            let id = try #require(item["id"]?.stringValue)
+            let own = try fixture.request("GET", fixture.api("conversations/\(id)"))
+            #expect(own.status == 200)
+            #expect(item == own.json["data"], "\(id)")
+        }
+        #expect(items.map { $0["unreadCount"]?.intValue } == [5, 4, 3, 2, 1])
+        #expect(items[0]["tags"] == ["t4-4", "t4-3", "t4-2", "t4-1", "t4-0"])
+        #expect(items[2]["tags"] == [])
+        #expect(items[0]["lastMessage"]?["parts"]?[0]?["text"] == "note 3 of 4")
+    }
+
     @Test func messagesPageNewestFirstWithEachPageOldestToNewest() throws {
         let fixture = try APIFixture()
         let id = try fixture.startConversation("m0")

@@ -134,3 +134,14 @@ struct MessagePreview: Sendable {
         return String(scalars)
     }
 }
+
+extension MessagePreview {
+    /// The preview of a message read from the store: `stored` (its kept text) shown at `length`
+    /// characters, marked cut when that is shorter than what is kept.
+    init(stored: String, length: Int, id: String, role: String, createdAt: Int, clientMessageId: String?) {
+        let shown = Self.shown(stored, length: length)
+        self.init(
+            id: id, role: role, createdAt: createdAt, clientMessageId: clientMessageId, text: shown,
+            truncated: shown.utf8.count < stored.utf8.count)
+    }
+}

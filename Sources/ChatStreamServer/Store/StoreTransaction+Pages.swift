@@ -1,6 +1,11 @@
 // The list pages, read by keyset: a conversation page is at most `limit + 1` rows from the index on
 // (owner_key, agent_id, update_seq) past the cursor's anchor, filters applied in SQL; a message page is at
 // most `limit + 1` rows from the index on (conversation_id, seq). Nothing loads a whole list.
+//
+// A conversation page is three statements whatever its length: the total, the page's rows with each
+// conversation's unread count and last visible message beside it (subqueries on the same indexes),
+// and the page's tags in one query. (Read one conversation at a time, a page of 20 was 62 statements,
+// and stepping them was most of a list request's SQLite time under load.)
 
 import ChatStream
 import ChatStreamSQLite
@@ -63,15 +68,50 @@ extension StoreTransaction {
             pageFilter += " AND c.update_seq \(query.ascending ? ">" : "<") \(parameter(anchor))"
         }
         let limit = parameter(query.limit + 1)
-        var records = try database.query(
+        let reader = identity()
+        let previewLength = min(max(0, self.previewLength), MessagePreview.storedLength)
+        var views = try database.query(
             """
-            SELECT \(Self.conversationColumns) FROM conversations c WHERE \(pageFilter)
-            ORDER BY c.update_seq \(query.ascending ? "ASC" : "DESC") LIMIT \(limit)
+            SELECT \(Self.conversationColumns),
+            (SELECT count(*) FROM messages m WHERE m.conversation_id = c.id AND m.role != 'user' AND m.visible = 1
+            AND m.seq > coalesce((SELECT last_seq FROM reads r WHERE r.conversation_id = c.id AND r.identity = \(reader)), 0)),
+            lm.id, lm.role, lm.created_at, lm.client_message_id, lm.preview
+            FROM conversations c LEFT JOIN messages lm ON lm.seq = (SELECT m.seq FROM messages m
+            WHERE m.conversation_id = c.id AND m.visible = 1 ORDER BY m.seq DESC LIMIT 1)
+            WHERE \(pageFilter) ORDER BY c.update_seq \(query.ascending ? "ASC" : "DESC") LIMIT \(limit)
             """,
-            values, Self.conversation)
-        let hasMore = records.count > query.limit
-        if hasMore { records.removeLast() }
-        return (try records.map { try view($0, for: caller) }, hasMore, total)
+            values
+        ) { row in
+            ConversationView(
+                record: Self.conversation(row), tags: [], unreadCount: row.int(9),
+                lastMessage: row.optionalText(10).map { id in
+                    MessagePreview(
+                        stored: row.text(14), length: previewLength, id: id, role: row.text(11),
+                        createdAt: row.int(12), clientMessageId: row.optionalText(13))
+                })
+        }
+        let hasMore = views.count > query.limit
+        if hasMore { views.removeLast() }
+        let tags = try tags(of: views.map(\.record.id), identity: caller.ownerKey)
+        for index in views.indices { views[index].tags = tags[views[index].record.id] ?? [] }
+        return (views, hasMore, total)
+    }
+
+    /// `identity`'s tags on each of these conversations, in their order, read in one query.
+    private func tags(of conversationIds: [String], identity: String) throws -> [String: [String]] {
+        guard !conversationIds.isEmpty else { return [:] }
+        let placeholders = conversationIds.indices.map { "?\($0 + 2)" }.joined(separator: ", ")
+        var tags: [String: [String]] = [:]
+        for (conversationId, tag) in try database.query(
+            """
+            SELECT conversation_id, tag FROM tags WHERE identity = ?1 AND conversation_id IN (\(placeholders))
+            ORDER BY conversation_id, position
+            """,
+            [identity] + conversationIds, { ($0.text(0), $0.text(1)) })
+        {
+            tags[conversationId, default: []].append(tag)
+        }
+        return tags
     }
 
     /// One page of a conversation's visible messages older than `anchor` (a message sequence

@@ -367,11 +367,9 @@ struct StoreTransaction {
             """,
             [conversationId]
         ) { row in
-            let stored = row.text(4)
-            let shown = MessagePreview.shown(stored, length: length)
-            return MessagePreview(
-                id: row.text(0), role: row.text(1), createdAt: row.int(2), clientMessageId: row.optionalText(3),
-                text: shown, truncated: shown.utf8.count < stored.utf8.count)
+            MessagePreview(
+                stored: row.text(4), length: length, id: row.text(0), role: row.text(1), createdAt: row.int(2),
+                clientMessageId: row.optionalText(3))
         }
     }
 
