@@ -49,31 +49,35 @@ extension JSONTree {
 
     /// Appends `string` as a JSON string literal to `output`.
     public static func writeString(_ string: String, to output: inout [UInt8]) {
+        var string = string
+        // Native strings are contiguous UTF-8 already (a bridged one is made so once): runs
+        // without escapes are then copied whole rather than byte by byte through the UTF-8 view.
+        string.withUTF8 { utf8 in writeString(utf8, to: &output) }
+    }
+
+    /// Appends the UTF-8 bytes `utf8` as a JSON string literal to `output`.
+    static func writeString(_ utf8: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
-        var runStart = string.utf8.startIndex
-        var index = runStart
-        let utf8 = string.utf8
-        while index != utf8.endIndex {
+        var runStart = 0
+        for index in 0..<utf8.count {
             let byte = utf8[index]
-            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-                output.append(contentsOf: utf8[runStart..<index])
-                switch byte {
-                case UInt8(ascii: "\""): output.append(contentsOf: #"\""#.utf8)
-                case UInt8(ascii: "\\"): output.append(contentsOf: #"\\"#.utf8)
-                case 0x0A: output.append(contentsOf: #"\n"#.utf8)
-                case 0x0D: output.append(contentsOf: #"\r"#.utf8)
-                case 0x09: output.append(contentsOf: #"\t"#.utf8)
-                default:
-                    let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                    output.append(contentsOf: #"\u00"#.utf8)
-                    output.append(hex[Int(byte >> 4)])
-                    output.append(hex[Int(byte & 0xF)])
-                }
-                runStart = utf8.index(after: index)
+            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
+            switch byte {
+            case UInt8(ascii: "\""): output.append(contentsOf: #"\""#.utf8)
+            case UInt8(ascii: "\\"): output.append(contentsOf: #"\\"#.utf8)
+            case 0x0A: output.append(contentsOf: #"\n"#.utf8)
+            case 0x0D: output.append(contentsOf: #"\r"#.utf8)
+            case 0x09: output.append(contentsOf: #"\t"#.utf8)
+            default:
+                let hex: StaticString = "0123456789abcdef"
+                output.append(contentsOf: #"\u00"#.utf8)
+                output.append(hex.utf8Start[Int(byte >> 4)])
+                output.append(hex.utf8Start[Int(byte & 0xF)])
             }
-            index = utf8.index(after: index)
+            runStart = index + 1
         }
-        output.append(contentsOf: utf8[runStart..<index])
+        output.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
         output.append(UInt8(ascii: "\""))
     }
 }

@@ -26,6 +26,37 @@ import Testing
         #expect(try JSONTree(parsing: text) == value)
     }
 
+    /// Every byte below 0x80 alone, at either end of a run, next to another escape, and in a
+    /// bridged (non-native) string, against the escaping spelled out byte by byte.
+    @Test func everyASCIIByteIsWrittenAsSpelledOut() throws {
+        func expected(_ string: String) -> String {
+            var bytes: [UInt8] = [0x22]
+            for byte in string.utf8 {
+                switch byte {
+                case 0x22: bytes += #"\""#.utf8
+                case 0x5C: bytes += #"\\"#.utf8
+                case 0x0A: bytes += #"\n"#.utf8
+                case 0x0D: bytes += #"\r"#.utf8
+                case 0x09: bytes += #"\t"#.utf8
+                case ..<0x20: bytes += String(format: #"\u%04x"#, Int(byte)).utf8
+                default: bytes.append(byte)
+                }
+            }
+            return String(decoding: bytes + [0x22], as: UTF8.self)
+        }
+        for byte in UInt8(0)..<0x80 {
+            let character = String(Unicode.Scalar(byte))
+            for string in [character, "ab" + character, character + "cd", "é" + character + character + "é", ""] {
+                var output: [UInt8] = [0x2A]
+                JSONTree.writeString(string, to: &output)
+                #expect(String(decoding: output, as: UTF8.self) == "*" + expected(string), "byte \(byte)")
+                let bridged = NSString(string: string + "ü") as String
+                #expect(JSONTree.string(bridged).jsonText == expected(string + "ü"), "byte \(byte), bridged")
+                #expect(try JSONTree(parsing: JSONTree.string(string).jsonText) == .string(string))
+            }
+        }
+    }
+
     @Test func codableRoundTripsThroughFoundation() throws {
         let value: JSONTree = ["a": [1, -2.5, "s", nil, false], "b": ["c": 9_007_199_254_740_993]]
         let data = try JSONEncoder().encode(value)
