@@ -3,17 +3,15 @@
 /// Each line is `CODE:JSON` (`0:"Hello"`, `9:{...}`, `d:{...}`): the code is the one or more
 /// characters before the first `:`, the payload everything after it. Lines end with LF; a CR
 /// before the LF is dropped; blank lines are skipped. A last line without a newline is delivered
-/// by ``finish(_:)``. The payload is not parsed.
+/// by ``IncrementalDecoder/finish(into:)``. The payload is not parsed.
 ///
 /// ```swift
 /// var decoder = DataStreamV4Decoder()
-/// try decoder.feed(bytes) { part in
-///     if part.codeIs("0") { try part.withPayload { try parser.parse($0) { print($0.string ?? "") } } }
-/// }
-/// try decoder.finish { part in if part.codeIs("0") { try part.withPayload { try parser.parse($0) { print($0.string ?? "") } } } }
+/// let parts = try decoder.feed(Array("0:\"Hi\"\n".utf8))  // [code "0", payload "\"Hi\""]
 /// ```
 ///
-/// Once `feed` or `finish` throws a ``FramingError``, every later call throws it again.
+/// Once `feed` or `finish` throws a ``FramingError``, every later call throws it again. (The lent
+/// visitors, `feed(_:_:)` and `finish(_:)`, are for dialect authors: `@_spi(Dialects)`.)
 public struct DataStreamV4Decoder: Sendable {
     /// Limits that bound the decoder's memory: ``FramingConfiguration/maxLineBytes`` (16 MiB by
     /// default), counting a CR before the LF.
@@ -36,6 +34,7 @@ public struct DataStreamV4Decoder: Sendable {
     ///
     /// - Throws: ``FramingError`` `.lineTooLong`, `.malformedLine` (a line without `:`, or with
     ///   nothing before it), or what `onPart` throws.
+    @_spi(Dialects)
     public mutating func feed(_ bytes: UnsafeRawBufferPointer, _ onPart: (DataStreamV4PartView) throws -> Void) throws {
         try lines.feed(bytes) { line, offset in
             try Self.split(line, at: offset) { code, payload in
@@ -46,6 +45,7 @@ public struct DataStreamV4Decoder: Sendable {
 
     /// Ends the stream, delivering a last line that had no newline. The decoder is then ready
     /// for a new stream.
+    @_spi(Dialects)
     public mutating func finish(_ onPart: (DataStreamV4PartView) throws -> Void) throws {
         try lines.finish { line, offset in
             try Self.split(line, at: offset) { code, payload in
@@ -75,9 +75,13 @@ public struct DataStreamV4Decoder: Sendable {
 }
 
 extension DataStreamV4Decoder: StreamFramer {
+    /// What the owned `feed(_:into:)` and `finish(into:)` give: a copy of each unit.
+    public typealias Output = DataStreamV4Part
+
     /// Feeds the next piece of input, lending each part it completes as a ``FramedUnit`` (type =
     /// code, data = payload, offset = the line's first byte). Each line is split straight into the
     /// unit, with no view and no closure between the line splitter and `onUnit`.
+    @_spi(Dialects)
     public mutating func feedUnits(_ bytes: UnsafeRawBufferPointer, _ onUnit: (FramedUnit) throws -> Void) throws {
         try lines.feed(bytes) { line, offset in
             try Self.split(line, at: offset) { code, payload in
@@ -87,27 +91,11 @@ extension DataStreamV4Decoder: StreamFramer {
     }
 
     /// Ends the stream, lending a last part that had no newline.
+    @_spi(Dialects)
     public mutating func finishUnits(_ onUnit: (FramedUnit) throws -> Void) throws -> StreamEnd {
         let total = lines.byteCount
         try finish { part in try onUnit(FramedUnit(type: part.code, data: part.payload, streamOffset: part.byteOffset))
         }
-        return StreamEnd(totalBytes: total)
-    }
-
-    /// Feeds the next piece of input, appending each part it completes to `units`.
-    ///
-    /// ```swift
-    /// var decoder = DataStreamV4Decoder()
-    /// let parts = try decoder.feed(Array("0:\"Hi\"\n".utf8))  // [code "0", payload "\"Hi\""]
-    /// ```
-    public mutating func feed(_ bytes: some Collection<UInt8>, into units: inout [DataStreamV4Part]) throws {
-        try withContiguousBytes(bytes) { raw in try feed(raw) { units.append(DataStreamV4Part($0)) } }
-    }
-
-    /// Ends the stream, appending a last part that had no newline.
-    public mutating func finish(into units: inout [DataStreamV4Part]) throws -> StreamEnd {
-        let total = lines.byteCount
-        try finish { units.append(DataStreamV4Part($0)) }
         return StreamEnd(totalBytes: total)
     }
 }

@@ -3,7 +3,7 @@
 /// ```swift
 /// // 0:"Hello"\n  ->  DataStreamV4Part(code: "0", payload: Array("\"Hello\"".utf8), byteOffset: 0)
 /// ```
-public struct DataStreamV4Part: Sendable, Hashable {
+public struct DataStreamV4Part: Sendable, Hashable, OwnedFramedUnit {
     /// The part's type code: the characters before the first `:` (`0` text, `9` tool call, `d` finish, ...).
     public var code: String
     /// The JSON after the first `:`, as bytes (not parsed).
@@ -19,13 +19,22 @@ public struct DataStreamV4Part: Sendable, Hashable {
     }
 
     /// Copies a borrowed part.
+    @_spi(Dialects)
     public init(_ view: DataStreamV4PartView) {
         self.init(
             code: String(decoding: view.code, as: UTF8.self), payload: Array(view.payload), byteOffset: view.byteOffset)
     }
+
+    /// Copies a lent part (type = code, data = payload, offset = the line's first byte).
+    @_spi(Dialects)
+    public init(copying unit: FramedUnit) {
+        self.init(
+            code: String(decoding: unit.type, as: UTF8.self), payload: Array(unit.data), byteOffset: unit.streamOffset)
+    }
 }
 
 /// One data stream v4 part, borrowed: the buffers are valid only during the visitor call.
+@_spi(Dialects)
 public struct DataStreamV4PartView {
     /// The code's bytes (before the first `:`), never empty.
     @usableFromInline package let code: UnsafeRawBufferPointer

@@ -7,7 +7,7 @@
 ///
 /// ```swift
 /// do {
-///     try decoder.feed(bytes) { event in print(event.type) }
+///     try decoder.feed(bytes, into: &events)
 /// } catch let error as FramingError where error.kind == .lineTooLong {
 ///     print("line too long at byte \(error.byteOffset)")
 /// }

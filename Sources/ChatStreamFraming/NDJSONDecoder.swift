@@ -1,15 +1,18 @@
 /// Splits newline-delimited JSON (one value per line, as Ollama streams) incrementally.
 ///
 /// Lines end with LF; a CR before the LF is dropped. Blank and whitespace-only lines are skipped.
-/// A last line without a newline is delivered by ``finish(_:)``. The decoder does not parse JSON.
+/// A last line without a newline is delivered by ``IncrementalDecoder/finish(into:)``. The decoder
+/// does not parse JSON.
 ///
 /// ```swift
 /// var decoder = NDJSONDecoder()
-/// try decoder.feed(bytes) { line in try line.withBytes { try parser.parse($0) { print($0["type"]?.string ?? "") } } }   // zero-copy
-/// try decoder.finish { line in try line.withBytes { try parser.parse($0) { print($0["type"]?.string ?? "") } } }
+/// var lines: [NDJSONLine] = []
+/// try decoder.feed(Array("{\"a\":1}\n{\"b\"".utf8), into: &lines)   // one line; `{"b"` waits
+/// _ = try decoder.finish(into: &lines)                               // `{"b"`, at byte 8
 /// ```
 ///
-/// Once `feed` or `finish` throws a ``FramingError``, every later call throws it again.
+/// Once `feed` or `finish` throws a ``FramingError``, every later call throws it again. (The lent
+/// visitors, `feed(_:_:)` and `finish(_:)`, are for dialect authors: `@_spi(Dialects)`.)
 public struct NDJSONDecoder: Sendable {
     /// Limits that bound the decoder's memory: ``FramingConfiguration/maxLineBytes`` (16 MiB by
     /// default), counting a CR before the LF.
@@ -31,6 +34,7 @@ public struct NDJSONDecoder: Sendable {
     /// Feeds the next piece of input and calls `onLine` for each non-blank line it completes.
     ///
     /// - Throws: ``FramingError`` `.lineTooLong`, or what `onLine` throws.
+    @_spi(Dialects)
     public mutating func feed(_ bytes: UnsafeRawBufferPointer, _ onLine: (NDJSONLineView) throws -> Void) throws {
         try lines.feed(bytes) { line, offset in
             if !ByteScan.isBlank(line) { try onLine(NDJSONLineView(bytes: line, byteOffset: offset)) }
@@ -39,6 +43,7 @@ public struct NDJSONDecoder: Sendable {
 
     /// Ends the stream, delivering a last line that had no newline. The decoder is then ready
     /// for a new stream.
+    @_spi(Dialects)
     public mutating func finish(_ onLine: (NDJSONLineView) throws -> Void) throws {
         try lines.finish { line, offset in
             if !ByteScan.isBlank(line) { try onLine(NDJSONLineView(bytes: line, byteOffset: offset)) }
@@ -47,8 +52,12 @@ public struct NDJSONDecoder: Sendable {
 }
 
 extension NDJSONDecoder: StreamFramer {
+    /// What the owned `feed(_:into:)` and `finish(into:)` give: a copy of each unit.
+    public typealias Output = NDJSONLine
+
     /// Feeds the next piece of input, lending each non-blank line it completes as a ``FramedUnit``
     /// (no type), straight from the line splitter.
+    @_spi(Dialects)
     public mutating func feedUnits(_ bytes: UnsafeRawBufferPointer, _ onUnit: (FramedUnit) throws -> Void) throws {
         try lines.feed(bytes) { line, offset in
             if !ByteScan.isBlank(line) { try onUnit(FramedUnit(data: line, streamOffset: offset)) }
@@ -56,26 +65,10 @@ extension NDJSONDecoder: StreamFramer {
     }
 
     /// Ends the stream, lending a last line that had no newline.
+    @_spi(Dialects)
     public mutating func finishUnits(_ onUnit: (FramedUnit) throws -> Void) throws -> StreamEnd {
         let total = lines.byteCount
         try finish { line in try onUnit(FramedUnit(data: line.bytes, streamOffset: line.byteOffset)) }
-        return StreamEnd(totalBytes: total)
-    }
-
-    /// Feeds the next piece of input, appending each line it completes to `units`.
-    ///
-    /// ```swift
-    /// var decoder = NDJSONDecoder()
-    /// let lines = try decoder.feed(Array("{\"a\":1}\n{\"b\"".utf8))  // one line; `{"b"` waits
-    /// ```
-    public mutating func feed(_ bytes: some Collection<UInt8>, into units: inout [NDJSONLine]) throws {
-        try withContiguousBytes(bytes) { raw in try feed(raw) { units.append(NDJSONLine($0)) } }
-    }
-
-    /// Ends the stream, appending a last line that had no newline.
-    public mutating func finish(into units: inout [NDJSONLine]) throws -> StreamEnd {
-        let total = lines.byteCount
-        try finish { units.append(NDJSONLine($0)) }
         return StreamEnd(totalBytes: total)
     }
 }

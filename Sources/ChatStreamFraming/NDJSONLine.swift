@@ -1,5 +1,5 @@
 /// One NDJSON line (one JSON value), as owned bytes.
-public struct NDJSONLine: Sendable, Hashable {
+public struct NDJSONLine: Sendable, Hashable, OwnedFramedUnit {
     /// The line's bytes, without its LF (or CRLF).
     public var bytes: [UInt8]
     /// Offset in the stream of the line's first byte.
@@ -12,12 +12,20 @@ public struct NDJSONLine: Sendable, Hashable {
     }
 
     /// Copies a borrowed line.
+    @_spi(Dialects)
     public init(_ view: NDJSONLineView) {
         self.init(bytes: Array(view.bytes), byteOffset: view.byteOffset)
+    }
+
+    /// Copies a lent line (its data and offset).
+    @_spi(Dialects)
+    public init(copying unit: FramedUnit) {
+        self.init(bytes: Array(unit.data), byteOffset: unit.streamOffset)
     }
 }
 
 /// One NDJSON line, borrowed: its bytes are lent only during the visitor call.
+@_spi(Dialects)
 public struct NDJSONLineView {
     /// The line's bytes, without its LF (or CRLF).
     @usableFromInline package let bytes: UnsafeRawBufferPointer

@@ -24,6 +24,7 @@ public struct ServerSentEvent: Sendable, Hashable {
     }
 
     /// Copies a borrowed event into owned values.
+    @_spi(Dialects)
     public init(_ view: ServerSentEventView) {
         type = String(decoding: view.type, as: UTF8.self)
         data = String(decoding: view.data, as: UTF8.self)

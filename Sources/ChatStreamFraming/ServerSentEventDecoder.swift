@@ -10,22 +10,21 @@
 
 /// Decodes a server-sent-event stream (WHATWG HTML "event stream interpretation") incrementally.
 ///
-/// Feed the bytes as they arrive, in pieces of any size; call ``finish(_:)`` at the end of input.
-/// The output does not depend on how the input was cut.
+/// Feed the bytes as they arrive, in pieces of any size; call ``finish(into:)`` at the end of
+/// input. The output does not depend on how the input was cut.
 ///
 /// ```swift
 /// var decoder = ServerSentEventDecoder()
-/// for piece in pieces {
-///     try piece.withUnsafeBytes { bytes in
-///         try decoder.feed(bytes) { event in handle(event.data) }  // zero-copy view
-///     }
-/// }
-/// let end = try decoder.finish { event in handle(event.data) }
+/// var events: [ServerSentEvent] = []
+/// for piece in pieces { try decoder.feed(piece, into: &events) }
+/// let end = try decoder.finish(into: &events)
 /// if end.isTruncated { /* the stream stopped inside an event */ }
 /// ```
 ///
 /// Once `feed` or `finish` throws a ``FramingError``, the decoder is failed and every later call
-/// throws that error again. If your visitor throws, stop using the decoder.
+/// throws that error again. (The lent visitors, `feed(_:_:)`, `feed(_:onEvent:onComment:)` and
+/// `finish(_:)`, with their `ServerSentEventView`, are for dialect authors: `@_spi(Dialects)`.
+/// If your visitor throws, stop using the decoder.)
 public struct ServerSentEventDecoder: Sendable {
     /// Limits that bound the decoder's memory: ``FramingConfiguration/maxLineBytes`` and
     /// ``FramingConfiguration/maxEventBytes`` (16 MiB each by default).
@@ -65,13 +64,15 @@ public struct ServerSentEventDecoder: Sendable {
     /// the decoder's reused buffers have grown to the stream's line and event sizes.
     ///
     /// - Throws: ``FramingError`` with kind `.lineTooLong` or `.eventTooLarge`, or what `onEvent` throws.
+    @_spi(Dialects)
     public mutating func feed(
         _ bytes: UnsafeRawBufferPointer, _ onEvent: (ServerSentEventView) throws -> Void
     ) throws {
         try feed(bytes, onEvent: onEvent, onComment: { _ in })
     }
 
-    /// Like ``feed(_:_:)``, also calling `onComment` with the text after `:` of each comment line.
+    /// Like `feed(_:_:)`, also calling `onComment` with the text after `:` of each comment line.
+    @_spi(Dialects)
     public mutating func feed(
         _ bytes: UnsafeRawBufferPointer,
         onEvent: (ServerSentEventView) throws -> Void,
@@ -93,7 +94,7 @@ public struct ServerSentEventDecoder: Sendable {
     /// APIs read alike. Afterwards the decoder is ready for a new stream (offsets restart at 0
     /// and a BOM is skipped again) but keeps ``lastEventID`` and ``reconnectionTime``, as a
     /// reconnecting `EventSource` does.
-    @discardableResult
+    @_spi(Dialects) @discardableResult
     public mutating func finish(_ onEvent: (ServerSentEventView) throws -> Void) throws -> StreamEnd {
         if let failure { throw failure }
         let total = lines.streamOffset
@@ -126,14 +127,15 @@ public struct ServerSentEventDecoder: Sendable {
 extension ServerSentEventDecoder: StreamFramer {
     /// Feeds the next piece of input, lending each event it completes as a ``FramedUnit``: its
     /// type, its data, and the offset of the data's first byte.
-    @inlinable @inline(__always)
+    @_spi(Dialects) @inlinable @inline(__always)
     public mutating func feedUnits(_ bytes: UnsafeRawBufferPointer, _ onUnit: (FramedUnit) throws -> Void) throws {
         try feed(bytes) { event in
             try onUnit(FramedUnit(type: event.type, data: event.data, streamOffset: event.dataOffset))
         }
     }
 
-    /// Ends the stream as ``finish(_:)`` does (end of input dispatches nothing).
+    /// Ends the stream as `finish(_:)` does (end of input dispatches nothing).
+    @_spi(Dialects)
     public mutating func finishUnits(_ onUnit: (FramedUnit) throws -> Void) throws -> StreamEnd {
         try finish { _ in }
     }
@@ -149,8 +151,9 @@ extension ServerSentEventDecoder: StreamFramer {
         try withContiguousBytes(bytes) { raw in try feed(raw) { units.append(ServerSentEvent($0)) } }
     }
 
-    /// Ends the stream as ``finish(_:)`` does (end of input dispatches nothing, so `units` is
-    /// left as it is).
+    /// Ends the stream: an unfinished line or block is dropped (as WHATWG says) and reported; end
+    /// of input dispatches nothing, so `units` is left as it is. Afterwards the decoder is ready
+    /// for a new stream but keeps ``lastEventID`` and ``reconnectionTime``.
     public mutating func finish(into units: inout [ServerSentEvent]) throws -> StreamEnd {
         try finish { _ in }
     }

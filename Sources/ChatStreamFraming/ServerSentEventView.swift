@@ -13,6 +13,7 @@ import ChatStreamBytes
 ///     if event.typeIs("message") { try event.withData { try parser.parse($0) { handle($0) } } }
 /// }
 /// ```
+@_spi(Dialects)
 public struct ServerSentEventView {
     /// The event type's UTF-8 bytes (`message` when the block had no non-empty `event` field).
     @usableFromInline package let type: UnsafeRawBufferPointer

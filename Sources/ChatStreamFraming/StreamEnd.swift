@@ -5,7 +5,7 @@
 /// report lets the caller tell a clean end from a truncated one.
 ///
 /// ```swift
-/// let end = try decoder.finish { event in print(event.type) }
+/// let end = try decoder.finish(into: &events)
 /// if end.isTruncated { print("lost \(end.droppedBytes) bytes from byte \(end.droppedFromOffset!)") }
 /// ```
 public struct StreamEnd: Sendable, Hashable {

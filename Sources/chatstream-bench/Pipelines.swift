@@ -1,7 +1,7 @@
 // Pipelines: ChatStream's own paths, each fed the stream in pieces of a given size.
 
 import ChatStream
-import ChatStreamFraming
+@_spi(Dialects) import ChatStreamFraming
 import ChatStreamJSON
 
 enum Pipelines {

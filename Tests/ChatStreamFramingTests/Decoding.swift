@@ -1,5 +1,5 @@
 // Helpers that run the decoders over every chunking of an input.
-import ChatStreamFraming
+@_spi(Dialects) import ChatStreamFraming
 import TestSupport
 import Testing
 

@@ -2,7 +2,7 @@
 // field's bytes, at every chunking (a view's bytes may come from the input or the decoder's
 // buffer), and the copied strings match.
 
-import ChatStreamFraming
+@_spi(Dialects) import ChatStreamFraming
 import TestSupport
 import Testing
 

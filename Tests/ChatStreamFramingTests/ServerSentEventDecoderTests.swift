@@ -1,4 +1,4 @@
-import ChatStreamFraming
+@_spi(Dialects) import ChatStreamFraming
 import TestSupport
 import Testing
 

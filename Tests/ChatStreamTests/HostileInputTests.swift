@@ -2,13 +2,13 @@
 // a hang or unbounded memory. Sizes are chosen so the whole suite stays fast in debug builds;
 // memory bounds are checked through the decoders' `bufferedByteCount` rather than RSS.
 
-import ChatStreamFraming
+@_spi(Dialects) import ChatStreamFraming
 import ChatStreamJSON
 import Foundation
 import TestSupport
 import Testing
 
-@testable import ChatStream
+@_spi(Dialects) @testable import ChatStream
 
 @Suite(.blockingAllowed) struct HostileInputTests {
     // MARK: - Helpers

@@ -1,8 +1,8 @@
-import ChatStreamFraming
+@_spi(Dialects) import ChatStreamFraming
 import TestSupport
 import Testing
 
-@testable import ChatStream
+@_spi(Dialects) @testable import ChatStream
 
 private struct Framed: Equatable, CustomStringConvertible {
     var elements: [String] = []

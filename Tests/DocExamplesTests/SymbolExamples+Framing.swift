@@ -5,8 +5,8 @@
 // a comment naming where it is; its parameters supply what the example uses. The functions are
 // never called: compiling them is the test.
 
-import ChatStream
-import ChatStreamFraming
+@_spi(Dialects) import ChatStream
+@_spi(Dialects) import ChatStreamFraming
 import ChatStreamJSON
 
 // Sources/ChatStreamFraming/AsyncDataStreamV4PartSequence.swift:11
@@ -61,20 +61,12 @@ func symbolAsyncServerSentEventSequence(chunks: AsyncStream<[UInt8]>) async thro
 }
 
 // Sources/ChatStreamFraming/DataStreamV4Decoder.swift:8
-func symbolDataStreamV4Decoder(bytes: UnsafeRawBufferPointer, parser: JSONParser) throws {
-    var decoder = DataStreamV4Decoder()
-    try decoder.feed(bytes) { part in
-        if part.codeIs("0") { try part.withPayload { try parser.parse($0) { print($0.string ?? "") } } }
-    }
-    try decoder.finish { part in if part.codeIs("0") { try part.withPayload { try parser.parse($0) { print($0.string ?? "") } } } }
-}
-
-// Sources/ChatStreamFraming/DataStreamV4Decoder.swift:59
-func symbolDataStreamV4Decoder2() throws {
+func symbolDataStreamV4Decoder() throws {
     var decoder = DataStreamV4Decoder()
     let parts = try decoder.feed(Array("0:\"Hi\"\n".utf8))  // [code "0", payload "\"Hi\""]
     _ = parts
 }
+
 
 // Sources/ChatStreamFraming/DataStreamV4Part.swift:3
 func symbolDataStreamV4Part() {
@@ -97,9 +89,9 @@ func symbolFramingConfiguration() {
 }
 
 // Sources/ChatStreamFraming/FramingError.swift:8
-func symbolFramingError(decoder: inout ServerSentEventDecoder, bytes: UnsafeRawBufferPointer) throws {
+func symbolFramingError(decoder: inout ServerSentEventDecoder, bytes: [UInt8], events: inout [ServerSentEvent]) throws {
     do {
-        try decoder.feed(bytes) { event in print(event.type) }
+        try decoder.feed(bytes, into: &events)
     } catch let error as FramingError where error.kind == .lineTooLong {
         print("line too long at byte \(error.byteOffset)")
     }
@@ -147,18 +139,13 @@ func symbolJSONValueBytes(chunks: AsyncStream<[UInt8]>, parser: JSONParser) asyn
 }
 
 // Sources/ChatStreamFraming/NDJSONDecoder.swift:6
-func symbolNDJSONDecoder(bytes: UnsafeRawBufferPointer, parser: JSONParser) throws {
+func symbolNDJSONDecoder() throws {
     var decoder = NDJSONDecoder()
-    try decoder.feed(bytes) { line in try line.withBytes { try parser.parse($0) { print($0["type"]?.string ?? "") } } }   // zero-copy
-    try decoder.finish { line in try line.withBytes { try parser.parse($0) { print($0["type"]?.string ?? "") } } }
+    var lines: [NDJSONLine] = []
+    try decoder.feed(Array("{\"a\":1}\n{\"b\"".utf8), into: &lines)   // one line; `{"b"` waits
+    _ = try decoder.finish(into: &lines)                               // `{"b"`, at byte 8
 }
 
-// Sources/ChatStreamFraming/NDJSONDecoder.swift:50
-func symbolNDJSONDecoder2() throws {
-    var decoder = NDJSONDecoder()
-    let lines = try decoder.feed(Array("{\"a\":1}\n{\"b\"".utf8))  // one line; `{"b"` waits
-    _ = lines
-}
 
 // Sources/ChatStreamFraming/ServerSentEvent.swift:3
 func symbolServerSentEvent() throws {
@@ -170,14 +157,10 @@ func symbolServerSentEvent() throws {
 
 // Sources/ChatStreamFraming/ServerSentEventDecoder.swift:16
 func symbolServerSentEventDecoder(pieces: [[UInt8]]) throws {
-    func handle(_ data: some Any) {}
     var decoder = ServerSentEventDecoder()
-    for piece in pieces {
-        try piece.withUnsafeBytes { bytes in
-            try decoder.feed(bytes) { event in handle(event.data) }  // zero-copy view
-        }
-    }
-    let end = try decoder.finish { event in handle(event.data) }
+    var events: [ServerSentEvent] = []
+    for piece in pieces { try decoder.feed(piece, into: &events) }
+    let end = try decoder.finish(into: &events)
     if end.isTruncated { /* the stream stopped inside an event */ }
 }
 
@@ -197,12 +180,12 @@ func symbolServerSentEventView(decoder: inout ServerSentEventDecoder, buffer: Un
 }
 
 // Sources/ChatStreamFraming/StreamEnd.swift:7
-func symbolStreamEnd(decoder: inout ServerSentEventDecoder) throws {
-    let end = try decoder.finish { event in print(event.type) }
+func symbolStreamEnd(decoder: inout ServerSentEventDecoder, events: inout [ServerSentEvent]) throws {
+    let end = try decoder.finish(into: &events)
     if end.isTruncated { print("lost \(end.droppedBytes) bytes from byte \(end.droppedFromOffset!)") }
 }
 
-// Sources/ChatStreamFraming/StreamFramer.swift:15
+// Sources/ChatStreamFraming/StreamFramer.swift:23
 func symbolStreamFramer() throws {
     var framer = NDJSONDecoder(configuration: .default)
     let lines = try framer.feed(Array("{\"a\":1}\n{\"b\"".utf8))   // one line, at byte 0; `{"b"` waits

@@ -6,8 +6,8 @@
 // the input at its reported offset (so no unit is larger than the input and none is invented);
 // units arrive in offset order; a failed decoder keeps throwing.
 
-import ChatStream
-import ChatStreamFraming
+@_spi(Dialects) import ChatStream
+@_spi(Dialects) import ChatStreamFraming
 import ChatStreamJSON
 import FuzzSupport
 

@@ -5,7 +5,7 @@
 // end report, last event ID and retry whatever the chunking; no event's data above the event
 // limit; total data no larger than the input; buffered bytes bounded by the limits.
 
-import ChatStreamFraming
+@_spi(Dialects) import ChatStreamFraming
 import FuzzSupport
 
 struct Recorded: Equatable {

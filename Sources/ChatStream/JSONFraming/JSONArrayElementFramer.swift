@@ -4,7 +4,7 @@
 // pieces, and each element must be handed on as soon as its last byte arrives, not at `]`.
 
 import ChatStreamBytes
-import ChatStreamFraming
+@_spi(Dialects) import ChatStreamFraming
 import ChatStreamJSON
 
 /// Frames the elements of one top-level JSON array that arrives in pieces (Gemini's REST
@@ -63,6 +63,7 @@ public struct JSONArrayElementFramer: Sendable {
     ///     try framer.feed(bytes) { element, offset in try parser.parse(element) { print($0["type"]?.string ?? "") } }
     /// }
     /// ```
+    @_spi(Dialects)
     public mutating func feed(
         _ bytes: UnsafeRawBufferPointer,
         _ onElement: (UnsafeRawBufferPointer, _ streamOffset: Int) throws -> Void
@@ -180,9 +181,12 @@ public struct JSONArrayElementFramer: Sendable {
 }
 
 extension JSONArrayElementFramer: StreamFramer {
+    /// What the owned `feed(_:into:)` and `finish(into:)` give: a copy of each unit.
+    public typealias Output = JSONValueBytes
+
     /// Feeds the next piece of the stream, lending each element it completes as a `FramedUnit`
     /// (no type; the data is the element).
-    @inlinable @inline(__always)
+    @_spi(Dialects) @inlinable @inline(__always)
     public mutating func feedUnits(_ bytes: UnsafeRawBufferPointer, _ onUnit: (FramedUnit) throws -> Void) throws {
         try feed(bytes) { element, offset in try onUnit(FramedUnit(data: element, streamOffset: offset)) }
     }
@@ -191,22 +195,8 @@ extension JSONArrayElementFramer: StreamFramer {
     ///
     /// - Throws: `FramingError` `.truncated` unless the array was closed by `]` (it says how many
     ///   elements were delivered), or the error that stopped the framer.
+    @_spi(Dialects)
     public mutating func finishUnits(_ onUnit: (FramedUnit) throws -> Void) throws -> StreamEnd {
-        try checkClosed()
-        return StreamEnd(totalBytes: consumed)
-    }
-
-    /// Feeds the next piece of the stream, appending a copy of each element it completes to `units`.
-    public mutating func feed(_ bytes: some Collection<UInt8>, into units: inout [JSONValueBytes]) throws {
-        try withContiguousBytes(bytes) { raw in
-            try feed(raw) { element, offset in
-                units.append(JSONValueBytes(bytes: Array(element), byteOffset: offset))
-            }
-        }
-    }
-
-    /// Ends the stream as ``finishUnits(_:)`` does; `units` is left as it is.
-    public mutating func finish(into units: inout [JSONValueBytes]) throws -> StreamEnd {
         try checkClosed()
         return StreamEnd(totalBytes: consumed)
     }

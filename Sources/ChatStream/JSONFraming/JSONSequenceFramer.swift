@@ -1,7 +1,7 @@
 // JSONSequenceFramer: cuts a stream of concatenated top-level JSON values (`{...}{...}`, or one
 // per line) into its values.
 
-import ChatStreamFraming
+@_spi(Dialects) import ChatStreamFraming
 import ChatStreamJSON
 
 /// Frames a stream of top-level JSON values written one after another (`{"a":1}{"b":2}`,
@@ -9,7 +9,7 @@ import ChatStreamJSON
 /// complete.
 ///
 /// Objects, arrays and strings end at their closing byte; a top-level scalar (`123`, `true`) ends
-/// at the whitespace or structural byte after it, or at ``finish(_:)``. Values are not parsed.
+/// at the whitespace or structural byte after it, or at the end of input. Values are not parsed.
 ///
 /// ```swift
 /// var framer = JSONSequenceFramer()
@@ -51,6 +51,7 @@ public struct JSONSequenceFramer: Sendable {
     ///     try framer.feed(bytes) { value, offset in try parser.parse(value) { print($0["type"]?.string ?? "") } }
     /// }
     /// ```
+    @_spi(Dialects)
     public mutating func feed(
         _ bytes: UnsafeRawBufferPointer,
         _ onValue: (UnsafeRawBufferPointer, _ streamOffset: Int) throws -> Void
@@ -68,6 +69,7 @@ public struct JSONSequenceFramer: Sendable {
 
     /// Ends the stream: delivers a top-level scalar still under way (`123` with nothing after it),
     /// and throws `.truncated` if the stream ends inside an object, array or string.
+    @_spi(Dialects)
     public mutating func finish(_ onValue: (UnsafeRawBufferPointer, _ streamOffset: Int) throws -> Void) throws {
         if let failure { throw failure }
         guard core.isInsideValue else { return }
@@ -113,29 +115,20 @@ public struct JSONSequenceFramer: Sendable {
 }
 
 extension JSONSequenceFramer: StreamFramer {
+    /// What the owned `feed(_:into:)` and `finish(into:)` give: a copy of each unit.
+    public typealias Output = JSONValueBytes
+
     /// Feeds the next piece of the stream, lending each value it completes as a `FramedUnit`
     /// (no type; the data is the value).
-    @inlinable @inline(__always)
+    @_spi(Dialects) @inlinable @inline(__always)
     public mutating func feedUnits(_ bytes: UnsafeRawBufferPointer, _ onUnit: (FramedUnit) throws -> Void) throws {
         try feed(bytes) { value, offset in try onUnit(FramedUnit(data: value, streamOffset: offset)) }
     }
 
-    /// Ends the stream as ``finish(_:)`` does, lending a top-level scalar still under way.
+    /// Ends the stream as `finish(_:)` does, lending a top-level scalar still under way.
+    @_spi(Dialects)
     public mutating func finishUnits(_ onUnit: (FramedUnit) throws -> Void) throws -> StreamEnd {
         try finish { value, offset in try onUnit(FramedUnit(data: value, streamOffset: offset)) }
-        return StreamEnd(totalBytes: consumed)
-    }
-
-    /// Feeds the next piece of the stream, appending a copy of each value it completes to `units`.
-    public mutating func feed(_ bytes: some Collection<UInt8>, into units: inout [JSONValueBytes]) throws {
-        try withContiguousBytes(bytes) { raw in
-            try feed(raw) { value, offset in units.append(JSONValueBytes(bytes: Array(value), byteOffset: offset)) }
-        }
-    }
-
-    /// Ends the stream as ``finish(_:)`` does, appending a top-level scalar still under way.
-    public mutating func finish(into units: inout [JSONValueBytes]) throws -> StreamEnd {
-        try finish { value, offset in units.append(JSONValueBytes(bytes: Array(value), byteOffset: offset)) }
         return StreamEnd(totalBytes: consumed)
     }
 }

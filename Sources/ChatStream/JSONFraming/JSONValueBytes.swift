@@ -1,3 +1,5 @@
+@_spi(Dialects) import ChatStreamFraming
+
 /// One complete JSON value (an array element, or a value of a sequence) as owned bytes, as the
 /// async adapters hand it out. The bytes are not parsed.
 ///
@@ -6,7 +8,7 @@
 ///     try parser.parse(element.bytes, streamOffset: element.byteOffset) { root in print(root["text"]?.string ?? "") }
 /// }
 /// ```
-public struct JSONValueBytes: Sendable, Hashable {
+public struct JSONValueBytes: Sendable, Hashable, OwnedFramedUnit {
     /// The value's bytes, from its first byte to its last (no surrounding whitespace or `,`).
     public var bytes: [UInt8]
     /// Offset in the stream of the value's first byte.
@@ -16,5 +18,11 @@ public struct JSONValueBytes: Sendable, Hashable {
     public init(bytes: [UInt8], byteOffset: Int) {
         self.bytes = bytes
         self.byteOffset = byteOffset
+    }
+
+    /// Copies a lent value (its bytes and offset).
+    @_spi(Dialects)
+    public init(copying unit: FramedUnit) {
+        self.init(bytes: Array(unit.data), byteOffset: unit.streamOffset)
     }
 }

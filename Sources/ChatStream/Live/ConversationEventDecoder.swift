@@ -7,7 +7,7 @@
 // event needs from earlier ones (which messages streamed in pieces, the titles of offered
 // options) is a small bounded memory the decoder keeps (LiveStreamMemory).
 
-import ChatStreamFraming
+@_spi(Dialects) import ChatStreamFraming
 import ChatStreamJSON
 
 /// Decodes a live conversation stream (home or Salesforce) incrementally into ``ConversationEvent``s.

@@ -10,7 +10,7 @@
 // +Messages, the other entries in +Entries, and +Variants lists what is read. Types this model
 // does not name are skipped and counted by the decoder.
 
-import ChatStreamFraming
+@_spi(Dialects) import ChatStreamFraming
 import ChatStreamJSON
 
 /// Reads one event of `GET /eventrouter/v1/sse`.
