@@ -70,12 +70,39 @@ public final class JSONParser {
     /// Parses one JSON value and calls `body` with its root element.
     ///
     /// - Parameters:
-    ///   - bytes: the complete text of one value.
+    ///   - bytes: the complete text of one value: an `Array`, an `ArraySlice`, `Data` or a
+    ///     string's `utf8` is read where it lies; any other collection is copied first.
     ///   - streamOffset: where `bytes` start in the whole stream; error offsets count from there.
     ///   - body: reads what it needs; the element is valid only during the call.
     /// - Throws: ``JSONError`` when `bytes` are not exactly one JSON value within the limits,
     ///   and whatever `body` throws.
     @inlinable
+    public func parse<R>(
+        _ bytes: some Collection<UInt8>, streamOffset: Int = 0, _ body: (JSONElement) throws -> R
+    ) throws -> R {
+        try Self.withContiguous(bytes) { raw in
+            try fill(raw, streamOffset: streamOffset)
+            return try body(JSONElement(tape: tape, index: 0))
+        }
+    }
+
+    /// Parses one JSON value into a tree.
+    ///
+    /// - Parameters:
+    ///   - bytes: the complete text of one value, read as ``parse(_:streamOffset:_:)`` reads it.
+    ///   - streamOffset: where `bytes` start in the whole stream; error offsets count from there.
+    /// - Throws: ``JSONError`` when `bytes` are not exactly one JSON value within the limits.
+    @inlinable
+    public func parseValue(_ bytes: some Collection<UInt8>, streamOffset: Int = 0) throws -> JSONTree {
+        try Self.withContiguous(bytes) { raw in
+            try fill(raw, streamOffset: streamOffset)
+            return JSONElement(tape: tape, index: 0).jsonValue
+        }
+    }
+
+    /// Parses one JSON value from a unit's lent bytes (a framer's `FramedUnit` data), as
+    /// ``parse(_:streamOffset:_:)`` does; the form a dialect's hot path calls.
+    @_spi(Dialects) @inlinable
     public func parse<R>(
         _ bytes: UnsafeRawBufferPointer, streamOffset: Int = 0, _ body: (JSONElement) throws -> R
     ) throws -> R {
@@ -83,30 +110,21 @@ public final class JSONParser {
         return try body(JSONElement(tape: tape, index: 0))
     }
 
-    /// Parses one JSON value from an array of bytes; see ``parse(_:streamOffset:_:)``.
-    public func parse<R>(_ bytes: [UInt8], streamOffset: Int = 0, _ body: (JSONElement) throws -> R) throws -> R {
-        try bytes.withUnsafeBytes { try parse($0, streamOffset: streamOffset, body) }
-    }
-
-    /// Parses one JSON value from lent bytes (a view's `withData`, `withBytes` or `withPayload`);
-    /// as the unsafe-buffer form does.
+    /// Parses one JSON value from lent bytes (a framer view's `withData`, `withBytes` or
+    /// `withPayload`), as ``parse(_:streamOffset:_:)`` does.
+    @_spi(Dialects)
     public func parse<R>(_ bytes: RawSpan, streamOffset: Int = 0, _ body: (JSONElement) throws -> R) throws -> R {
         try bytes.withUnsafeBytes { try parse($0, streamOffset: streamOffset, body) }
     }
 
-    /// Parses one JSON value into a tree.
-    public func parseValue(_ bytes: UnsafeRawBufferPointer, streamOffset: Int = 0) throws -> JSONTree {
-        try parse(bytes, streamOffset: streamOffset) { $0.jsonValue }
-    }
-
-    /// Parses one JSON value from an array of bytes into a tree.
-    public func parseValue(_ bytes: [UInt8], streamOffset: Int = 0) throws -> JSONTree {
-        try bytes.withUnsafeBytes { try parseValue($0, streamOffset: streamOffset) }
-    }
-
-    /// Parses one JSON value from a string into a tree.
-    public func parseValue(_ text: String) throws -> JSONTree {
-        var text = text
-        return try text.withUTF8 { try parseValue(UnsafeRawBufferPointer($0)) }
+    /// Calls `body` with the bytes of `bytes`, without a copy when the collection is contiguous.
+    @inlinable @inline(__always)
+    static func withContiguous<R>(
+        _ bytes: some Collection<UInt8>, _ body: (UnsafeRawBufferPointer) throws -> R
+    ) throws -> R {
+        if let result = try bytes.withContiguousStorageIfAvailable({ try body(UnsafeRawBufferPointer($0)) }) {
+            return result
+        }
+        return try Array(bytes).withUnsafeBytes(body)
     }
 }

@@ -31,6 +31,7 @@ public struct JSONStreamParser {
 
     /// Feeds the next piece and calls `onValue` with the root of each value it completes (valid
     /// only during the call).
+    @_spi(Dialects)
     public mutating func feed(_ bytes: UnsafeRawBufferPointer, _ onValue: (JSONElement) throws -> Void) throws {
         if let failure { throw failure }
         let parser = self.parser
@@ -55,10 +56,11 @@ public struct JSONStreamParser {
         consumed += count
     }
 
-    /// Feeds the next piece and returns the values it completes.
-    public mutating func feed(_ bytes: [UInt8]) throws -> [JSONTree] {
+    /// Feeds the next piece (any collection of bytes; an `Array` or `Data` is read where it lies)
+    /// and returns the values it completes.
+    public mutating func feed(_ bytes: some Collection<UInt8>) throws -> [JSONTree] {
         var values: [JSONTree] = []
-        try bytes.withUnsafeBytes { buffer in try feed(buffer) { values.append($0.jsonValue) } }
+        try JSONParser.withContiguous(bytes) { buffer in try feed(buffer) { values.append($0.jsonValue) } }
         return values
     }
 

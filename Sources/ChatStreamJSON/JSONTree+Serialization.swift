@@ -92,7 +92,7 @@ extension JSONTree {
     ///
     /// For many values, keep one ``JSONParser`` and call its `parseValue` instead.
     public init(parsing text: String) throws {
-        self = try JSONParser().parseValue(text)
+        self = try JSONParser().parseValue(text.utf8)
     }
 
     /// Parses JSON bytes into a value with a fresh parser and the default limits.

@@ -238,7 +238,7 @@ final class Suite {
         for size in sizes {
             let (tool, input) = Payloads.toolInputStream(inputBytes: size)
             toolPayloads.append(tool.bytes)
-            let expected = try! JSONParser().parseValue(input)
+            let expected = try! JSONParser().parseValue(input.utf8)
             precondition(Pipelines.toolInputValue(tool.bytes) == expected, "tool input differs")
             let reads = Pipelines.toolInput(tool.bytes)
             add(

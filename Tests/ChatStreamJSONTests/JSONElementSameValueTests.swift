@@ -8,7 +8,7 @@ import Testing
     /// `text`'s element compared with `other`'s tree, and the two trees compared.
     static func compare(_ text: String, _ other: String) throws -> (surely: Bool, trees: Bool) {
         let parser = JSONParser()
-        let tree = try parser.parseValue(other)
+        let tree = try parser.parseValue(other.utf8)
         return try parser.parse(Array(text.utf8)) { ($0.surelyEquals(tree), $0.jsonValue == tree) }
     }
 

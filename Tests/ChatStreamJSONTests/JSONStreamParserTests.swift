@@ -1,4 +1,4 @@
-import ChatStreamJSON
+@_spi(Dialects) import ChatStreamJSON
 import TestSupport
 import Testing
 

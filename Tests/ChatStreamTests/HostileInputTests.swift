@@ -223,22 +223,22 @@ import Testing
 
     @Test func extremeNumbers() throws {
         let parser = JSONParser()
-        #expect(try parser.parseValue("-9223372036854775808").int64Value == Int64.min)
-        #expect(try parser.parseValue("9223372036854775807").int64Value == Int64.max)
-        let above = try parser.parseValue("9223372036854775808")
+        #expect(try parser.parseValue("-9223372036854775808".utf8).int64Value == Int64.min)
+        #expect(try parser.parseValue("9223372036854775807".utf8).int64Value == Int64.max)
+        let above = try parser.parseValue("9223372036854775808".utf8)
         #expect(above.int64Value == nil)
         #expect(above.doubleValue == 9_223_372_036_854_775_808.0)
 
         let digits = "7" + String(repeating: "3", count: 399)
-        let huge = try parser.parseValue(digits)
+        let huge = try parser.parseValue(digits.utf8)
         #expect(huge.int64Value == nil)
         #expect(huge.doubleValue == Double(digits))
         // The literal survives serialization.
         #expect(huge.jsonText == digits)
-        let negativeHuge = try parser.parseValue("-" + digits)
+        let negativeHuge = try parser.parseValue(("-" + digits).utf8)
         #expect(negativeHuge.doubleValue == -Double(digits)!)
-        #expect(try parser.parseValue("1e400").doubleValue == .infinity)
-        #expect(try parser.parseValue("[0." + digits + "]")[0]?.doubleValue == Double("0." + digits))
+        #expect(try parser.parseValue("1e400".utf8).doubleValue == .infinity)
+        #expect(try parser.parseValue(("[0." + digits + "]").utf8)[0]?.doubleValue == Double("0." + digits))
     }
 
     @Test func duplicateKeysKeepTheLastValue() throws {

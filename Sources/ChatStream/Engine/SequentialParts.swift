@@ -75,7 +75,7 @@ func emitWholeToolInput(
             return try emit(.toolInputAvailable(id: id, name: name, input: .object(JSONObject())))
         }
         do {
-            let input = try (parser ?? JSONParser()).parseValue(text)
+            let input = try (parser ?? JSONParser()).parseValue(text.utf8)
             try emit(.toolInputAvailable(id: id, name: name, input: input))
         } catch let error as JSONError {
             try emit(.toolInputError(id: id, name: name, errorText: "tool input is not valid JSON: \(error)"))
