@@ -9,8 +9,9 @@
 // 3. `chatstream chat` against curl on the same 600 KB streamed reply from the local server over
 //    loopback, start to exit of each process (ClientVersusCurl; target <= 1.1).
 // 4. Memory: `chatstream replay --output message` of a UI stream of 17-byte deltas (1 GiB unless
-//    --message-mib), its peak RSS over the text it holds (target <= 1.3); beside it 64 KiB deltas
-//    and `--json`. The stream is generated as it is written to the child's standard input.
+//    --message-mib), its peak RSS over the text it holds (target <= 1.3), and the same stream with
+//    `--json`; beside them 64 KiB deltas (at most 128 MiB). The stream is generated as it is
+//    written to the child's standard input.
 // 5. The server: `chatstream serve` with a file store, wrk at 64 connections on a list page and on
 //    streamed chats (--load-seconds each), p99 (target < 50 ms).
 //
