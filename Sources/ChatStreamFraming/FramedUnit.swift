@@ -21,8 +21,8 @@ public struct FramedUnit {
     /// offset plus its position in ``data``.
     public var streamOffset: Int
 
-    /// A unit of these bytes.
-    @inlinable @inline(__always)
+    /// A unit of these bytes (a framer makes it).
+    @_spi(Dialects) @inlinable @inline(__always)
     public init(type: UnsafeRawBufferPointer, data: UnsafeRawBufferPointer, streamOffset: Int) {
         self.type = type
         self.data = data
@@ -30,7 +30,7 @@ public struct FramedUnit {
     }
 
     /// A unit without a type (NDJSON lines, JSON values).
-    @inlinable @inline(__always)
+    @_spi(Dialects) @inlinable @inline(__always)
     public init(data: UnsafeRawBufferPointer, streamOffset: Int) {
         self.init(type: UnsafeRawBufferPointer(start: nil, count: 0), data: data, streamOffset: streamOffset)
     }

@@ -5,12 +5,12 @@
 // other dialects' byte paths are in MessageDecoderBytePathTests.swift, which uses this file's
 // helpers.
 
-import ChatStreamFraming
+@_spi(Dialects) import ChatStreamFraming
 import Foundation
 import TestSupport
 import Testing
 
-@testable import ChatStream
+@_spi(Dialects) @testable import ChatStream
 
 /// The messages and error of `pieces` decoded event by event (the oracle).
 private func eventByEvent<Dialect: StreamDialect>(

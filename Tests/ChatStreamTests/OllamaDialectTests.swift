@@ -2,8 +2,8 @@
 // tests of this branch share: HandFraming turns SSE text, CODE:JSON lines, NDJSON lines and
 // JSON arrays into units, so the dialects can be tested before the real framing layer lands.
 
-import ChatStream
-import ChatStreamFraming
+@_spi(Dialects) import ChatStream
+@_spi(Dialects) import ChatStreamFraming
 import Foundation
 import TestSupport
 import Testing

@@ -4,8 +4,8 @@
 // the test concatenates `choices[k].delta.content` etc. itself. The decoder's events are folded
 // into a `Transcript` that also checks the event grammar (parts start before deltas and end once).
 
-import ChatStream
-import ChatStreamFraming
+@_spi(Dialects) import ChatStream
+@_spi(Dialects) import ChatStreamFraming
 import Foundation
 import TestSupport
 import Testing

@@ -7,7 +7,7 @@
 // The convention (also in Tests/DocExamplesTests/README.md):
 // - A block's lines appear as consecutive lines of one file here, all indented alike (a fragment
 //   goes inside a function whose parameters supply what the fragment uses).
-// - A block's `import` lines are not matched in place: that file must import the same modules.
+// - A block's `import` lines (`@_spi(Dialects) import` too) are not matched in place: that file must import the same modules.
 // - A block that cannot compile here (a package manifest, a SwiftUI view on Linux is fine: wrap it
 //   in `#if canImport(SwiftUI)`) is marked by the line `<!-- doc-examples: skip (why) -->` just
 //   before its opening fence (in a `///` comment: `/// <!-- doc-examples: skip (why) -->`).
@@ -127,7 +127,10 @@ import Testing
     /// Whether `block`'s lines (its imports aside) run consecutively in `lines` under one indentation,
     /// and `lines` import every module the block imports.
     static func contains(_ lines: [String], _ block: Block) -> Bool {
-        let imports = block.lines.filter { $0.hasPrefix("import ") || $0.hasPrefix("@testable import ") }
+        let imports = block.lines.filter { line in
+            line.hasPrefix("import ") || line.hasPrefix("@testable import ")
+                || (line.hasPrefix("@_spi(") && line.contains(") import "))
+        }
         guard imports.allSatisfy({ lines.contains($0) }) else { return false }
         var body = block.lines.filter { !imports.contains($0) }
         while body.first?.trimmingCharacters(in: .whitespaces).isEmpty == true { body.removeFirst() }

@@ -65,36 +65,6 @@ func readmeMessageDecoder(chunks: [[UInt8]]) {
     _ = reply
 }
 
-// ChatStream.docc/AddingADialect.md. Called by ReadmeDialectExampleTests.
-func readmeAddADialect() throws -> String {
-    struct PlainLinesDialect: StreamDialect {
-        typealias Framer = NDJSONDecoder
-        var unknownUnitCount: Int { 0 }
-        private var lines = 0
-
-        init(configuration: StreamDecoderConfiguration) {}
-
-        mutating func decode(_ unit: FramedUnit, textDelta: TextDeltaSink, emit: EventSink) throws {
-            if lines == 0 { try emit(.textStart(id: "text-0")) }
-            lines += 1
-            guard let text = CheckedUTF8(validating: unit.data) else {
-                throw StreamError(.malformed, message: "a line is not UTF-8", byteOffset: unit.streamOffset)
-            }
-            try textDelta("text-0", text)
-        }
-
-        mutating func finish(textDelta: TextDeltaSink, emit: EventSink) throws {
-            if lines > 0 { try emit(.textEnd(id: "text-0")) }
-            try emit(.done)
-        }
-    }
-
-    var decoder = MessageDecoder<PlainLinesDialect>()
-    try decoder.feed(Array("one\ntwo\n".utf8))
-    let reply = decoder.finish()[0]                   // reply.text == "onetwo"
-    return reply.text
-}
-
 // README.md, "Which rung for which need": the final replies.
 func readmeFinalMessages(response: HTTPResponse) async throws {
     for try await reply in response.body.finalMessages(format: .uiMessageStream) {

@@ -92,6 +92,7 @@ public struct AnthropicDialect: StreamDialect {
     }
 
     /// Decodes one SSE event: text deltas to `textDelta` (their text lent), every other event to `emit`.
+    @_spi(Dialects)
     public mutating func decode(_ unit: FramedUnit, textDelta: TextDeltaSink, emit: EventSink) throws {
         if try decodeBlockDeltaByPosition(unit, textDelta: textDelta, emit: emit) { return }
         let offset = unit.streamOffset
@@ -143,6 +144,7 @@ public struct AnthropicDialect: StreamDialect {
 
     /// Closes open blocks; throws ``StreamError/Kind/truncated`` unless the last message reached
     /// `message_stop` or the stream carried an error.
+    @_spi(Dialects)
     public mutating func finish(textDelta: TextDeltaSink, emit: EventSink) throws {
         try closeOpenBlocks(textDelta: textDelta, emit: emit)
         try emitHeldFinish(textDelta: textDelta, emit: emit)

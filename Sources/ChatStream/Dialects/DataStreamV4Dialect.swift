@@ -58,6 +58,7 @@ public struct DataStreamV4Dialect: StreamDialect {
     }
 
     /// Decodes one `CODE:JSON` part: text deltas to `textDelta` (their text lent), every other event to `emit`.
+    @_spi(Dialects)
     public mutating func decode(_ unit: FramedUnit, textDelta: TextDeltaSink, emit: EventSink) throws {
         // A part after the finish message (`d:`) is past the message's one finish, and a part of
         // an unknown code is not read: both counted.
@@ -173,6 +174,7 @@ public struct DataStreamV4Dialect: StreamDialect {
     }
 
     /// Ends open parts; throws ``StreamError/Kind/truncated`` unless a `d:` part or an error came.
+    @_spi(Dialects)
     public mutating func finish(textDelta: TextDeltaSink, emit: EventSink) throws {
         try parts.closeAll(textDelta: textDelta, emit: emit)
         if sawFinish || sawError { return }

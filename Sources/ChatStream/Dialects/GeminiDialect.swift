@@ -69,6 +69,7 @@ public struct GeminiDialect: StreamDialect {
     }
 
     /// Decodes one element of the response array: text deltas to `textDelta` (their text lent), every other event to `emit`.
+    @_spi(Dialects)
     public mutating func decode(_ unit: FramedUnit, textDelta: TextDeltaSink, emit: EventSink) throws {
         if started, streamedCall == nil, try decodeTextElementByPosition(unit, textDelta: textDelta, emit: emit) {
             return
@@ -164,6 +165,7 @@ public struct GeminiDialect: StreamDialect {
     /// At the end of the array: ends open parts, then emits the one `.finish` and `.done` when a
     /// finish reason came (`tool-calls` for `STOP` after function calls); throws
     /// ``StreamError/Kind/truncated`` when neither a finish reason nor an error came.
+    @_spi(Dialects)
     public mutating func finish(textDelta: TextDeltaSink, emit: EventSink) throws {
         try parts.closeAll(textDelta: textDelta, emit: emit)
         // A call still streaming ends with what came when the reply finished; cut short, it stays

@@ -46,6 +46,7 @@ public struct OllamaDialect: StreamDialect {
     }
 
     /// Decodes one NDJSON line: text deltas to `textDelta` (their text lent), every other event to `emit`.
+    @_spi(Dialects)
     public mutating func decode(_ unit: FramedUnit, textDelta: TextDeltaSink, emit: EventSink) throws {
         // A line after `"done": true` is past the message's one finish: counted, not read.
         if sawDone {
@@ -123,6 +124,7 @@ public struct OllamaDialect: StreamDialect {
     }
 
     /// Ends open parts; throws ``StreamError/Kind/truncated`` unless `"done": true` or an error came.
+    @_spi(Dialects)
     public mutating func finish(textDelta: TextDeltaSink, emit: EventSink) throws {
         try parts.closeAll(textDelta: textDelta, emit: emit)
         if sawDone || sawError { return }

@@ -81,6 +81,7 @@ public struct OpenAIChatDialect: StreamDialect {
     }
 
     /// Decodes one SSE event: a chunk, an error body or `[DONE]`: text deltas to `textDelta` (their text lent), every other event to `emit`.
+    @_spi(Dialects)
     public mutating func decode(_ unit: FramedUnit, textDelta: TextDeltaSink, emit: EventSink) throws {
         bytesSeen = max(bytesSeen, unit.streamOffset + unit.data.count)
         if unit.dataEquals("[DONE]") {
@@ -109,6 +110,7 @@ public struct OpenAIChatDialect: StreamDialect {
 
     /// Completes open tool calls and parts; throws ``StreamError/Kind/truncated`` unless `[DONE]`
     /// or an error body arrived.
+    @_spi(Dialects)
     public mutating func finish(textDelta: TextDeltaSink, emit: EventSink) throws {
         guard !terminated else { return }
         // Servers that send no `[DONE]` (Writer's Palmyra API, some relays): a reply in which

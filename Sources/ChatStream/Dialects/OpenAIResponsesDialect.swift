@@ -113,6 +113,7 @@ public struct OpenAIResponsesDialect: StreamDialect {
     }
 
     /// Decodes one SSE event: text deltas to `textDelta` (their text lent), every other event to `emit`.
+    @_spi(Dialects)
     public mutating func decode(_ unit: FramedUnit, textDelta: TextDeltaSink, emit: EventSink) throws {
         bytesSeen = max(bytesSeen, unit.streamOffset + unit.data.count)
         if unit.dataEquals("[DONE]") { return }
@@ -138,6 +139,7 @@ public struct OpenAIResponsesDialect: StreamDialect {
 
     /// Completes open tool calls and parts; throws ``StreamError/Kind/truncated`` unless the
     /// response ended or an error event arrived.
+    @_spi(Dialects)
     public mutating func finish(textDelta: TextDeltaSink, emit: EventSink) throws {
         guard !terminated else { return }
         try closeAll(textDelta: textDelta, emit: emit)

@@ -33,6 +33,7 @@ public struct UIMessageStreamDialect: StreamDialect {
     }
 
     /// Decodes one SSE event: a chunk or `[DONE]`: text deltas to `textDelta` (their text lent), every other event to `emit`.
+    @_spi(Dialects)
     public mutating func decode(_ unit: FramedUnit, textDelta: TextDeltaSink, emit: EventSink) throws {
         // Past `[DONE]` nothing is read (counted), so the one finish stays after all content.
         if sawTerminator {
@@ -204,6 +205,7 @@ public struct UIMessageStreamDialect: StreamDialect {
         for event in extra { try emit(event) }
     }
 
+    @_spi(Dialects)
     public mutating func finish(textDelta: TextDeltaSink, emit: EventSink) throws {
         try emitHeldFinish(textDelta: textDelta, emit: emit)
         guard sawTerminator || sawError else {
