@@ -58,6 +58,16 @@ extension JSONTree {
     /// Appends the UTF-8 bytes `utf8` as a JSON string literal to `output`.
     static func writeString(_ utf8: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
+        writeEscaped(utf8, to: &output)
+        output.append(UInt8(ascii: "\""))
+    }
+
+    /// Appends `utf8` escaped as the inside of a JSON string literal, without its quotes: `\"`,
+    /// `\\`, `\n`, `\r`, `\t`, and `\u00xx` for the other bytes below 0x20; every other byte as
+    /// it is, runs without escapes copied whole. An escape stands for one byte, so a text escaped
+    /// piece by piece reads as the whole text escaped at once (the CLI's `--json` writes a huge
+    /// reply's text so).
+    package static func writeEscaped(_ utf8: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
         var runStart = 0
         for index in 0..<utf8.count {
             let byte = utf8[index]
@@ -78,7 +88,6 @@ extension JSONTree {
             runStart = index + 1
         }
         output.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
-        output.append(UInt8(ascii: "\""))
     }
 }
 

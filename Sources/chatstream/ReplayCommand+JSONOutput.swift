@@ -72,37 +72,11 @@ struct PiecewiseJSONWriter {
             var start = 0
             while start < utf8.count {
                 let end = min(start + Self.pieceBytes, utf8.count)
-                Self.escape(UnsafeBufferPointer(rebasing: utf8[start..<end]), into: &buffer)
+                JSONTree.writeEscaped(UnsafeBufferPointer(rebasing: utf8[start..<end]), to: &buffer)
                 flush()
                 start = end
             }
             buffer.append(UInt8(ascii: "\""))
         }
-    }
-
-    /// The escapes of `JSONTree.writeString`: `\"`, `\\`, `\n`, `\r`, `\t`, and `\u00xx` for the
-    /// other bytes below 0x20; every other byte as it is (an escape never spans a window, since
-    /// it stands for one byte).
-    static func escape(_ bytes: UnsafeBufferPointer<UInt8>, into output: inout [UInt8]) {
-        let hex: [UInt8] = Array("0123456789abcdef".utf8)
-        var runStart = 0
-        for index in 0..<bytes.count {
-            let byte = bytes[index]
-            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
-            switch byte {
-            case UInt8(ascii: "\""): output.append(contentsOf: #"\""#.utf8)
-            case UInt8(ascii: "\\"): output.append(contentsOf: #"\\"#.utf8)
-            case 0x0A: output.append(contentsOf: #"\n"#.utf8)
-            case 0x0D: output.append(contentsOf: #"\r"#.utf8)
-            case 0x09: output.append(contentsOf: #"\t"#.utf8)
-            default:
-                output.append(contentsOf: #"\u00"#.utf8)
-                output.append(hex[Int(byte >> 4)])
-                output.append(hex[Int(byte & 0xF)])
-            }
-            runStart = index + 1
-        }
-        output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))
     }
 }
