@@ -60,27 +60,6 @@ import Testing
         // 32 MiB of text in 64 KiB deltas: `jsonText + "\n"` held the JSON's bytes, its string and
         // the line beside the message; written in pieces, the peak is the message's own (as
         // without --json, which ReplayStreamingTests bounds the same way).
-        let delta = String(repeating: "abcdefghijklmnopqrstuvwxyz0123456789+-=/", count: 1638)
-        let event = Array("data: {\"type\":\"text-delta\",\"id\":\"t1\",\"delta\":\"\(delta)\"}\n\n".utf8)
-        let count = (32 << 20) / event.count / 16 * 16
-        let (tiny, base) = try await ReplayStreamingTests.runMeasuringPeakMemory(
-            Self.arguments, feed: { child in try child.write(Self.stream(["Hi"])) })
-        #expect(tiny.status == 0, "\(tiny)")
-        let (run, peak) = try await ReplayStreamingTests.runMeasuringPeakMemory(
-            Self.arguments, keepingOutput: false,
-            feed: { child in
-                try child.write(ReplayStreamingTests.stream([], end: false))
-                var block: [UInt8] = []
-                for _ in 0..<16 { block += event }
-                for _ in 0..<(count / 16) { try child.write(block) }
-                try child.write(ReplayStreamingTests.end.utf8)
-            })
-        let text = count * delta.utf8.count
-        #expect(run.status == 0, "\(run)")
-        #expect(run.outputCount > text)
-        #expect(base > 1 << 20 && peak > base, "no peak reported")
-        #expect(
-            Double(peak - base) <= 2.4 * Double(text),
-            "peak RSS \(peak >> 20) MiB over \(base >> 20) MiB for \(text >> 20) MiB of text")
+        try await ReplayStreamingTests.expectPeakFollowsTheText(Self.arguments, mebibytes: 32)
     }
 }

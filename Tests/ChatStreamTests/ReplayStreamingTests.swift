@@ -103,10 +103,17 @@ import Testing
         // (the same replay of a tiny stream) before, 1.9 after. What is left is the message's own
         // growth with deltas this large; a 1 GiB stream of 17-byte deltas peaks at 1.12 times its
         // 260 MiB of text (BENCHMARKS.md).
+        try await Self.expectPeakFollowsTheText(
+            ["replay", "--format", "ui-message-stream", "--output", "message", "-"], mebibytes: 72)
+    }
+
+    /// Replays about `mebibytes` MiB of text in 64 KiB deltas with `arguments` (its output
+    /// counted, not kept) and expects all of it printed, with a peak resident size over the
+    /// process's own footprint (the same replay of a tiny stream) of at most 2.4 times the text.
+    static func expectPeakFollowsTheText(_ arguments: [String], mebibytes: Int) async throws {
         let delta = String(repeating: "abcdefghijklmnopqrstuvwxyz0123456789+-=/", count: 1638)
         let event = Array("data: {\"type\":\"text-delta\",\"id\":\"t1\",\"delta\":\"\(delta)\"}\n\n".utf8)
-        let count = (72 << 20) / event.count / 16 * 16
-        let arguments = ["replay", "--format", "ui-message-stream", "--output", "message", "-"]
+        let count = (mebibytes << 20) / event.count / 16 * 16
         let (tiny, base) = try await Self.runMeasuringPeakMemory(
             arguments, feed: { child in try child.write(Self.stream(["Hi"])) })
         #expect(tiny.status == 0, "\(tiny)")
