@@ -141,7 +141,7 @@ def seeds(target):
         for payload in sse_payloads():
             index = sse_dialect(payload)
             # plain, lenient, small limits, through AnyMessageDecoder (its format, and detected),
-            # and through feedViews (lenient)
+            # and through the sink form (lenient)
             for extra in (0, 8, 16, 32 | 64, 128 | 8):
                 yield bytes([extra + 1, index | extra]) + payload
             # Under another dialect: it must fail cleanly.

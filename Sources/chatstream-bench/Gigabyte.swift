@@ -28,6 +28,7 @@ enum Gigabyte {
         var messages = 0
         var expectedLength = -1
         var piece = [UInt8](repeating: 0, count: 4096)
+        var batch: [StreamEvent] = []  // the events of one piece
         var blockIndex = 0
         var fed = 0
         let start = Clock.nanoseconds()
@@ -57,14 +58,15 @@ enum Gigabyte {
                     }
                 }
             }
-            piece.withUnsafeBytes { raw in
-                try! decoder.feed(UnsafeRawBufferPointer(rebasing: raw[0..<count]), emit: sink)
-            }
+            try! decoder.feed(piece[0..<count], into: &batch)
+            for event in batch { sink(event) }
+            batch.removeAll(keepingCapacity: true)
             fed += count
         }
         let tail = Array("data: [DONE]\n\n".utf8)
-        tail.withUnsafeBytes { try! decoder.feed($0, emit: sink) }
-        try! decoder.finish(emit: sink)
+        try! decoder.feed(tail, into: &batch)
+        _ = try! decoder.finish(into: &batch)
+        for event in batch { sink(event) }
         let seconds = Double(Clock.nanoseconds() - start) / 1e9
         return GigabyteResult(
             bytes: fed, events: events, messages: messages, seconds: seconds, peakResidentBytes: peakResidentBytes())

@@ -49,54 +49,36 @@ enum Pipelines {
     /// the event count, so the work is checked and kept.
     static func typedEvents<Dialect: StreamDialect>(_ bytes: [UInt8], chunk: Int?, dialect: Dialect.Type) -> Int {
         var decoder = StreamDecoder<Dialect>()
-        var events = 0
-        var textBytes = 0
+        var sink = OwnedEventCount()
         bytes.withUnsafeBytes { raw in
-            forEachChunk(raw, chunk) { piece in
-                try! decoder.feed(piece) { event in
-                    events &+= 1
-                    if case .textDelta(_, let delta) = event { textBytes &+= delta.utf8.count }
-                }
-            }
+            forEachChunk(raw, chunk) { piece in try! decoder.feed(piece, into: &sink) }
         }
-        try! decoder.finish { _ in events &+= 1 }
-        return events &+ textBytes
+        try! decoder.finish(into: &sink)
+        return sink.total
     }
 
-    /// bytes -> typed events with lent text (`StreamDecoder<Dialect>.feedViews`); returns
+    /// bytes -> typed events with lent text (`StreamDecoder<Dialect>.feed(_:into:)` with a sink); returns
     /// the text-delta bytes seen plus the event count, as ``typedEvents(_:chunk:dialect:)`` does.
     static func typedViews<Dialect: StreamDialect>(_ bytes: [UInt8], chunk: Int?, dialect: Dialect.Type) -> Int {
         var decoder = StreamDecoder<Dialect>()
-        var events = 0
-        var textBytes = 0
+        var sink = LentEventCount()
         bytes.withUnsafeBytes { raw in
-            forEachChunk(raw, chunk) { piece in
-                try! decoder.feedViews(piece) { event in
-                    events &+= 1
-                    switch event {
-                    case .textDelta(_, let delta): textBytes &+= delta.count
-                    case .event(.textDelta(_, let delta)): textBytes &+= delta.utf8.count
-                    case .event: break
-                    }
-                }
-            }
+            forEachChunk(raw, chunk) { piece in try! decoder.feed(piece, into: &sink) }
         }
-        try! decoder.finishViews { _ in events &+= 1 }
-        return events &+ textBytes
+        try! decoder.finish(into: &sink)
+        return sink.total
     }
 
     /// bytes -> one assembled message (StreamDecoder<Dialect> + MessageAssembler.apply per
     /// event); returns the assembled text's length in bytes.
     static func assembled<Dialect: StreamDialect>(_ bytes: [UInt8], chunk: Int?, dialect: Dialect.Type) -> Int {
         var decoder = StreamDecoder<Dialect>()
-        var assembler = MessageAssembler()
+        var sink = AssemblingEvents()
         bytes.withUnsafeBytes { raw in
-            forEachChunk(raw, chunk) { piece in
-                try! decoder.feed(piece) { assembler.apply($0) }
-            }
+            forEachChunk(raw, chunk) { piece in try! decoder.feed(piece, into: &sink) }
         }
-        try! decoder.finish { assembler.apply($0) }
-        return assembler.finish()[0].text.utf8.count
+        try! decoder.finish(into: &sink)
+        return sink.assembler.finish()[0].text.utf8.count
     }
 
     /// bytes -> one assembled message through `MessageDecoder<Dialect>` (no event per text
@@ -140,14 +122,12 @@ enum Pipelines {
     /// The assembled text itself, decoded with `Dialect` (for the correctness check before timing).
     static func assembledText<Dialect: StreamDialect>(_ bytes: [UInt8], chunk: Int?, dialect: Dialect.Type) -> String {
         var decoder = StreamDecoder<Dialect>()
-        var assembler = MessageAssembler()
+        var sink = AssemblingEvents()
         bytes.withUnsafeBytes { raw in
-            forEachChunk(raw, chunk) { piece in
-                try! decoder.feed(piece) { assembler.apply($0) }
-            }
+            forEachChunk(raw, chunk) { piece in try! decoder.feed(piece, into: &sink) }
         }
-        try! decoder.finish { assembler.apply($0) }
-        let messages = assembler.finish()
+        try! decoder.finish(into: &sink)
+        let messages = sink.assembler.finish()
         precondition(messages.count == 1, "\(Dialect.self): \(messages.count) messages assembled, expected 1")
         return messages[0].text
     }
@@ -160,17 +140,13 @@ enum Pipelines {
     /// ``toolInput(_:)`` in `dialect`'s format.
     static func toolInput<Dialect: StreamDialect>(_ bytes: [UInt8], dialect: Dialect.Type) -> Int {
         var decoder = StreamDecoder<Dialect>()
-        var assembler = MessageAssembler()
-        var reads = 0
+        var sink = AssemblingEvents(readsToolInput: true)
         bytes.withUnsafeBytes { raw in
-            forEachChunk(raw, 4096) { piece in
-                try! decoder.feed(piece) { event in
-                    assembler.apply(event)
-                    if case .toolCall(let call)? = assembler.message.parts.last, call.input != .null { reads &+= 1 }
-                }
-            }
+            forEachChunk(raw, 4096) { piece in try! decoder.feed(piece, into: &sink) }
         }
-        try! decoder.finish { assembler.apply($0) }
+        let reads = sink.toolInputReads
+        sink.readsToolInput = false
+        try! decoder.finish(into: &sink)
         return reads
     }
 
@@ -182,12 +158,10 @@ enum Pipelines {
     /// ``toolInputValue(_:)`` in `dialect`'s format.
     static func toolInputValue<Dialect: StreamDialect>(_ bytes: [UInt8], dialect: Dialect.Type) -> JSONTree? {
         var decoder = StreamDecoder<Dialect>()
-        var assembler = MessageAssembler()
-        bytes.withUnsafeBytes { raw in
-            try! decoder.feed(raw) { assembler.apply($0) }
-        }
-        try! decoder.finish { assembler.apply($0) }
-        return assembler.finish()[0].toolCalls.first?.input
+        var sink = AssemblingEvents()
+        try! decoder.feed(bytes, into: &sink)
+        try! decoder.finish(into: &sink)
+        return sink.assembler.finish()[0].toolCalls.first?.input
     }
 
     /// A history page parsed into a JSONTree tree; returns the number of messages.

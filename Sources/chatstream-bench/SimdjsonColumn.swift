@@ -3,8 +3,8 @@
 // extracting the same field into a growing string.
 //
 // Both sides are whole processes reading the same file: the simdjson program, and this bench as
-// `--decode-file` (the file in 4 KiB pieces through `AnyStreamDecoder.feedViews`, the text or
-// tool input appended to one growing byte array). Each side also reads a tiny stream of the same
+// `--decode-file` (the file in 4 KiB pieces through `AnyStreamDecoder.feed(_:into:)` with a sink,
+// the text or tool input appended to one growing byte array). Each side also reads a tiny stream of the same
 // format, so the figure is net of start-up (reported apart). A third side is the yajl copy ceiling
 // (`--ceiling-file`, SimdjsonColumn+Ceiling). Runs alternate between the sides (peer, ours, yajl,
 // then each on the tiny stream) so load on a shared machine falls on all; medians of
@@ -83,34 +83,28 @@ enum SimdjsonColumn {
             return 1
         }
         var decoder = AnyStreamDecoder(format: format)
-        var out: [UInt8] = []
-        func take(_ event: StreamEvent) {
-            switch event {
-            case .textDelta(_, let delta) where !tool: out += delta.utf8
-            case .toolInputDelta(_, let delta) where tool: out += delta.utf8
-            default: break
+        /// The text (or tool input) bytes: text deltas copied where they are lent.
+        struct Text: StreamEventSink {
+            let tool: Bool
+            var out: [UInt8] = []
+            mutating func textDelta(id: String, delta: CheckedUTF8) { if !tool { delta.append(to: &out) } }
+            mutating func event(_ event: StreamEvent) {
+                if tool, case .toolInputDelta(_, let delta) = event { out += delta.utf8 }
             }
         }
+        var sink = Text(tool: tool)
         do {
-            try bytes.withUnsafeBytes { all in
-                var offset = 0
-                while offset < all.count {
-                    let piece = UnsafeRawBufferPointer(rebasing: all[offset..<min(offset + 4096, all.count)])
-                    try decoder.feedViews(piece) { view in
-                        switch view {
-                        case .textDelta(_, let delta): if !tool { delta.append(to: &out) }
-                        case .event(let event): take(event)
-                        }
-                    }
-                    offset += 4096
-                }
+            var offset = 0
+            while offset < bytes.count {
+                try decoder.feed(bytes[offset..<min(offset + 4096, bytes.count)], into: &sink)
+                offset += 4096
             }
-            try decoder.finish(emit: take)
+            try decoder.finish(into: &sink)
         } catch {
             print("chatstream-bench: \(path): \(error)")
             return 1
         }
-        print("\(name): \(out.count) text bytes")
+        print("\(name): \(sink.out.count) text bytes")
         return 0
     }
 

@@ -65,7 +65,7 @@ extension Suite {
                     { Pipelines.typedEvents(bytes, chunk: 4096, dialect: dialect) }
                 ),
                 (
-                    "ours: bytes -> typed events, lent text (feedViews), 4 KiB chunks", typedExpected,
+                    "ours: bytes -> typed events, lent text (a sink), 4 KiB chunks", typedExpected,
                     { Pipelines.typedViews(bytes, chunk: 4096, dialect: dialect) }
                 ),
                 (

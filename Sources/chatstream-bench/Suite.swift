@@ -122,7 +122,7 @@ final class Suite {
                 })
             ours.append(
                 add(
-                    group, "ours: bytes -> typed events, lent text (feedViews), \(label) chunks",
+                    group, "ours: bytes -> typed events, lent text (a sink), \(label) chunks",
                     bytes: bytes.count, events: n, expect: typedExpected
                 ) {
                     Pipelines.typedViews(bytes, chunk: chunk)
@@ -153,7 +153,7 @@ final class Suite {
             ratios.append(("\(row.name) / JSONDecoder", decoderRow.seconds / row.seconds))
         }
         let typed4k = ours.first { $0.name == "ours: bytes -> typed events, 4 KiB chunks" }!
-        let views4k = ours.first { $0.name == "ours: bytes -> typed events, lent text (feedViews), 4 KiB chunks" }!
+        let views4k = ours.first { $0.name == "ours: bytes -> typed events, lent text (a sink), 4 KiB chunks" }!
         let assembled4k = ours.first { $0.name == "ours: bytes -> assembled message, 4 KiB chunks" }!
         let message4k = ours.first { $0.name == "ours: bytes -> message (MessageDecoder), 4 KiB chunks" }!
         // The time targets use paired runs (baseline and ours alternately, median of the pair
@@ -184,24 +184,24 @@ final class Suite {
             runs: pairs,
             baseline: { Pipelines.messageDecoder(bytes, chunk: 4096, dialect: UIMessageStreamDialect.self) },
             ours: { Pipelines.anyMessageDecoder(bytes, chunk: 4096, format: nil) })
-        ratios.append(("paired: typed events, lent text (feedViews), 4 KiB / copy ceiling", viewsVsCopy))
-        ratios.append(("paired: typed events, lent text (feedViews), 4 KiB / JSONDecoder", viewsVsDecoder))
+        ratios.append(("paired: typed events, lent text (a sink), 4 KiB / copy ceiling", viewsVsCopy))
+        ratios.append(("paired: typed events, lent text (a sink), 4 KiB / JSONDecoder", viewsVsDecoder))
         ratios.append(("paired: typed events, 4 KiB / copy ceiling", typedVsCopy))
         ratios.append(("paired: typed events, 4 KiB / JSONDecoder", typedVsDecoder))
         ratios.append(("paired: assembled message, 4 KiB / copy ceiling", assembledVsCopy))
         ratios.append(("paired: message (MessageDecoder), 4 KiB / copy ceiling", messageVsCopy))
         ratios.append(("paired: message (AnyMessageDecoder, detected), 4 KiB / copy ceiling", detectedVsCopy))
         ratios.append(("paired: message (AnyMessageDecoder, detected) / MessageDecoder, 4 KiB", detectedVsMessage))
-        // bytes -> typed events: `feedViews` is the library's fastest way to read events (text
+        // bytes -> typed events: a sink (`feed(_:into:)`) is the library's fastest way to read events (text
         // deltas lent, as the copy ceiling's arena holds its strings); owned `StreamEvent`s, which
         // make a `String` per delta, are reported beside it and must beat JSONDecoder as well.
         targets.append(
             Target(
-                name: "typed events, lent (feedViews, 4 KiB) / copy ceiling", figure: viewsVsCopy, limit: 0.8,
+                name: "typed events, lent (a sink, 4 KiB) / copy ceiling", figure: viewsVsCopy, limit: 0.8,
                 atLeast: true))
         targets.append(
             Target(
-                name: "typed events, lent (feedViews, 4 KiB) / JSONDecoder", figure: viewsVsDecoder, limit: 8,
+                name: "typed events, lent (a sink, 4 KiB) / JSONDecoder", figure: viewsVsDecoder, limit: 8,
                 atLeast: true))
         targets.append(
             Target(name: "typed events, owned (4 KiB) / JSONDecoder", figure: typedVsDecoder, limit: 8, atLeast: true))

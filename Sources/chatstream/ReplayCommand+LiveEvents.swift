@@ -17,11 +17,17 @@ extension ReplayCommand {
     /// Decodes a live conversation stream; exit 0, or 65 when the SSE limits were passed.
     static func replayLive(_ input: inout ReplayInput, format: ConversationEventFormat, json: Bool) -> Int32 {
         var decoder = ConversationEventDecoder(format: format)
+        var events: [ConversationEvent] = []
         do {
             try input.forEachPiece { piece in
-                try decoder.feed(piece) { event in
-                    Output.standardOutput((json ? event.jsonValue.jsonText : event.summary) + "\n")
+                // Each event printed, those before an error in the piece too.
+                defer {
+                    for event in events {
+                        Output.standardOutput((json ? event.jsonValue.jsonText : event.summary) + "\n")
+                    }
+                    events.removeAll(keepingCapacity: true)
                 }
+                try decoder.feed(piece, into: &events)
                 return true
             }
             _ = try decoder.finish()

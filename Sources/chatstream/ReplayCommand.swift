@@ -189,13 +189,21 @@ enum ReplayCommand {
                 break
             }
         }
+        // The events a piece completes, each handled even when a later one in the piece failed.
+        var events: [StreamEvent] = []
+        func handleEvents() {
+            for event in events { handle(event) }
+            events.removeAll(keepingCapacity: true)
+        }
         var readError: ReplayInput.ReadError? = nil
         var stop = decodePieces(&input, chunkSize: options.chunkSize, readError: &readError) { piece in
-            try decoder.feed(piece, emit: handle)
+            defer { handleEvents() }
+            try decoder.feed(piece, into: &events)
         }
         if stop == nil, readError == nil {
             do {
-                try decoder.finish(emit: handle)
+                defer { handleEvents() }
+                try decoder.finish(into: &events)
             } catch {
                 stop = error
             }

@@ -123,8 +123,8 @@
                 .compactMap { $0["delta"]?.stringValue }.joined()
             var decoder = StreamFormat.openAIChat.makeDecoder()
             var assembler = MessageAssembler()
-            try recording.withUnsafeBytes { try decoder.feed($0) { assembler.apply($0) } }
-            try decoder.finish { assembler.apply($0) }
+            try decoder.feed(recording, into: &assembler)
+            try decoder.finish(into: &assembler)
             let expected = assembler.finish()[0].text
             #expect(!expected.isEmpty)
             #expect(text == expected)

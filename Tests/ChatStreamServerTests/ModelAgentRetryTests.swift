@@ -29,8 +29,8 @@ import Testing
         let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: ProjectPaths.fixtures + "/" + path)))
         var decoder = format.makeDecoder()
         var assembler = MessageAssembler()
-        try bytes.withUnsafeBytes { try decoder.feed($0) { assembler.apply($0) } }
-        try decoder.finish { assembler.apply($0) }
+        try decoder.feed(bytes, into: &assembler)
+        try decoder.finish(into: &assembler)
         return assembler.finish()[0].text
     }
 

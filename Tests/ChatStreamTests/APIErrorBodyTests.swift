@@ -35,8 +35,8 @@ import Testing
         var decoder = AnyStreamDecoder(format: format)
         var events: [StreamEvent] = []
         do {
-            for piece in pieces { try piece.withUnsafeBytes { try decoder.feed($0) { events.append($0) } } }
-            try decoder.finish { events.append($0) }
+            for piece in pieces { try decoder.feed(piece, into: &events) }
+            try decoder.finish(into: &events)
         } catch {
             return (events, StreamError(converting: error))
         }
@@ -78,7 +78,7 @@ import Testing
         var decoder = StreamDecoder<OpenAIChatDialect>(configuration: configuration)
         let body = Array(("{\"error\":{\"message\":\"" + String(repeating: "x", count: 100) + "\"}}").utf8)
         #expect(throws: StreamError.self) {
-            try body.withUnsafeBytes { try decoder.feed($0) { _ in } }
+            _ = try decoder.feed(body)
         }
     }
 

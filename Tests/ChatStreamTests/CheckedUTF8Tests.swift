@@ -27,7 +27,8 @@ struct CheckedUTF8Tests {
 
         """#.utf8)
 
-    private struct Readings: Equatable {
+    /// Every way of reading each lent text delta, gathered.
+    private struct Readings: Equatable, StreamEventSink {
         var appendedString = ""
         var appendedBytes: [UInt8] = []
         var spanBytes: [UInt8] = []
@@ -35,32 +36,29 @@ struct CheckedUTF8Tests {
         var strings = ""
         var counts: [Int] = []
         var empties = 0
+
+        mutating func textDelta(id: String, delta: CheckedUTF8) {
+            delta.append(to: &appendedString)
+            delta.append(to: &appendedBytes)
+            spanBytes += delta.withSpan { span in span.withUnsafeBytes { Array($0) } }
+            utf8SpanStrings += delta.withUTF8Span { String(copying: $0) }
+            strings += delta.string
+            counts.append(delta.count)
+            if delta.isEmpty { empties += 1 }
+        }
+
+        mutating func event(_ event: StreamEvent) {}
     }
 
     @Test func everyReadingOfALentDeltaIsTheOwnedText() throws {
         var ownedText = ""
         var decoder = StreamDecoder<UIMessageStreamDialect>()
-        try Self.stream.withUnsafeBytes { raw in
-            try decoder.feed(raw) { if case .textDelta(_, let delta) = $0 { ownedText += delta } }
-        }
+        for case .textDelta(_, let delta) in try decoder.feed(Self.stream) { ownedText += delta }
         #expect(ownedText == "Hé\"llo\né 😀 中𝄞 plain")
         for chunking in Chunkings.all(of: Self.stream) {
             var decoder = StreamDecoder<UIMessageStreamDialect>()
             var readings = Readings()
-            for piece in chunking.pieces {
-                try piece.withUnsafeBytes { raw in
-                    try decoder.feedViews(raw) { view in
-                        guard case .textDelta(_, let delta) = view else { return }
-                        delta.append(to: &readings.appendedString)
-                        delta.append(to: &readings.appendedBytes)
-                        readings.spanBytes += delta.withSpan { span in span.withUnsafeBytes { Array($0) } }
-                        readings.utf8SpanStrings += delta.withUTF8Span { String(copying: $0) }
-                        readings.strings += delta.string
-                        readings.counts.append(delta.count)
-                        if delta.isEmpty { readings.empties += 1 }
-                    }
-                }
-            }
+            for piece in chunking.pieces { try decoder.feed(piece, into: &readings) }
             #expect(readings.appendedString == ownedText, "chunking \(chunking)")
             #expect(readings.appendedBytes == Array(ownedText.utf8))
             #expect(readings.spanBytes == Array(ownedText.utf8))

@@ -1,17 +1,18 @@
-// `finishViews` behaves the same whatever the decoder's static type: the views of a stream,
-// including those the end completes (NDJSON's or a v4 stream's last line without its newline),
-// come the same from `StreamDecoder<D>`, from `AnyStreamDecoder` (format given or detected) and
-// through a generic `some StreamEventDecoding`, at every chunking. A text delta the end completes
-// arrives lent (`.textDelta`), never as an owned `.event(.textDelta)`: the run-time decoder once
-// handed it over owned, so a reader of views that took text only from `.textDelta` lost it.
+// `finish(into:)` with a sink behaves the same whatever the decoder's static type: what a sink
+// is handed, including what the end completes (NDJSON's or a v4 stream's last line without its
+// newline), comes the same from `StreamDecoder<D>`, from `AnyStreamDecoder` (format given or
+// detected) and through a generic `some StreamEventDecoding`, at every chunking. A text delta the
+// end completes arrives lent (`textDelta(id:delta:)`), never as an owned `.textDelta` through
+// `event(_:)`: the run-time decoder once handed it over owned, so a sink that took text only
+// from `textDelta` lost it.
 
 import TestSupport
 import Testing
 
 @testable import ChatStream
 
-/// One view as it came: a lent text delta (its text copied) or an owned event, and whether
-/// `finishViews` rather than `feedViews` handed it over.
+/// One event as it came: a lent text delta (its text copied) or an owned event, and whether
+/// `finish(into:)` rather than `feed(_:into:)` handed it over.
 private enum RecordedView: Equatable {
     case lent(id: String, text: String, atFinish: Bool)
     case owned(StreamEvent, atFinish: Bool)
@@ -22,25 +23,33 @@ private struct ViewRecord: Equatable {
     var failure: StreamError?
 }
 
+/// Records each event as the sink form hands it: a text delta lent, or any event owned.
+private struct ViewSink: StreamEventSink {
+    var views: [RecordedView] = []
+    var atFinish = false
+
+    mutating func textDelta(id: String, delta: CheckedUTF8) {
+        views.append(.lent(id: id, text: delta.string, atFinish: atFinish))
+    }
+
+    mutating func event(_ event: StreamEvent) {
+        views.append(.owned(event, atFinish: atFinish))
+    }
+}
+
 /// `pieces` through `decoder`'s lending path, called through the protocol (generic dispatch).
 private func recordGenerically(_ decoder: some StreamEventDecoding, _ pieces: [[UInt8]]) -> ViewRecord {
     var decoder = decoder
     var record = ViewRecord()
-    func take(_ atFinish: Bool) -> (StreamEventView) -> Void {
-        { view in
-            switch view {
-            case .textDelta(let id, let delta):
-                record.views.append(.lent(id: id, text: delta.string, atFinish: atFinish))
-            case .event(let event): record.views.append(.owned(event, atFinish: atFinish))
-            }
-        }
-    }
+    var sink = ViewSink()
     do {
-        for piece in pieces { try piece.withUnsafeBytes { try decoder.feedViews($0, take(false)) } }
-        try decoder.finishViews(take(true))
+        for piece in pieces { try decoder.feed(piece, into: &sink) }
+        sink.atFinish = true
+        try decoder.finish(into: &sink)
     } catch {
         record.failure = StreamError(converting: error)
     }
+    record.views = sink.views
     return record
 }
 
@@ -48,21 +57,15 @@ private func recordGenerically(_ decoder: some StreamEventDecoding, _ pieces: [[
 private func recordConcretely<Dialect: RegisteredDialect>(_: Dialect.Type, _ pieces: [[UInt8]]) -> ViewRecord {
     var decoder = StreamDecoder<Dialect>()
     var record = ViewRecord()
-    func take(_ atFinish: Bool) -> (StreamEventView) -> Void {
-        { view in
-            switch view {
-            case .textDelta(let id, let delta):
-                record.views.append(.lent(id: id, text: delta.string, atFinish: atFinish))
-            case .event(let event): record.views.append(.owned(event, atFinish: atFinish))
-            }
-        }
-    }
+    var sink = ViewSink()
     do {
-        for piece in pieces { try piece.withUnsafeBytes { try decoder.feedViews($0, take(false)) } }
-        try decoder.finishViews(take(true))
+        for piece in pieces { try decoder.feed(piece, into: &sink) }
+        sink.atFinish = true
+        try decoder.finish(into: &sink)
     } catch {
         record.failure = StreamError(converting: error)
     }
+    record.views = sink.views
     return record
 }
 
@@ -70,21 +73,15 @@ private func recordConcretely<Dialect: RegisteredDialect>(_: Dialect.Type, _ pie
 private func recordAny(_ format: StreamFormat?, _ pieces: [[UInt8]]) -> ViewRecord {
     var decoder = AnyStreamDecoder(format: format)
     var record = ViewRecord()
-    func take(_ atFinish: Bool) -> (StreamEventView) -> Void {
-        { view in
-            switch view {
-            case .textDelta(let id, let delta):
-                record.views.append(.lent(id: id, text: delta.string, atFinish: atFinish))
-            case .event(let event): record.views.append(.owned(event, atFinish: atFinish))
-            }
-        }
-    }
+    var sink = ViewSink()
     do {
-        for piece in pieces { try piece.withUnsafeBytes { try decoder.feedViews($0, take(false)) } }
-        try decoder.finishViews(take(true))
+        for piece in pieces { try decoder.feed(piece, into: &sink) }
+        sink.atFinish = true
+        try decoder.finish(into: &sink)
     } catch {
         record.failure = StreamError(converting: error)
     }
+    record.views = sink.views
     return record
 }
 

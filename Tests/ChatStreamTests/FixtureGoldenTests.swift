@@ -13,9 +13,9 @@ func assembleEventByEvent(
     var failure: StreamError? = nil
     do {
         for piece in pieces {
-            try piece.withUnsafeBytes { try decoder.feed($0) { assembler.apply($0) } }
+            try decoder.feed(piece, into: &assembler)
         }
-        try decoder.finish { assembler.apply($0) }
+        try decoder.finish(into: &assembler)
     } catch {
         failure = StreamError(converting: error)
     }

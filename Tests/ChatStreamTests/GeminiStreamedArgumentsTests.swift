@@ -16,8 +16,8 @@ import Testing
         var decoder = StreamDecoder<GeminiDialect>()
         var events: [StreamEvent] = []
         do {
-            for piece in pieces { try piece.withUnsafeBytes { try decoder.feed($0) { events.append($0) } } }
-            try decoder.finish { events.append($0) }
+            for piece in pieces { try decoder.feed(piece, into: &events) }
+            try decoder.finish(into: &events)
         } catch {
             return (events, StreamError(converting: error))
         }

@@ -43,8 +43,8 @@ import Testing
     @Test func streamDecoderGivesTheSameEventsThroughTheProtocolAtEveryChunking() throws {
         var reference = StreamDecoder<UIMessageStreamDialect>()
         var expected: [StreamEvent] = []
-        try Self.uiStream.withUnsafeBytes { try reference.feed($0) { expected.append($0) } }
-        try reference.finish { expected.append($0) }
+        try reference.feed(Self.uiStream, into: &expected)
+        try reference.finish(into: &expected)
         #expect(expected.contains(.textDelta(id: "t1", delta: "Hel")))
         #expect(expected.contains(.finish(reason: .stop, rawReason: "stop")))
 
@@ -110,7 +110,7 @@ import Testing
         let input = whole + tail
         var expected: [ConversationEvent] = []
         var reference = ConversationEventDecoder(format: .home)
-        try whole.withUnsafeBytes { try reference.feed($0) { expected.append($0) } }
+        try reference.feed(whole, into: &expected)
         #expect(!expected.isEmpty)
         for chunking in Chunkings.all(of: input) {
             let outcome = try drive({ ConversationEventDecoder(format: .home) }, chunking.pieces)

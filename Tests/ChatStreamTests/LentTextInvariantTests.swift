@@ -1,6 +1,6 @@
 // Every text delta takes the text road: no dialect hands one to its event sink, so a reader of
-// lent views (which appends `.textDelta` views and hands other events elsewhere, as the README's
-// example does) never loses text. Checked at the dialect itself, through a wrapper that records
+// lent text (a sink that takes text from `textDelta(id:delta:)` and every other event elsewhere,
+// as the README's example does) never loses text. Checked at the dialect itself, through a wrapper that records
 // each owned `.textDelta` its dialect emits, over every recorded stream of its format, the fuzz
 // regression inputs and the shapes that once broke it (Anthropic's `content_block_start` and
 // `message_start` carrying text). Deliverable 7 of issue 17.
@@ -78,44 +78,52 @@ struct LentPathOutcome {
     var errorFromEvents: StreamError?
 }
 
+/// Counts the text deltas handed lent and those handed owned through `event(_:)`.
+private struct Counting: StreamEventSink {
+    var lent = 0
+    var owned = 0
+    var text = ""
+    mutating func textDelta(id: String, delta: CheckedUTF8) {
+        lent += 1
+        text += delta.string
+    }
+    mutating func event(_ event: StreamEvent) {
+        guard case .textDelta(_, let delta) = event else { return }
+        owned += 1
+        text += delta
+    }
+}
+
 enum LentPath {
-    /// Decodes `pieces` as `Dialect` twice, through `feedViews` and `feed(_:emit:)`, counting
-    /// the text deltas the dialect emitted owned and the views that came as `.event(.textDelta)`.
+    /// Decodes `pieces` as `Dialect` twice, through a sink and into an array of events, counting
+    /// the text deltas the dialect emitted owned and those the sink was handed owned.
     static func check<Dialect: StreamDialect>(
         _: Dialect.Type, _ pieces: [[UInt8]], lenient: Bool = false
     ) -> LentPathOutcome {
         let configuration = StreamDecoderConfiguration(lenient: lenient)
         var outcome = LentPathOutcome()
         var views = StreamDecoder<OwnedTextCounting<Dialect>>(configuration: configuration)
-        func take(_ view: StreamEventView) {
-            switch view {
-            case .textDelta(_, let delta):
-                outcome.lentViews += 1
-                outcome.textFromViews += delta.string
-            case .event(.textDelta(_, let delta)):
-                outcome.ownedViews += 1
-                outcome.textFromViews += delta
-            case .event: break
-            }
-        }
+        var sink = Counting()
         do {
-            for piece in pieces { try piece.withUnsafeBytes { try views.feedViews($0, take) } }
-            try views.finishViews(take)
+            for piece in pieces { try views.feed(piece, into: &sink) }
+            try views.finish(into: &sink)
         } catch {
             outcome.errorFromViews = error as? StreamError
         }
+        outcome.lentViews = sink.lent
+        outcome.ownedViews = sink.owned
+        outcome.textFromViews = sink.text
         outcome.ownedFromDialect = views.dialect.ownedTextDeltas
         outcome.lentFromDialect = views.dialect.lentTextDeltas
         var events = StreamDecoder<Dialect>(configuration: configuration)
-        func append(_ event: StreamEvent) {
-            if case .textDelta(_, let delta) = event { outcome.textFromEvents += delta }
-        }
+        var owned: [StreamEvent] = []
         do {
-            for piece in pieces { try piece.withUnsafeBytes { try events.feed($0, emit: append) } }
-            try events.finish(emit: append)
+            for piece in pieces { try events.feed(piece, into: &owned) }
+            try events.finish(into: &owned)
         } catch {
             outcome.errorFromEvents = error as? StreamError
         }
+        for case .textDelta(_, let delta) in owned { outcome.textFromEvents += delta }
         return outcome
     }
 

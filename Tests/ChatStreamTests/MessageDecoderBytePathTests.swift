@@ -32,7 +32,7 @@ private func bytePathEvents<Dialect: StreamDialect>(
                 try decoder.feed(raw, into: &sink)
             }
         }
-        try decoder.finish { events.append($0) }
+        try decoder.finish(into: &events)
     } catch {
         return (events, handed, StreamError(converting: error))
     }

@@ -167,10 +167,10 @@ private func sse(_ chunks: [String]) -> [UInt8] {
             var assembler = MessageAssembler()
             for byte in input {
                 try decoder.feed([byte])
-                try [byte].withUnsafeBytes { try events.feed($0) { assembler.apply($0) } }
+                try events.feed([byte], into: &assembler)
                 #expect(decoder.message() == assembler.message, "\(name)")
             }
-            try events.finish { assembler.apply($0) }
+            try events.finish(into: &assembler)
             #expect(decoder.finish() == assembler.finish())
         }
     }

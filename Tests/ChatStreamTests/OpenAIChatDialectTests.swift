@@ -56,9 +56,9 @@ enum OpenAICaptures {
         var events: [StreamEvent] = []
         do {
             for piece in pieces {
-                try piece.withUnsafeBytes { try decoder.feed($0) { events.append($0) } }
+                try decoder.feed(piece, into: &events)
             }
-            try decoder.finish { events.append($0) }
+            try decoder.finish(into: &events)
             return (events, nil, decoder.unknownUnitCount)
         } catch let error as StreamError {
             return (events, error, decoder.unknownUnitCount)

@@ -27,24 +27,24 @@ enum ScannedShapesTesting {
         configuration.json.reading = scanning ? .scanWhenPlain : .tapeOnly
         var decoder = StreamDecoder<D>(configuration: configuration)
         var result = Decoded()
+        var sink = RecordingSink()  // the lent path's events, each made owned where it came
         do {
             for piece in pieces {
-                try piece.withUnsafeBytes { bytes in
-                    if lent {
-                        try decoder.feedViews(bytes) { result.events.append($0.owned) }
-                    } else {
-                        try decoder.feed(bytes) { result.events.append($0) }
-                    }
+                if lent {
+                    try decoder.feed(piece, into: &sink)
+                } else {
+                    try decoder.feed(piece, into: &result.events)
                 }
             }
             if lent {
-                try decoder.finishViews { result.events.append($0.owned) }
+                try decoder.finish(into: &sink)
             } else {
-                try decoder.finish { result.events.append($0) }
+                try decoder.finish(into: &result.events)
             }
         } catch {
             result.error = StreamError(converting: error)
         }
+        if lent { result.events = sink.all }
         return result
     }
 

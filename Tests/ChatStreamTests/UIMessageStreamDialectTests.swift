@@ -108,8 +108,8 @@ import Testing
         }
         var decoder = AnyStreamDecoder(format: nil)
         var assembler = MessageAssembler()
-        try input.withUnsafeBytes { try decoder.feed($0) { assembler.apply($0) } }
-        try decoder.finish { assembler.apply($0) }
+        try decoder.feed(input, into: &assembler)
+        try decoder.finish(into: &assembler)
         #expect(decoder.format == .uiMessageStream)
         let message = assembler.finish()[0]
         #expect(message.text == oracleText)

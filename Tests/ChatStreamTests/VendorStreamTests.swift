@@ -54,8 +54,8 @@ import Testing
         var events: [StreamEvent] = []
         var failed = false
         do {
-            try input.withUnsafeBytes { try decoder.feed($0) { events.append($0) } }
-            try decoder.finish { events.append($0) }
+            try decoder.feed(input, into: &events)
+            try decoder.finish(into: &events)
         } catch {
             failed = true
         }

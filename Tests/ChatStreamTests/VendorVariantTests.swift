@@ -100,7 +100,7 @@ import Testing
         let finished = #"data: {"choices":[{"index":0,"delta":{"content":"a"},"finish_reason":"stop"}]}"# + "\n\n"
         var decoder = StreamDecoder<OpenAIChatDialect>()
         var events = try decoder.feed(Array(finished.utf8))
-        try decoder.finish { events.append($0) }
+        try decoder.finish(into: &events)
         #expect(events.suffix(3) == [.textEnd(id: "text-0"), .finish(reason: .stop, rawReason: "stop"), .done])
         // Two choices, one of them without its finish reason: cut mid-reply.
         let cut =
@@ -108,7 +108,7 @@ import Testing
             + "\n\n"
         var second = StreamDecoder<OpenAIChatDialect>()
         var partial = try second.feed(Array(cut.utf8))
-        #expect(throws: StreamError.self) { try second.finish { partial.append($0) } }
+        #expect(throws: StreamError.self) { try second.finish(into: &partial) }
         #expect(partial.contains(.finish(reason: .stop, rawReason: "stop")))
         #expect(!partial.contains(.done))
     }

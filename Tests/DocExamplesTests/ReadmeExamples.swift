@@ -29,30 +29,11 @@ func readmeSynchronousDecoders(chunks: [[UInt8]]) throws {
     var decoder = StreamDecoder<AnthropicDialect>()      // or AnyStreamDecoder(format: nil) to detect the format
     var assembler = MessageAssembler()
     for chunk in chunks {
-        try chunk.withUnsafeBytes { try decoder.feed($0) { assembler.apply($0) } }
+        try decoder.feed(chunk, into: &assembler)
     }
-    try decoder.finish { assembler.apply($0) }           // throws StreamError(.truncated) without a terminator
+    try decoder.finish(into: &assembler)                 // throws StreamError(.truncated) without a terminator
     let message = assembler.finish()[0]
     _ = message
-}
-
-// README.md, "Which rung for which need": the lent views.
-func readmeLentEvents(chunks: [[UInt8]]) throws {
-    func handle(_ event: StreamEvent) {}
-    var decoder = StreamDecoder<UIMessageStreamDialect>()   // AnyStreamDecoder has it too
-    var text: [UInt8] = []
-    for chunk in chunks {
-        try chunk.withUnsafeBytes { raw in
-            try decoder.feedViews(raw) { event in
-                switch event {
-                case .textDelta(_, let delta): delta.append(to: &text)   // copy what you keep
-                case .event(let event): handle(event)
-                }
-            }
-        }
-    }
-    try decoder.finishViews { handle($0.owned) }
-    _ = text
 }
 
 // README.md, "Which rung for which need": MessageDecoder.
@@ -229,7 +210,7 @@ func readmeSink(chunks: [[UInt8]]) throws {
     }
     var counter = ByteCounter()
     var decoder = StreamDecoder<OllamaDialect>()
-    for chunk in chunks { try chunk.withUnsafeBytes { try decoder.feed($0, into: &counter) } }
+    for chunk in chunks { try decoder.feed(chunk, into: &counter) }
     try decoder.finish(into: &counter)
 }
 

@@ -42,25 +42,12 @@ func symbolStreamEvent(bytes: AsyncStream<[UInt8]>) async throws {
     }
 }
 
-// Sources/ChatStream/Events/StreamEventView.swift:11
-func symbolStreamEventView(decoder: inout StreamDecoder<UIMessageStreamDialect>, chunk: UnsafeRawBufferPointer) throws {
-    func handle(_ event: StreamEvent) {}
-    var text: [UInt8] = []
-    try decoder.feedViews(chunk) { event in
-        switch event {
-        case .textDelta(_, let delta): delta.append(to: &text)
-        case .event(let event): handle(event)
-        }
-    }
-    _ = text
-}
-
 // Sources/ChatStream/Formats/AnyStreamDecoder.swift:5
 func symbolAnyStreamDecoder(bytes: [UInt8]) throws {
     var decoder = AnyStreamDecoder(format: nil)   // detect
     let events = try decoder.feed(bytes)
-    try decoder.finish { print($0) }
-    _ = events
+    let last = try decoder.finish()
+    _ = (events, last)
 }
 
 // Sources/ChatStream/Async/AsyncAssembledMessageSequence.swift:12
@@ -112,15 +99,19 @@ func symbolStreamDecoder(chunks: [[UInt8]]) throws {
     for chunk in chunks {
         for event in try decoder.feed(chunk) { print(event) }
     }
-    try decoder.finish { print($0) }   // throws StreamError(.truncated) if `[DONE]` never came
+    for event in try decoder.finish() { print(event) }   // throws StreamError(.truncated) if `[DONE]` never came
 }
 
-// Sources/ChatStream/Engine/StreamDecoder.swift:65
-func symbolStreamDecoder2(decoder: inout StreamDecoder<UIMessageStreamDialect>, chunk: UnsafeRawBufferPointer, output: ByteOutput) throws {
-    func handle(_ event: StreamEvent) {}
-    try decoder.feedViews(chunk) { event in
-        if case .textDelta(_, let delta) = event { delta.withSpan { output.write($0) } } else { handle(event.owned) }
+// Sources/ChatStream/Engine/StreamEventDecoding.swift:13
+func symbolStreamEventDecoding(decoder: inout AnyStreamDecoder, chunk: [UInt8]) throws {
+    struct Text: StreamEventSink {
+        var bytes: [UInt8] = []
+        mutating func textDelta(id: String, delta: CheckedUTF8) { delta.append(to: &bytes) }
+        mutating func event(_ event: StreamEvent) {}
     }
+    var sink = Text()
+    try decoder.feed(chunk, into: &sink)
+    try decoder.finish(into: &sink)
 }
 
 // Sources/ChatStream/Engine/StreamEventSink.swift:16

@@ -16,9 +16,9 @@
 // - bit 6: AnyMessageDecoder detecting the format, fed the chunked input, detects the format
 //   AnyStreamDecoder detects on the whole input and gives the messages, error and skipped errors
 //   of its events through MessageAssembler;
-// - bit 7: `feedViews`, fed the chunked input, lends the whole input's events (each made
-//   owned), error and skipped errors, no text delta comes owned from it, and the dialect hands
-//   none to its event sink (OwnedTextCheck);
+// - bit 7: `feed(_:into:)` with a sink, fed the chunked input, hands the whole input's events
+//   (each made owned), error and skipped errors, no text delta comes owned to the sink, and the
+//   dialect hands none to its event sink (OwnedTextCheck);
 // - one finish per message: per choice, within a message (up to `.done` or the next `.messageStart`),
 //   at most one `.finish`
 //   and no content (text, reasoning, refusal, tool input, file, source) after it; and for the
@@ -40,8 +40,8 @@ func decode<Dialect: StreamDialect>(
     var decoder = StreamDecoder<Dialect>(configuration: configuration)
     var outcome = Outcome()
     do {
-        try forEachPiece(pieces) { bytes in try decoder.feed(bytes) { outcome.events.append($0) } }
-        try decoder.finish { outcome.events.append($0) }
+        for piece in pieces { try decoder.feed(piece, into: &outcome.events) }
+        try decoder.finish(into: &outcome.events)
     } catch let error as StreamError {
         outcome.error = error
         do {
@@ -59,26 +59,38 @@ func decode<Dialect: StreamDialect>(
     return outcome
 }
 
-/// `pieces` through `feedViews`, each view made owned where it came; checks that every text
-/// delta `feedViews` yields is lent, and that the dialect handed none over owned.
-func feedViews<Dialect: StreamDialect>(
+/// Each event a sink is handed, made owned; a text delta handed owned through `event(_:)` fails
+/// the run.
+struct LentEvents: StreamEventSink {
+    var events: [StreamEvent] = []
+
+    mutating func textDelta(id: String, delta: CheckedUTF8) {
+        events.append(.textDelta(id: id, delta: delta.string))
+    }
+
+    mutating func event(_ event: StreamEvent) {
+        if case .textDelta = event { check(false, "a text delta came owned to the sink") }
+        events.append(event)
+    }
+}
+
+/// `pieces` through the sink form, each event made owned where it came; checks that every text
+/// delta the sink is handed comes lent, and that the dialect handed none over owned.
+func feedLent<Dialect: StreamDialect>(
     _ type: Dialect.Type, _ pieces: [ArraySlice<UInt8>], _ configuration: StreamDecoderConfiguration
 ) -> Outcome {
     var decoder = StreamDecoder<OwnedTextCheck<Dialect>>(configuration: configuration)
     var outcome = Outcome()
+    var sink = LentEvents()
     do {
-        try forEachPiece(pieces) { bytes in
-            try decoder.feedViews(bytes) { view in
-                if case .event(.textDelta) = view { check(false, "\(Dialect.self): a text delta came owned") }
-                outcome.events.append(view.owned)
-            }
-        }
-        try decoder.finishViews { outcome.events.append($0.owned) }
+        for piece in pieces { try decoder.feed(piece, into: &sink) }
+        try decoder.finish(into: &sink)
     } catch let error as StreamError {
         outcome.error = error
     } catch {
         check(false, "unexpected error type \(error)")
     }
+    outcome.events = sink.events
     outcome.skipped = decoder.skippedErrors
     return outcome
 }
@@ -203,8 +215,8 @@ func detectedEventByEvent(_ pieces: [ArraySlice<UInt8>], _ configuration: Stream
     var assembler = MessageAssembler()
     var failure: StreamError?
     do {
-        try forEachPiece(pieces) { bytes in try decoder.feed(bytes) { assembler.apply($0) } }
-        try decoder.finish { assembler.apply($0) }
+        for piece in pieces { try decoder.feed(piece, into: &assembler) }
+        try decoder.finish(into: &assembler)
     } catch let error as StreamError {
         failure = error
     } catch {
@@ -236,8 +248,8 @@ func run<Dialect: StreamDialect>(_ type: Dialect.Type, _ input: FuzzInput) {
     let decoded = finalMessages(&decoder, input.pieces)
     check(decoded == expected, "\(Dialect.self): MessageDecoder differs:\n\(decoded)\n\(expected)")
     if input.bit(7) {
-        let lent = feedViews(type, input.pieces, configuration)
-        check(lent == whole, "\(Dialect.self): feedViews differs:\n\(lent)\n\(whole)")
+        let lent = feedLent(type, input.pieces, configuration)
+        check(lent == whole, "\(Dialect.self): the lent sink differs:\n\(lent)\n\(whole)")
     }
     if input.bit(5) {
         guard let format = formats[ObjectIdentifier(type)] else { return check(false, "no format for \(Dialect.self)") }

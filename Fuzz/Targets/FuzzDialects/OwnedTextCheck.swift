@@ -1,5 +1,5 @@
 // A dialect wrapper for bit 7: `Inner` as it is, except that a `.textDelta` it hands to `emit`
-// (instead of to `textDelta`) fails the run. The view reader lends even such a delta, so the
+// (instead of to `textDelta`) fails the run. The sink form lends even such a delta, so the
 // check is made here, where the dialect hands it over.
 
 import ChatStream

@@ -32,7 +32,7 @@ func run(
     var outcome = Outcome()
     do {
         for piece in pieces {
-            try piece.withUnsafeBytes { bytes in try decoder.feed(bytes) { outcome.events.append($0) } }
+            try decoder.feed(piece, into: &outcome.events)
         }
         outcome.events += try decoder.finish()
     } catch let error as FramingError {

@@ -57,26 +57,27 @@ public struct AnyMessageDecoder {
     /// Malformed units skipped in lenient mode, in order.
     public var skippedErrors: [StreamError] { box?.skippedErrors ?? [] }
 
-    /// Feeds the next piece of the stream: its events go into the message (nothing is returned;
-    /// read ``message()`` or ``finish()``).
+    /// Feeds the next piece of the stream (`[UInt8]`, `ArraySlice`, `Data`, a raw buffer, ...):
+    /// its events go into the message (nothing is returned; read ``message()`` or ``finish()``).
     ///
     /// - Throws: ``StreamError``, as ``MessageDecoder`` does, or when the format cannot be
     ///   detected (malformed: no format ChatStream knows, or none decided within
     ///   ``AnyStreamDecoder/maxDetectionBytes``). It is kept in ``failure``, and every later call
     ///   throws it again.
-    public mutating func feed(_ bytes: UnsafeRawBufferPointer) throws {
+    @inlinable
+    public mutating func feed(_ bytes: some Collection<UInt8>) throws {
+        try withContiguousBytes(bytes) { try feed(raw: $0) }
+    }
+
+    /// ``feed(_:)`` on the bytes where they lie.
+    @usableFromInline
+    mutating func feed(raw bytes: UnsafeRawBufferPointer) throws {
         if let detectionFailure { throw detectionFailure }
         if let dialect, let box = uniqueBox() {
             try dialect.feed(box, bytes)
         } else {
             try detect(bytes, isComplete: false)
         }
-    }
-
-    /// Feeds the next piece of the stream (`[UInt8]`, `ArraySlice`, `Data`, ...), as the raw-buffer form does.
-    @inlinable
-    public mutating func feed(_ bytes: some Collection<UInt8>) throws {
-        try withContiguousBytes(bytes) { try feed($0) }
     }
 
     /// The current choice's message as it stands (empty while the format is not yet known).

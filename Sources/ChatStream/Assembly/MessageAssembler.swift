@@ -316,3 +316,16 @@ extension MessageAssembler {
         }
     }
 }
+
+extension MessageAssembler: StreamEventSink {
+    /// Applies the text delta (so a decoder feeds an assembler straight:
+    /// `try decoder.feed(chunk, into: &assembler)`).
+    public mutating func textDelta(id: String, delta: CheckedUTF8) {
+        builders[current].appendText(delta.string, id: id, kind: .text)
+    }
+
+    /// Applies the event, as ``apply(_:)`` does.
+    public mutating func event(_ event: StreamEvent) {
+        apply(event)
+    }
+}

@@ -52,14 +52,14 @@ public struct MessageDecoder<Dialect: StreamDialect>: IncrementalDecoder {
     /// Malformed units skipped in lenient mode, in order.
     public var skippedErrors: [StreamError] { decoder.skippedErrors }
 
-    /// Feeds the next piece of the stream: its events go into the message (nothing is returned;
-    /// read ``message()`` or ``finish()``).
+    /// Feeds the next piece of the stream (`[UInt8]`, `ArraySlice`, `Data`, a raw buffer, ...):
+    /// its events go into the message (nothing is returned; read ``message()`` or ``finish()``).
     ///
     /// - Throws: ``StreamError`` (malformed unless lenient, or a limit exceeded), naming the byte
     ///   offset; it is also kept in ``failure``, every later call throws it again, and
     ///   ``finish()`` still returns what was assembled before it.
     @inlinable
-    public mutating func feed(_ bytes: UnsafeRawBufferPointer) throws {
+    public mutating func feed(_ bytes: some Collection<UInt8>) throws {
         do {
             try decoder.feed(bytes, into: &sink)
         } catch {
@@ -67,12 +67,6 @@ public struct MessageDecoder<Dialect: StreamDialect>: IncrementalDecoder {
             _failure = failure
             throw failure
         }
-    }
-
-    /// Feeds the next piece of the stream (`[UInt8]`, `ArraySlice`, `Data`, ...), as the raw-buffer form does.
-    @inlinable
-    public mutating func feed(_ bytes: some Collection<UInt8>) throws {
-        try withContiguousBytes(bytes) { try feed($0) }
     }
 
     /// The current choice's message as it stands (a snapshot later bytes never change).
@@ -98,7 +92,7 @@ public struct MessageDecoder<Dialect: StreamDialect>: IncrementalDecoder {
         return sink.assembler.finish(error: failure)
     }
 
-    /// Feeds the next piece of the stream, as the other `feed` forms do (this is the
+    /// Feeds the next piece of the stream, as ``feed(_:)`` does (this is the
     /// `IncrementalDecoder` verb). A message is final only at the end, so nothing is appended to
     /// `messages` here: read ``message()`` for the one in progress.
     public mutating func feed(_ bytes: some Collection<UInt8>, into messages: inout [AssembledMessage]) throws {

@@ -65,10 +65,10 @@ where Base.Element: Collection, Base.Element.Element == UInt8 {
                 }
                 do {
                     if let chunk {
-                        try withContiguousBytes(chunk) { try decoder.feed($0) { pending.append($0) } }
+                        try decoder.feed(chunk, into: &pending)
                     } else {
                         ended = true
-                        try decoder.finish { pending.append($0) }
+                        try decoder.finish(into: &pending)
                     }
                 } catch {
                     failure = StreamError(converting: error)

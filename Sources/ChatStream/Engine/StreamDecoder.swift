@@ -17,7 +17,7 @@ import ChatStreamJSON
 /// for chunk in chunks {
 ///     for event in try decoder.feed(chunk) { print(event) }
 /// }
-/// try decoder.finish { print($0) }   // throws StreamError(.truncated) if `[DONE]` never came
+/// for event in try decoder.finish() { print(event) }   // throws StreamError(.truncated) if `[DONE]` never came
 /// ```
 public struct StreamDecoder<Dialect: StreamDialect> {
     public let configuration: StreamDecoderConfiguration
@@ -34,7 +34,7 @@ public struct StreamDecoder<Dialect: StreamDialect> {
     @usableFromInline var failure: StreamError?
     /// Bytes fed so far (for the ``StreamEnd`` of a body that never reached the framer).
     @usableFromInline var totalBytes = 0
-    /// The report of the first ``finish(emit:)``; set once the stream has ended.
+    /// The report of the first `finish`; set once the stream has ended.
     var end: StreamEnd?
     /// Holds a body that is one JSON value (a provider's error answer) instead of a stream (APIErrorBody.swift).
     @usableFromInline var bodyGate = APIErrorBodyGate()
@@ -51,47 +51,31 @@ public struct StreamDecoder<Dialect: StreamDialect> {
     /// How many units of unknown type the dialect skipped.
     public var unknownUnitCount: Int { dialect.unknownUnitCount }
 
-    /// Feeds the next piece of the stream, calling `emit` for each event.
+    /// Feeds the next piece of the stream (any collection of bytes, read where it lies when
+    /// contiguous) into `sink`: each text delta lent to ``StreamEventSink/textDelta(id:delta:)``,
+    /// every other event to ``StreamEventSink/event(_:)``. The one lent form: an array of events
+    /// is a sink (the overload below), ``MessageDecoder`` is this with its assembling sink.
     ///
     /// - Throws: ``StreamError``: malformed (unless lenient) or limit exceeded, naming the byte
-    ///   offset. After an error every later call throws it again.
+    ///   offset, or what `sink` throws. After an error every later call throws it again.
+    @inlinable @inline(__always)  // so the sink's code is specialised into the framer's loop
+    public mutating func feed(_ bytes: some Collection<UInt8>, into sink: inout some StreamEventSink) throws {
+        try withContiguousBytes(bytes) { buffer in
+            try decode(buffer, textDelta: { try sink.textDelta(id: $0, delta: $1) }, emit: { try sink.take($0) })
+        }
+    }
+
+    /// Feeds the next piece of the stream, appending its events to `events` (each text delta made
+    /// a `String`); the sink form with an array, chosen for an array.
+    ///
+    /// - Throws: as the sink form does.
     @inlinable
-    public mutating func feed(_ bytes: UnsafeRawBufferPointer, emit: (StreamEvent) throws -> Void) throws {
-        try decode(bytes, textDelta: { try emit(.textDelta(id: $0, delta: $1.string)) }, emit: emit)
-    }
-
-    /// Feeds the next piece of the stream as ``feed(_:emit:)`` does, but lends each event to
-    /// `body` as a ``StreamEventView``: a text delta's part ID and text as UTF-8 valid only
-    /// during the call (no `String`, no allocation), every other event owned. The same events in
-    /// the same order; the fastest way to read a stream event by event.
-    ///
-    /// ```swift
-    /// try decoder.feedViews(chunk) { event in
-    ///     if case .textDelta(_, let delta) = event { delta.withSpan { output.write($0) } } else { handle(event.owned) }
-    /// }
-    /// ```
-    @inlinable @inline(__always)  // so the caller's closure is specialised into the framer's loop
-    public mutating func feedViews(
-        _ bytes: UnsafeRawBufferPointer, _ body: (StreamEventView) throws -> Void
-    ) throws {
-        try decode(
-            bytes, textDelta: { try body(.textDelta(id: $0, delta: $1)) }, emit: { try Self.lend($0, body) })
-    }
-
-    /// Feeds the next piece of the stream into `sink`: each text delta lent to
-    /// ``StreamEventSink/textDelta(id:delta:)``, every other event to ``StreamEventSink/event(_:)``.
-    /// ``feed(_:emit:)``, ``feedViews(_:_:)`` and ``MessageDecoder`` are this with their sinks.
-    ///
-    /// - Throws: as ``feed(_:emit:)``.
-    @inlinable @inline(__always)
-    public mutating func feed(_ bytes: UnsafeRawBufferPointer, into sink: inout some StreamEventSink) throws {
-        try decode(bytes, textDelta: { try sink.textDelta(id: $0, delta: $1) }, emit: { try sink.event($0) })
-    }
-
-    /// An event (not a text delta) to a reader of ``StreamEventView``s (``StreamEventView/lend(_:_:)``).
-    @inlinable @inline(__always)
-    static func lend(_ event: StreamEvent, _ body: (StreamEventView) throws -> Void) throws {
-        try StreamEventView.lend(event, body)
+    public mutating func feed(_ bytes: some Collection<UInt8>, into events: inout [StreamEvent]) throws {
+        try withContiguousBytes(bytes) { buffer in
+            try decode(
+                buffer, textDelta: { events.append(.textDelta(id: $0, delta: $1.string)) },
+                emit: { events.append($0) })
+        }
     }
 
     @inlinable @inline(__always)
@@ -130,30 +114,26 @@ public struct StreamDecoder<Dialect: StreamDialect> {
         try framer.feedUnits(bytes) { unit in try Self.unit(unit, &dialect, &skipped, lenient, textDelta, emit) }
     }
 
-    /// Ends the stream: delivers what framing still held (NDJSON's last line), then lets the
-    /// dialect close open parts.
+    /// Ends the stream into `sink`: delivers what framing still held (NDJSON's last line, its
+    /// text delta lent as every other), then lets the dialect close open parts.
     ///
     /// - Throws: ``StreamError`` of kind ``StreamError/Kind/truncated`` when the stream ended
     ///   before its terminator (and carried no error), or the error that stopped decoding.
     /// - Returns: how the stream ended: the bytes fed, and what the framing dropped unfinished
     ///   (an SSE event cut short after the terminator); a second call returns the first report.
     @discardableResult
-    public mutating func finish(emit: (StreamEvent) throws -> Void) throws -> StreamEnd {
-        try finish(textDelta: { try emit(.textDelta(id: $0, delta: $1.string)) }, emit: emit)
-    }
-
-    /// Ends the stream as ``finish(emit:)`` does, for a reader of ``StreamEventView``s.
-    @discardableResult
-    public mutating func finishViews(_ body: (StreamEventView) throws -> Void) throws -> StreamEnd {
-        try finish(textDelta: { try body(.textDelta(id: $0, delta: $1)) }, emit: { try Self.lend($0, body) })
-    }
-
-    /// Ends the stream as ``finish(emit:)`` does, into `sink`.
-    @discardableResult
     public mutating func finish(into sink: inout some StreamEventSink) throws -> StreamEnd {
-        try finish(textDelta: { try sink.textDelta(id: $0, delta: $1) }, emit: { try sink.event($0) })
+        try finish(textDelta: { try sink.textDelta(id: $0, delta: $1) }, emit: { try sink.take($0) })
     }
 
+    /// Ends the stream as the sink form does, appending the last events to `events`.
+    @discardableResult
+    public mutating func finish(into events: inout [StreamEvent]) throws -> StreamEnd {
+        try finish(textDelta: { events.append(.textDelta(id: $0, delta: $1.string)) }, emit: { events.append($0) })
+    }
+
+    /// Ends the stream, handing its last events to the dialect's two ways out (what every
+    /// `finish` form and `AnyStreamDecoder` call).
     mutating func finish(textDelta: TextDeltaSink, emit: EventSink) throws -> StreamEnd {
         if let failure { throw failure }
         if let end { return end }

@@ -1,17 +1,18 @@
 // StreamEventSink: where a reader of `StreamDecoder.feed(_:into:)` takes what a dialect decodes.
 //
 // A dialect has two ways out (`TextDeltaSink`, `EventSink`): text deltas lent as bytes, every
-// other event owned.
-// What becomes of a delta is the reader's business: `StreamDecoder.feed(_:emit:)` makes it a
-// `StreamEvent`, `feedViews` lends it as a `StreamEventView`, `MessageDecoder` gathers its
-// bytes into the message. So every text delta takes the same road, whoever reads.
+// other event owned. What becomes of a delta is the reader's business: an array of events makes
+// it a `StreamEvent` (the `[StreamEvent]` conformance below), `MessageDecoder` gathers its bytes
+// into the message, a caller's sink moves them where they go. So every text delta takes the same
+// road, whoever reads, and the one lent form is `feed(_:into:)` with a sink.
 
 /// Receives what a ``StreamDialect`` decodes from a unit: text deltas with their text lent as
 /// UTF-8, every other event owned.
 ///
-/// The decoders' own readers cover the usual needs (owned events, lent views, the assembled
-/// message); write a sink to move text somewhere without a `String` per delta, and pass it to
-/// ``StreamDecoder/feed(_:into:)``.
+/// An array of events is one (each text delta made a ``StreamEvent``), and ``MessageDecoder``
+/// assembles the message through its own; write a sink to move text somewhere without a `String`
+/// per delta, and pass it to a decoder's `feed(_:into:)` and `finish(into:)`. A sink sees the same events in the
+/// same order as the array would hold them, whatever the decoder's static type.
 ///
 /// ```swift
 /// struct Counter: StreamEventSink {
@@ -28,6 +29,20 @@ public protocol StreamEventSink {
 
     /// Any other event.
     mutating func event(_ event: StreamEvent) throws
+}
+
+extension Array: StreamEventSink where Element == StreamEvent {
+    /// Appends the text delta as an owned ``StreamEvent/textDelta(id:delta:)``.
+    @inlinable
+    public mutating func textDelta(id: String, delta: CheckedUTF8) {
+        append(.textDelta(id: id, delta: delta.string))
+    }
+
+    /// Appends the event.
+    @inlinable
+    public mutating func event(_ event: StreamEvent) {
+        append(event)
+    }
 }
 
 /// UTF-8 text lent for the duration of a call, well-formed by construction: from the JSON

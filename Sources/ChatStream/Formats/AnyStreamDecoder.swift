@@ -5,7 +5,7 @@ import ChatStreamFraming
 /// ```swift
 /// var decoder = AnyStreamDecoder(format: nil)   // detect
 /// let events = try decoder.feed(bytes)
-/// try decoder.finish { print($0) }
+/// let last = try decoder.finish()
 /// ```
 public struct AnyStreamDecoder: StreamEventDecoding {
     public let configuration: StreamDecoderConfiguration
@@ -31,45 +31,62 @@ public struct AnyStreamDecoder: StreamEventDecoding {
     public var unknownUnitCount: Int { box?.unknownUnitCount ?? 0 }
     public var skippedErrors: [StreamError] { box?.skippedErrors ?? [] }
 
-    public mutating func feed(_ bytes: UnsafeRawBufferPointer, emit: (StreamEvent) throws -> Void) throws {
+    /// Feeds the next piece of the stream into `sink`, as `StreamDecoder<D>.feed(_:into:)` does
+    /// (the format detected first when none was given: the bytes are held until it shows).
+    ///
+    /// - Throws: ``StreamError``, as `StreamDecoder` does, or when the format cannot be detected.
+    @inlinable
+    public mutating func feed(_ bytes: some Collection<UInt8>, into sink: inout some StreamEventSink) throws {
+        try withContiguousBytes(bytes) { buffer in
+            try feed(buffer, textDelta: { try sink.textDelta(id: $0, delta: $1) }, emit: { try sink.take($0) })
+        }
+    }
+
+    /// Feeds the next piece of the stream, appending its events to `events`.
+    @inlinable
+    public mutating func feed(_ bytes: some Collection<UInt8>, into events: inout [StreamEvent]) throws {
+        try withContiguousBytes(bytes) { buffer in
+            try feed(
+                buffer, textDelta: { events.append(.textDelta(id: $0, delta: $1.string)) },
+                emit: { events.append($0) })
+        }
+    }
+
+    /// Ends the stream into `sink`, exactly as `StreamDecoder<D>.finish(into:)` does (a last text
+    /// delta lent to ``StreamEventSink/textDelta(id:delta:)``).
+    @inlinable @discardableResult
+    public mutating func finish(into sink: inout some StreamEventSink) throws -> StreamEnd {
+        try finish(textDelta: { try sink.textDelta(id: $0, delta: $1) }, emit: { try sink.take($0) })
+    }
+
+    /// Ends the stream, appending the last events to `events`.
+    @inlinable @discardableResult
+    public mutating func finish(into events: inout [StreamEvent]) throws -> StreamEnd {
+        try finish(textDelta: { events.append(.textDelta(id: $0, delta: $1.string)) }, emit: { events.append($0) })
+    }
+
+    /// Feeds `bytes` to the format's decoder (detecting the format first), its events to the two
+    /// ways out the public forms make for their reader.
+    @usableFromInline
+    mutating func feed(_ bytes: UnsafeRawBufferPointer, textDelta: TextDeltaSink, emit: EventSink) throws {
         if let dialect, let box = uniqueBox() {
-            try dialect.feedEvents(box, bytes, emit: emit)
+            try dialect.feedEvents(box, bytes, textDelta: textDelta, emit: emit)
             return
         }
-        try detect(bytes, isComplete: false) { dialect, box, held in try dialect.feedEvents(box, held, emit: emit) }
-    }
-
-    public mutating func feedViews(
-        _ bytes: UnsafeRawBufferPointer, _ body: (StreamEventView) throws -> Void
-    ) throws {
-        if let dialect, let box = uniqueBox() {
-            try dialect.feedViews(box, bytes, body)
-            return
+        try detect(bytes, isComplete: false) { dialect, box, held in
+            try dialect.feedEvents(box, held, textDelta: textDelta, emit: emit)
         }
-        try detect(bytes, isComplete: false) { dialect, box, held in try dialect.feedViews(box, held, body) }
     }
 
-    @discardableResult
-    public mutating func finish(emit: (StreamEvent) throws -> Void) throws -> StreamEnd {
+    /// Ends the stream (detecting the format from what was held, when it is not yet known).
+    @usableFromInline
+    mutating func finish(textDelta: TextDeltaSink, emit: EventSink) throws -> StreamEnd {
         if dialect == nil {
             try detect(UnsafeRawBufferPointer(start: nil, count: 0), isComplete: true) { dialect, box, held in
-                try dialect.feedEvents(box, held, emit: emit)
+                try dialect.feedEvents(box, held, textDelta: textDelta, emit: emit)
             }
         }
-        return try dialect!.finish(uniqueBox()!, emit: emit)
-    }
-
-    /// Ends the stream as ``finish(emit:)`` does, lending the last events to `body` exactly as
-    /// `StreamDecoder<D>.finishViews(_:)` lends them (a last text delta as
-    /// ``StreamEventView/textDelta(id:delta:)``).
-    @discardableResult
-    public mutating func finishViews(_ body: (StreamEventView) throws -> Void) throws -> StreamEnd {
-        if dialect == nil {
-            try detect(UnsafeRawBufferPointer(start: nil, count: 0), isComplete: true) { dialect, box, held in
-                try dialect.feedViews(box, held, body)
-            }
-        }
-        return try dialect!.finishViews(uniqueBox()!, body)
+        return try dialect!.finishEvents(uniqueBox()!, textDelta: textDelta, emit: emit)
     }
 
     /// Makes the decoder of `format`.

@@ -20,16 +20,11 @@ package protocol RegisteredDialect: StreamDialect {
 
     /// A box holding a new `StreamDecoder<Self>`.
     static func makeEventDecoder(configuration: StreamDecoderConfiguration) -> DecoderBox
-    /// `StreamDecoder<Self>.feed(_:emit:)` on the decoder in `box`.
+    /// `StreamDecoder<Self>.feed(_:into:)` on the decoder in `box`, with the reader's two ways out.
     static func feedEvents(
-        _ box: DecoderBox, _ bytes: UnsafeRawBufferPointer, emit: (StreamEvent) throws -> Void) throws
-    /// `StreamDecoder<Self>.feedViews(_:_:)` on the decoder in `box`.
-    static func feedViews(
-        _ box: DecoderBox, _ bytes: UnsafeRawBufferPointer, _ body: (StreamEventView) throws -> Void) throws
-    /// `StreamDecoder<Self>.finish(emit:)` on the decoder in `box`.
-    static func finish(_ box: DecoderBox, emit: (StreamEvent) throws -> Void) throws -> StreamEnd
-    /// `StreamDecoder<Self>.finishViews(_:)` on the decoder in `box`.
-    static func finishViews(_ box: DecoderBox, _ body: (StreamEventView) throws -> Void) throws -> StreamEnd
+        _ box: DecoderBox, _ bytes: UnsafeRawBufferPointer, textDelta: TextDeltaSink, emit: EventSink) throws
+    /// `StreamDecoder<Self>.finish(into:)` on the decoder in `box`, with the reader's two ways out.
+    static func finishEvents(_ box: DecoderBox, textDelta: TextDeltaSink, emit: EventSink) throws -> StreamEnd
 
     /// A box holding a new `MessageDecoder<Self>`.
     static func makeMessageDecoder(
@@ -49,23 +44,13 @@ extension RegisteredDialect {
     }
 
     package static func feedEvents(
-        _ box: DecoderBox, _ bytes: UnsafeRawBufferPointer, emit: (StreamEvent) throws -> Void
+        _ box: DecoderBox, _ bytes: UnsafeRawBufferPointer, textDelta: TextDeltaSink, emit: EventSink
     ) throws {
-        try unsafeDowncast(box, to: EventDecoderBox<Self>.self).decoder.feed(bytes, emit: emit)
+        try unsafeDowncast(box, to: EventDecoderBox<Self>.self).decoder.decode(bytes, textDelta: textDelta, emit: emit)
     }
 
-    package static func feedViews(
-        _ box: DecoderBox, _ bytes: UnsafeRawBufferPointer, _ body: (StreamEventView) throws -> Void
-    ) throws {
-        try unsafeDowncast(box, to: EventDecoderBox<Self>.self).decoder.feedViews(bytes, body)
-    }
-
-    package static func finish(_ box: DecoderBox, emit: (StreamEvent) throws -> Void) throws -> StreamEnd {
-        try unsafeDowncast(box, to: EventDecoderBox<Self>.self).decoder.finish(emit: emit)
-    }
-
-    package static func finishViews(_ box: DecoderBox, _ body: (StreamEventView) throws -> Void) throws -> StreamEnd {
-        try unsafeDowncast(box, to: EventDecoderBox<Self>.self).decoder.finishViews(body)
+    package static func finishEvents(_ box: DecoderBox, textDelta: TextDeltaSink, emit: EventSink) throws -> StreamEnd {
+        try unsafeDowncast(box, to: EventDecoderBox<Self>.self).decoder.finish(textDelta: textDelta, emit: emit)
     }
 
     package static func makeMessageDecoder(

@@ -80,11 +80,16 @@ public struct ConversationEventDecoder: IncrementalDecoder {
     /// The last `retry` the server asked for, in milliseconds.
     public var reconnectionTime: Int? { framer.reconnectionTime }
 
-    /// Feeds the next piece of input and calls `onEvent` with each event it completes.
+    /// Feeds the next piece of input, appending the events it completes to `events`.
     ///
     /// - Throws: `FramingError` when the SSE limits are passed; unless lenient a
-    ///   ``ConversationEventError``; or what `onEvent` throws.
-    public mutating func feed(_ bytes: UnsafeRawBufferPointer, _ onEvent: (ConversationEvent) throws -> Void) throws {
+    ///   ``ConversationEventError``.
+    public mutating func feed(_ bytes: some Collection<UInt8>, into events: inout [ConversationEvent]) throws {
+        try withContiguousBytes(bytes) { raw in try feed(raw) { events.append($0) } }
+    }
+
+    /// Feeds `bytes` where they lie, calling `onEvent` with each event they complete.
+    private mutating func feed(_ bytes: UnsafeRawBufferPointer, _ onEvent: (ConversationEvent) throws -> Void) throws {
         let format = format
         let parsers = parsers
         let lenient = configuration.lenient
@@ -126,13 +131,6 @@ public struct ConversationEventDecoder: IncrementalDecoder {
         var text = text[...]
         if text.first == UInt8(ascii: " ") { text = text.dropFirst() }
         return text.elementsEqual("ping".utf8)
-    }
-
-    /// Feeds the next piece of input, appending the events it completes to `events`.
-    ///
-    /// - Throws: as ``feed(_:_:)`` does.
-    public mutating func feed(_ bytes: some Collection<UInt8>, into events: inout [ConversationEvent]) throws {
-        try withContiguousBytes(bytes) { raw in try feed(raw) { events.append($0) } }
     }
 
     /// Ends one connection's stream: a block cut off by the end is dropped and reported (no event

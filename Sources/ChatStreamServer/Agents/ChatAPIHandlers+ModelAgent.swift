@@ -215,9 +215,9 @@ extension ChatAPIHandlers {
             events.removeAll(keepingCapacity: true)
             do {
                 if let piece {
-                    try piece.withUnsafeBytes { try decoder.feed($0) { events.append($0) } }
+                    try decoder.feed(piece, into: &events)
                 } else {
-                    try decoder.finish { events.append($0) }
+                    try decoder.finish(into: &events)
                 }
             } catch {
                 failure = "the model server's stream could not be read: \(StreamError(converting: error))"

@@ -43,8 +43,8 @@ struct ModelAgentConversationTests {
         var decoder = format.makeDecoder()
         var assembler = MessageAssembler()
         do {
-            try bytes.withUnsafeBytes { try decoder.feed($0) { assembler.apply($0) } }
-            try decoder.finish { assembler.apply($0) }
+            try decoder.feed(bytes, into: &assembler)
+            try decoder.finish(into: &assembler)
         } catch {
             return assembler.finish(error: StreamError(converting: error))[0]
         }
