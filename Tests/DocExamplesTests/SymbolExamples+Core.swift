@@ -86,7 +86,7 @@ func symbolAsyncMessageUpdateSequence(body: AsyncStream<[UInt8]>) async throws {
     }
 }
 
-// Sources/ChatStream/Async/AsyncStreamEventSequence.swift:9
+// Sources/ChatStream/Async/AsyncSequence+StreamEvents.swift:14
 func symbolAsyncStreamEventSequence(response: HTTPResponse) async throws {
     for try await event in response.body.streamEvents(format: .uiMessageStream) {
         if case .textDelta(_, let delta) = event { print(delta, terminator: "") }
