@@ -24,6 +24,7 @@ var package = Package(
     platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10), .visionOS(.v1)],
     products: [
         .library(name: "ChatStream", targets: ["ChatStream"]),
+        .library(name: "ChatStreamLive", targets: ["ChatStreamLive"]),
         .library(name: "ChatStreamClient", targets: ["ChatStreamClient"]),
         .library(name: "ChatStreamServer", targets: ["ChatStreamServer"]),
         .executable(name: "chatstream", targets: ["chatstream"]),
@@ -60,12 +61,15 @@ var package = Package(
             linkerSettings: [.linkedLibrary("m")]),
         .target(name: "ChatStreamFraming", dependencies: ["ChatStreamBytes"]),
         .target(name: "ChatStream", dependencies: ["ChatStreamJSON", "ChatStreamFraming", "ChatStreamBytes"]),
+        // Live conversation events (the home format and Salesforce Messaging): a dialect family on
+        // the same framing and JSON layers, for the client's live updates and the CLI's `events`.
+        .target(name: "ChatStreamLive", dependencies: ["ChatStream", "ChatStreamJSON", "ChatStreamFraming"]),
         // HTTP header fields and status codes, shared by the client and the server.
         .target(name: "ChatStreamHTTP"),
         .target(
             name: "ChatStreamClient",
             dependencies: [
-                "ChatStream", "ChatStreamJSON", "ChatStreamHTTP", "ChatStreamSQLite",
+                "ChatStream", "ChatStreamLive", "ChatStreamJSON", "ChatStreamHTTP", "ChatStreamSQLite",
                 .target(name: "CCurl", condition: .when(platforms: [.linux])),
             ]
         ),
@@ -79,7 +83,8 @@ var package = Package(
                 .target(name: "CEpoll", condition: .when(platforms: [.linux])),
             ]
         ),
-        .executableTarget(name: "chatstream", dependencies: ["ChatStreamClient", "ChatStreamServer"]),
+        .executableTarget(
+            name: "chatstream", dependencies: ["ChatStreamClient", "ChatStreamLive", "ChatStreamServer"]),
         // Counting malloc for the benchmark's allocation figures; linked into chatstream-bench only.
         .target(name: "CAllocCounter"),
         // The bench's command line, the arithmetic of its report (tested in ChatStreamBenchTests) and
@@ -102,8 +107,9 @@ var package = Package(
         .testTarget(name: "ChatStreamFramingTests", dependencies: ["ChatStreamFraming", "TestSupport"]),
         .testTarget(
             name: "ChatStreamTests",
-            dependencies: ["ChatStream", "ChatStreamJSON", "ChatStreamFraming", "TestSupport"],
+            dependencies: ["ChatStream", "ChatStreamLive", "ChatStreamJSON", "ChatStreamFraming", "TestSupport"],
             exclude: ["FuzzRegressions"]),
+        .testTarget(name: "ChatStreamLiveTests", dependencies: ["ChatStreamLive", "ChatStream", "TestSupport"]),
         .testTarget(
             name: "ChatStreamServerTests", dependencies: ["ChatStreamServer", "TestSupport", "HTTPTestSupport"]),
         .testTarget(
@@ -119,8 +125,8 @@ var package = Package(
         .testTarget(
             name: "DocExamplesTests",
             dependencies: [
-                "ChatStream", "ChatStreamJSON", "ChatStreamFraming", "ChatStreamClient", "ChatStreamServer",
-                "ChatStreamSQLite",
+                "ChatStream", "ChatStreamLive", "ChatStreamJSON", "ChatStreamFraming", "ChatStreamClient",
+                "ChatStreamServer", "ChatStreamSQLite",
             ],
             exclude: ["README.md"]
         ),
@@ -135,7 +141,7 @@ if fuzzing {
         package.targets.append(
             .executableTarget(
                 name: name,
-                dependencies: ["ChatStream", "ChatStreamJSON", "ChatStreamFraming", "FuzzSupport"],
+                dependencies: ["ChatStream", "ChatStreamLive", "ChatStreamJSON", "ChatStreamFraming", "FuzzSupport"],
                 path: "Fuzz/Targets/\(name)",
                 swiftSettings: [.unsafeFlags(["-parse-as-library"])]
             )

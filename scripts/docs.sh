@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the DocC catalogs of ChatStreamClient, ChatStream and ChatStreamServer with the
+# Builds the DocC catalogs of ChatStreamClient, ChatStream, ChatStreamLive and ChatStreamServer with the
 # toolchain's docc, warnings treated as errors (a broken ``Symbol`` link in a doc comment or an
 # article fails it). Symbol graphs come from the compiler (swift symbolgraph-extract over the modules of the debug build
 # that scripts/test.sh made, brought up to date first: a no-op in CI), so no plugin is needed.
@@ -26,7 +26,7 @@ swift build --build-path "$build_path" --target ChatStreamClient >/dev/null
 swift build --build-path "$build_path" --target ChatStreamServer >/dev/null
 triple=$(swift -print-target-info | sed -n 's/.*"triple": "\(.*\)".*/\1/p' | head -1)
 
-for module in ChatStreamClient ChatStream ChatStreamServer; do
+for module in ChatStreamClient ChatStream ChatStreamLive ChatStreamServer; do
     graphs="$build_path/docs/symbol-graphs/$module"
     rm -rf "$graphs"
     mkdir -p "$graphs"
@@ -41,4 +41,4 @@ for module in ChatStreamClient ChatStream ChatStreamServer; do
         exit 1
     }
 done
-echo "docs: built ChatStreamClient, ChatStream and ChatStreamServer.doccarchive in $build_path/docs/"
+echo "docs: built ChatStreamClient, ChatStream, ChatStreamLive and ChatStreamServer.doccarchive in $build_path/docs/"

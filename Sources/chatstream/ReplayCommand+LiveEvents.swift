@@ -3,6 +3,7 @@
 // (`--json`: `{"id","type",...}`), then a summary of the skipped events on stderr.
 
 import ChatStream
+import ChatStreamLive
 
 extension ReplayCommand {
     /// The live-event format a `--format` name asks for, if it is one.

@@ -12,6 +12,7 @@ import TestSupport
 import Testing
 
 @testable import ChatStream
+@testable import ChatStreamLive
 
 @Suite(.blockingAllowed) struct FuzzRegressionTests {
     static let directory = ProjectPaths.root + "/Tests/ChatStreamTests/FuzzRegressions"

@@ -210,7 +210,7 @@ func catalogRetries() {
     _ = patient
 }
 
-// MARK: ChatStream.docc/LiveConversationEvents.md
+// MARK: ChatStreamLive.docc/LiveConversationEvents.md
 
 func liveEventsDrafts(bytes: [UInt8]) throws {
     var drafts = LiveMessageDrafts()

@@ -9,7 +9,7 @@ import ChatStream
 import ChatStreamClient
 import ChatStreamFraming
 
-// Sources/ChatStream/Live/ConversationEvent.swift:10
+// Sources/ChatStreamLive/ConversationEvent.swift:10
 func symbolConversationEvent(bytes: [UInt8]) throws {
     var decoder = ConversationEventDecoder(format: .home)
     for event in try decoder.feed(bytes) {
@@ -17,7 +17,7 @@ func symbolConversationEvent(bytes: [UInt8]) throws {
     }
 }
 
-// Sources/ChatStream/Live/ConversationEventDecoder.swift:17
+// Sources/ChatStreamLive/ConversationEventDecoder.swift:17
 func symbolConversationEventDecoder(pieces: [[UInt8]]) throws {
     var decoder = ConversationEventDecoder(format: .salesforceMessaging)
     var events: [ConversationEvent] = []
@@ -26,7 +26,7 @@ func symbolConversationEventDecoder(pieces: [[UInt8]]) throws {
     print(events.count, end.isTruncated, decoder.unknownEventCount, decoder.skippedErrors)
 }
 
-// Sources/ChatStream/Live/LiveMessageDrafts.swift:8
+// Sources/ChatStreamLive/LiveMessageDrafts.swift:8
 func symbolLiveMessageDrafts(events: [ConversationEvent]) {
     var drafts = LiveMessageDrafts()
     for event in events {

@@ -10,6 +10,7 @@
 
 import ChatStream
 import ChatStreamFraming
+import ChatStreamLive
 import FuzzSupport
 
 struct Outcome: Equatable {

@@ -13,6 +13,7 @@
 // - Other types (forms): the first text, message or title of their content object.
 // The whole `entryPayload` stays in the message's content for what the model does not name.
 
+import ChatStream
 import ChatStreamFraming
 import ChatStreamJSON
 

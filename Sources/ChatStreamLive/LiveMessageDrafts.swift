@@ -3,6 +3,8 @@
 // (a failed validation), and the finished message repeats the whole text: it replaces the
 // draft, so nothing is shown twice.
 
+import ChatStream
+
 /// The text so far of each message being streamed, from a live conversation's events.
 ///
 /// ```swift

@@ -1,8 +1,9 @@
+import ChatStream
 import Foundation
 import TestSupport
 import Testing
 
-@testable import ChatStream
+@testable import ChatStreamLive
 
 /// Decodes `pieces` with a fresh decoder; returns the events and the decoder (for its counts).
 func decodeLive(

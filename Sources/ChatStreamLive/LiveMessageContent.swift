@@ -2,6 +2,8 @@
 // replies, buttons, carousels), the options a user picked, its attachments, its wire types, and
 // the whole wire payload for what this model does not name (forms, citations, rich links' images).
 
+import ChatStream
+
 /// The parts of a ``LiveMessage`` beyond its text.
 public struct LiveMessageContent: Sendable, Hashable {
     /// The wire message type (Salesforce: `StaticContentMessage`, `ChoicesMessage`,

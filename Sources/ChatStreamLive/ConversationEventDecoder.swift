@@ -7,6 +7,7 @@
 // event needs from earlier ones (which messages streamed in pieces, the titles of offered
 // options) is a small bounded memory the decoder keeps (LiveStreamMemory).
 
+import ChatStream
 @_spi(Dialects) import ChatStreamFraming
 import ChatStreamJSON
 

@@ -1,8 +1,9 @@
+import ChatStream
 import Foundation
 import TestSupport
 import Testing
 
-@testable import ChatStream
+@testable import ChatStreamLive
 
 /// Salesforce's event stream read as Salesforce documents it: every message type's text, the
 /// queue, streamed tokens, progress, routing work, participants, client actions, and the hostile
@@ -351,7 +352,7 @@ import Testing
     }
 
     @Test func theVariantsTableIsPrintedInTheLiveEventsArticle() throws {
-        let path = ProjectPaths.root + "/Sources/ChatStream/ChatStream.docc/LiveConversationEvents.md"
+        let path = ProjectPaths.root + "/Sources/ChatStreamLive/ChatStreamLive.docc/LiveConversationEvents.md"
         let article = try String(contentsOfFile: path, encoding: .utf8)
         for format in ConversationEventFormat.allCases {
             #expect(!format.variants.isEmpty)

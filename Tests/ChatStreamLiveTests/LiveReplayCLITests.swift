@@ -1,8 +1,9 @@
+import ChatStream
 import Foundation
 import TestSupport
 import Testing
 
-@testable import ChatStream
+@testable import ChatStreamLive
 
 /// `chatstream replay --format salesforce-messaging|live-events`, run as a process.
 @Suite(.blockingAllowed) struct LiveReplayCLITests {

@@ -2,6 +2,9 @@
 ///
 /// A ``ConversationEventDecoder`` skips such an event and keeps it in
 /// ``ConversationEventDecoder/skippedErrors`` (unless it is not lenient); the stream goes on.
+
+import ChatStream
+
 public struct ConversationEventError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The kind of failure.
     public struct Kind: Sendable, Hashable, CustomStringConvertible {

@@ -2,6 +2,8 @@
 // agent's progress, routed work and client actions. Salesforce's event router sends them
 // (PROTOCOLS.md section 7); the home protocol has none of them.
 
+import ChatStream
+
 /// A piece of a message's text as it is generated.
 public struct MessageDelta: Sendable, Hashable {
     /// The message the piece belongs to: the ID its finished ``LiveMessage`` will have

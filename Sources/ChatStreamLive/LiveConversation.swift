@@ -2,6 +2,9 @@
 ///
 /// `json` is the conversation in the list shape of PROTOCOLS.md section 1 (with the extension
 /// fields of section 5 when the server has them), so a client maps it with its usual decoding.
+
+import ChatStream
+
 public struct LiveConversation: Sendable, Hashable {
     /// The conversation's ID.
     public var id: String

@@ -3,6 +3,7 @@
 // Field names follow Salesforce's Messaging API reference and its mobile SDKs' published models
 // (see Fixtures/live-events/SOURCE.txt).
 
+import ChatStream
 import ChatStreamFraming
 import ChatStreamJSON
 

@@ -4,6 +4,8 @@
 // names only the option's identifier then still has its text). Both are bounded: the oldest
 // entries go first.
 
+import ChatStream
+
 struct LiveStreamMemory: Sendable {
     static let streamedLimit = 256
     static let optionLimit = 1024

@@ -1,4 +1,7 @@
 /// The wire formats a ``ConversationEventDecoder`` reads.
+
+import ChatStream
+
 public enum ConversationEventFormat: String, Sendable, Hashable, CaseIterable {
     /// The home server's `GET /agents/{agentId}/events` (PROTOCOLS.md section 6).
     case home

@@ -10,6 +10,7 @@
 // +Messages, the other entries in +Entries, and +Variants lists what is read. Types this model
 // does not name are skipped and counted by the decoder.
 
+import ChatStream
 @_spi(Dialects) import ChatStreamFraming
 import ChatStreamJSON
 

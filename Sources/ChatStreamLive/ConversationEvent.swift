@@ -5,6 +5,8 @@
 // StreamEvent: a StreamEvent is a piece of one reply, a ConversationEvent is a change to the
 // caller's conversations.
 
+import ChatStream
+
 /// One event of a live conversation stream: what changed, and the ID to resume after.
 ///
 /// ```swift

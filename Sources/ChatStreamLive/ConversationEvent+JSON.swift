@@ -1,6 +1,8 @@
 // One event as one JSON object, `{"id", "type", ...data}`: the `chatstream events --json` and
 // `replay --format salesforce-messaging` line, and the golden form of the fixtures.
 
+import ChatStream
+
 extension ConversationEvent {
     /// The wire type name: the home protocol's (`message.created`, `typing`, `reset`, ...) for the
     /// kinds it has, and `message.delta`, `message.stream_validated`, `participant.changed`,

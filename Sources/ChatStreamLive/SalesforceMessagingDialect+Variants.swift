@@ -1,6 +1,8 @@
 // What the live-event dialects read, field by field, and what each becomes: the tables the DocC
 // article "Live conversation events" prints (a test checks that it prints them exactly).
 
+import ChatStream
+
 extension ConversationEventFormat {
     /// The shapes the format's dialect reads: which field, which shapes, what each becomes.
     public var variants: [DialectVariant] {

@@ -2,6 +2,7 @@
 // line of JSON carries it. Conversations and messages are kept whole as trees (the client maps
 // them with its usual decoding); the fields a list or a composer needs are read from the tape.
 
+import ChatStream
 @_spi(Dialects) import ChatStreamFraming
 import ChatStreamJSON
 
