@@ -91,8 +91,11 @@ QUIET static atomic_int ready;
 QUIET static const char *failure = not_loaded;
 
 QUIET static void load(void) {
-    void *library = dlopen(library_name, RTLD_NOW | RTLD_LOCAL);
-    if (library == 0) library = dlopen(library_fallback, RTLD_NOW | RTLD_LOCAL);
+    // RTLD_LAZY: libcurl and the libraries it brings (TLS, HTTP/2, IDN, SSH, LDAP...) bind a
+    // function at its first call, so a plain-HTTP request does not pay for binding every TLS and
+    // protocol function up front. The functions called from here are looked up with dlsym below.
+    void *library = dlopen(library_name, RTLD_LAZY | RTLD_LOCAL);
+    if (library == 0) library = dlopen(library_fallback, RTLD_LAZY | RTLD_LOCAL);
     if (library == 0) {
         failure = not_found;
         return;
