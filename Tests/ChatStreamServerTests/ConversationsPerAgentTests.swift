@@ -167,11 +167,18 @@ extension ConversationsPerAgentTests {
         let api = try Self.fixture(provider, agent: "openai-agent")
         let openAI = try Self.start(api, provider, agent: "openai-agent", recording: Self.text)
         let anthropic = try Self.start(api, provider, agent: "anthropic-agent", recording: Self.anthropicText)
-        let toOpenAI = try Self.liveEvents(api, agent: "openai-agent")
-        let toAnthropic = try Self.liveEvents(api, agent: "anthropic-agent")
-        #expect(toOpenAI.contains("event: conversation.created"))
-        #expect(toOpenAI.contains(openAI.conversation) && !toOpenAI.contains(anthropic.conversation))
-        #expect(toAnthropic.contains(anthropic.conversation) && !toAnthropic.contains(openAI.conversation))
+        // Read until `subscribed` and the agent's own conversation (120 s at most): a fresh-clone CI
+        // run once had the anthropic stream without it by `subscribed`; the text is in the message.
+        let mentions = { (conversation: String) in
+            { (bytes: [UInt8]) in String(decoding: bytes, as: UTF8.self).contains(conversation) }
+        }
+        let toOpenAI = try Self.liveEvents(api, agent: "openai-agent", until: mentions(openAI.conversation))
+        let toAnthropic = try Self.liveEvents(api, agent: "anthropic-agent", until: mentions(anthropic.conversation))
+        #expect(toOpenAI.contains("event: conversation.created"), "\(toOpenAI)")
+        #expect(toOpenAI.contains(openAI.conversation) && !toOpenAI.contains(anthropic.conversation), "\(toOpenAI)")
+        #expect(
+            toAnthropic.contains(anthropic.conversation) && !toAnthropic.contains(openAI.conversation),
+            "\(toAnthropic)")
         // Live, after `subscribed`: a new conversation with one agent reaches only its stream.
         let connection = try RawHTTPConnection(port: api.server.port, timeout: 1)
         try connection.send(
