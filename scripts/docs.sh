@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the DocC catalogs of ChatStreamClient, ChatStream, ChatStreamLive and ChatStreamServer with the
 # toolchain's docc, warnings treated as errors (a broken ``Symbol`` link in a doc comment or an
-# article fails it). Symbol graphs come from the compiler (swift symbolgraph-extract over the modules of the debug build
+# article fails it), and fails when a top-level public symbol has no doc comment (an import
+# between a `///` and its declaration detaches it without a word from docc). Symbol graphs come from the compiler (swift symbolgraph-extract over the modules of the debug build
 # that scripts/test.sh made, brought up to date first: a no-op in CI), so no plugin is needed.
 #
 # When it fails: the message names the file and line. Fix the link (``Type/member(label:)``, as
@@ -40,5 +41,17 @@ for module in ChatStreamClient ChatStream ChatStreamLive ChatStreamServer; do
         echo "  \`code\`. A parameter list must name every parameter or none. Re-run ./scripts/docs.sh." >&2
         exit 1
     }
+    # A top-level public symbol without a doc comment is, in this project, one whose `///` an
+    # import or a blank line cut off from it (docc says nothing of a symbol without docs).
+    python3 - "$graphs" "$module" <<'EOF'
+import glob, json, sys
+graphs, module = sys.argv[1], sys.argv[2]
+bare = sorted({".".join(s["pathComponents"]) for f in glob.glob(graphs + "/*.symbols.json")
+               for s in json.load(open(f))["symbols"] if len(s["pathComponents"]) == 1 and "docComment" not in s})
+if bare:
+    print(f"docs: {module}: public types and functions without a doc comment: {', '.join(bare)}", file=sys.stderr)
+    print("  (is an import or a blank line between the `///` and the declaration?)", file=sys.stderr)
+    sys.exit(1)
+EOF
 done
 echo "docs: built ChatStreamClient, ChatStream, ChatStreamLive and ChatStreamServer.doccarchive in $build_path/docs/"

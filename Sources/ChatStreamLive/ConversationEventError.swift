@@ -1,10 +1,9 @@
+import ChatStream
+
 /// Why one live event could not be decoded: which event, where, and which field.
 ///
 /// A ``ConversationEventDecoder`` skips such an event and keeps it in
 /// ``ConversationEventDecoder/skippedErrors`` (unless it is not lenient); the stream goes on.
-
-import ChatStream
-
 public struct ConversationEventError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The kind of failure.
     public struct Kind: Sendable, Hashable, CustomStringConvertible {

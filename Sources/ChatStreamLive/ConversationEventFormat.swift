@@ -1,7 +1,6 @@
-/// The wire formats a ``ConversationEventDecoder`` reads.
-
 import ChatStream
 
+/// The wire formats a ``ConversationEventDecoder`` reads.
 public enum ConversationEventFormat: String, Sendable, Hashable, CaseIterable {
     /// The home server's `GET /agents/{agentId}/events` (PROTOCOLS.md section 6).
     case home

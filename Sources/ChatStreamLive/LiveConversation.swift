@@ -1,10 +1,9 @@
+import ChatStream
+
 /// A conversation as a live event carries it: the fields a list needs, and the whole wire object.
 ///
 /// `json` is the conversation in the list shape of PROTOCOLS.md section 1 (with the extension
 /// fields of section 5 when the server has them), so a client maps it with its usual decoding.
-
-import ChatStream
-
 public struct LiveConversation: Sendable, Hashable {
     /// The conversation's ID.
     public var id: String

@@ -1,7 +1,6 @@
-/// A response from an ``HTTPTransport``: status and headers at once, the body as it arrives.
-
 import ChatStreamHTTP
 
+/// A response from an ``HTTPTransport``: status and headers at once, the body as it arrives.
 public struct HTTPResponse: Sendable {
     /// The status code.
     public var status: Int
