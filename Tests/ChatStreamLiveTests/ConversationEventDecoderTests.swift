@@ -22,7 +22,7 @@ func decodeLive(
     static let directory = ProjectPaths.fixtures + "/live-events"
 
     static func bytes(_ name: String) throws -> [UInt8] {
-        Array(try Data(contentsOf: URL(fileURLWithPath: directory + "/" + name)))
+        try ProjectPaths.fixtureBytes("live-events/" + name)
     }
 
     static func expected(_ name: String) throws -> [JSONTree] {

@@ -106,7 +106,7 @@ import Testing
     }
 
     @Test func conversationEventDecoderReportsAnEventCutByTheEnd() throws {
-        let whole = try Self.liveFixture("home-all-types.sse")
+        let whole = try ProjectPaths.fixtureBytes("live-events/home-all-types.sse")
         let tail = Array(#"data: {"type":"message.created""#.utf8)
         let input = whole + tail
         var expected: [ConversationEvent] = []
@@ -120,11 +120,6 @@ import Testing
             #expect(outcome.end.droppedFromOffset == whole.count, "\(chunking)")
             #expect(outcome.end.droppedBytes == tail.count, "\(chunking)")
         }
-    }
-
-    /// A recorded live-event stream of `Fixtures/live-events`.
-    static func liveFixture(_ name: String) throws -> [UInt8] {
-        Array(try Data(contentsOf: URL(fileURLWithPath: ProjectPaths.fixtures + "/live-events/" + name)))
     }
 
     /// Hands `pieces` out one by one as an async sequence of chunks.
@@ -165,7 +160,7 @@ import Testing
         #expect(try await iterator.next() == nil, "the sequence ends after its error")
 
         // A live stream cut inside an event: dropped and reported, or thrown when asked.
-        let live = try Self.liveFixture("home-all-types.sse") + Array("data: {".utf8)
+        let live = try ProjectPaths.fixtureBytes("live-events/home-all-types.sse") + Array("data: {".utf8)
         var quiet = chunks([live]).decoded(using: ConversationEventDecoder(format: .home)).makeAsyncIterator()
         var count = 0
         while try await quiet.next() != nil { count += 1 }

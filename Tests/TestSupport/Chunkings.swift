@@ -54,19 +54,3 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
         return z ^ (z >> 31)
     }
 }
-
-/// The package's root folder, found from this source file, so tests can read `Fixtures/` and `../shared/`.
-public enum ProjectPaths {
-    public static let root: String = {
-        var path = #filePath
-        for _ in 0..<3 {  // Tests/TestSupport/Chunkings.swift
-            path = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
-        }
-        return path
-    }()
-    /// `../shared` beside the project.
-    public static var shared: String {
-        String(root[..<(root.lastIndex(of: "/") ?? root.startIndex)]) + "/shared"
-    }
-    public static var fixtures: String { root + "/Fixtures" }
-}
