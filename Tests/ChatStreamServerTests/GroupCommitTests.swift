@@ -106,7 +106,7 @@ struct GroupCommitTests {
             return id
         }
         #expect(outcomes.filter { (try? $0.get()) != nil }.count == 5)
-        let (resumption, lastId) = store.liveEvents(after: 0, audiences: Caller(deviceId: "device-a").audiences)
+        let (resumption, lastId) = try store.liveEvents(after: 0, audiences: Caller(deviceId: "device-a").audiences)
         guard case .events(let events) = resumption else {
             Issue.record("expected events, got \(resumption)")
             return

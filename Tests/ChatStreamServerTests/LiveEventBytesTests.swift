@@ -137,9 +137,9 @@ struct LiveEventBytesTests {
         let bytes = try store.read { try $0.eventBytes(of: caller.ownerKey) }
         #expect(bytes <= 3_000)
         #expect(bytes > 1_000)
-        let (all, lastId) = store.liveEvents(after: 0, audiences: caller.audiences)
+        let (all, lastId) = try store.liveEvents(after: 0, audiences: caller.audiences)
         #expect(all == .reset)
-        guard case .events(let newest) = store.liveEvents(after: lastId - 1, audiences: caller.audiences).0 else {
+        guard case .events(let newest) = try store.liveEvents(after: lastId - 1, audiences: caller.audiences).0 else {
             Issue.record("the newest event was pruned")
             return
         }
@@ -229,7 +229,7 @@ struct LiveEventBytesTests {
         let before = LiveEventWarnings.unreadableRowCount
         // Reopened, the memory tail is empty: the resume reads the table.
         let store = try ConversationStore(path: file, liveEventCapacity: 100)
-        guard case .events(let records) = store.liveEvents(after: 0, audiences: caller.audiences).0 else {
+        guard case .events(let records) = try store.liveEvents(after: 0, audiences: caller.audiences).0 else {
             Issue.record("reset")
             return
         }

@@ -39,7 +39,7 @@ struct LiveEventStoreTests {
                     throw APIError.notOngoing
                 }
             }
-            let (resumption, lastId) = store.liveEvents(after: 0, audiences: caller.audiences)
+            let (resumption, lastId) = try store.liveEvents(after: 0, audiences: caller.audiences)
             #expect(Self.types(resumption) == ["conversation.created", "message.created", "conversation.updated"])
             guard case .events(let records) = resumption else { return }
             before = records
@@ -48,13 +48,13 @@ struct LiveEventStoreTests {
             #expect(records[2].data["conversation"]?["status"] == "ended")
             #expect(records[1].data["message"]?["id"] == "m1")
             // Another device hears nothing of it.
-            #expect(Self.types(store.liveEvents(after: 0, audiences: ["d:device-b"]).0) == [])
+            #expect(Self.types(try store.liveEvents(after: 0, audiences: ["d:device-b"]).0) == [])
         }
         let reopened = try ConversationStore(path: file, liveEventCapacity: 100)
-        #expect(reopened.liveEvents(after: 0, audiences: caller.audiences).0 == .events(before))
+        #expect(try reopened.liveEvents(after: 0, audiences: caller.audiences).0 == .events(before))
         // New IDs continue after the old ones.
         try reopened.write { store in try store.setTitle("renamed", of: "c1") }
-        guard case .events(let later) = reopened.liveEvents(after: before.last!.id, audiences: caller.audiences).0
+        guard case .events(let later) = try reopened.liveEvents(after: before.last!.id, audiences: caller.audiences).0
         else {
             Issue.record("a resume from the last ID before the restart answered reset")
             return
@@ -70,15 +70,15 @@ struct LiveEventStoreTests {
         try store.write { store in _ = try store.createConversation(id: "a", title: nil, for: caller, now: 1) }
         try store.write { store in _ = try store.createConversation(id: "b", title: nil, for: other, now: 1) }
         for round in 0..<5 { try store.write { store in try store.setTitle("t\(round)", of: "a") } }
-        let (all, lastId) = store.liveEvents(after: 0, audiences: caller.audiences)
+        let (all, lastId) = try store.liveEvents(after: 0, audiences: caller.audiences)
         #expect(all == .reset)
         // The device's three newest remain; a resume from the third newest's predecessor still works.
-        let (tail, _) = store.liveEvents(after: lastId - 3, audiences: caller.audiences)
+        let (tail, _) = try store.liveEvents(after: lastId - 3, audiences: caller.audiences)
         #expect(Self.types(tail) == ["conversation.updated", "conversation.updated", "conversation.updated"])
-        #expect(store.liveEvents(after: lastId - 4, audiences: caller.audiences).0 == .reset)
+        #expect(try store.liveEvents(after: lastId - 4, audiences: caller.audiences).0 == .reset)
         // The other audience lost nothing, and an ID from the future is reset too.
-        #expect(Self.types(store.liveEvents(after: 0, audiences: other.audiences).0) == ["conversation.created"])
-        #expect(store.liveEvents(after: lastId + 1, audiences: other.audiences).0 == .reset)
+        #expect(Self.types(try store.liveEvents(after: 0, audiences: other.audiences).0) == ["conversation.created"])
+        #expect(try store.liveEvents(after: lastId + 1, audiences: other.audiences).0 == .reset)
     }
 
     @Test func signingInCarriesTheDevicesTagsAndReadStateToTheUser() throws {
@@ -92,7 +92,7 @@ struct LiveEventStoreTests {
             try store.setTags(["work"], of: "c", identity: anonymous.ownerKey)
             return reply.sequence
         }
-        let (_, lastBefore) = store.liveEvents(after: 0, audiences: [])
+        let (_, lastBefore) = try store.liveEvents(after: 0, audiences: [])
         try store.write { store in
             try store.markRead("c", identity: anonymous.ownerKey, upTo: sequence)
             try store.assignAnonymousConversations(ofDevice: "device-a", toUser: "ada")
@@ -109,7 +109,7 @@ struct LiveEventStoreTests {
             #expect(error?.code == APIError.conversationNotFound.code)
         }
         // The user's audience hears the change, with the conversation as the user sees it.
-        guard case .events(let records) = store.liveEvents(after: lastBefore, audiences: user.audiences).0 else {
+        guard case .events(let records) = try store.liveEvents(after: lastBefore, audiences: user.audiences).0 else {
             Issue.record("reset")
             return
         }
@@ -120,5 +120,20 @@ struct LiveEventStoreTests {
     @Test func aJSONFilesUserAndDeviceKeysBecomeIdentities() {
         #expect(StorePersistence.identity(fromLegacyKey: "user:ada") == "u:ada")
         #expect(StorePersistence.identity(fromLegacyKey: "device-a") == "d:device-a")
+    }
+
+    /// A read of the log that fails is an error, never an empty answer: a resume from 0 told
+    /// "nothing after 0, newest 0" would skip every event the log holds.
+    @Test func aLogThatCannotBeReadIsAnErrorNotAnEmptyAnswer() throws {
+        let directory = try SQLiteStoreTests.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try ConversationStore(
+            path: directory.appendingPathComponent("unreadable.sqlite").path, liveEventCapacity: 100)
+        let caller = Caller(deviceId: "device-a")
+        try store.write { store in _ = try store.createConversation(id: "c1", title: nil, for: caller, now: 1) }
+        let (held, _) = try store.liveEventsFromDatabase(after: 0, audiences: caller.audiences)
+        #expect(Self.types(held) == ["conversation.created"])
+        try store.write { store in try store.database.execute("DROP TABLE events") }
+        #expect(throws: (any Error).self) { try store.liveEventsFromDatabase(after: 0, audiences: caller.audiences) }
     }
 }

@@ -47,12 +47,20 @@ struct LiveSubscribedTests {
 
     static func hasSubscribed(_ events: [Event]) -> Bool { events.contains { $0.type == "subscribed" } }
 
+    /// The events up to and with `subscribed`: a live event (a reply's typing ending) may follow it
+    /// in the same read, since a subscriber counts as listening from its opening.
+    static func throughSubscribed(_ events: [Event]) -> [Event] {
+        Array(events.prefix { $0.type != "subscribed" } + events.drop { $0.type != "subscribed" }.prefix(1))
+    }
+
     @Test func aNewSubscriberIsToldItsPositionBeforeAnyChange() throws {
         let fixture = try APIFixture()
         _ = try fixture.startConversation("before the subscription")
         let (connection, opening) = try Self.subscribe(fixture, until: Self.hasSubscribed)
-        // Nothing from before: just `subscribed`, whose ID is the newest event so far.
-        #expect(opening.map(\.type) == ["subscribed"])
+        // Nothing from before: `subscribed` first, whose ID is the newest event so far (the first
+        // reply's `typing` end may follow it: the subscriber counts as listening from its opening).
+        #expect(opening.first?.type == "subscribed")
+        #expect(opening.dropFirst().allSatisfy { $0.type == "typing" }, "opening: \(opening.map(\.type))")
         #expect(opening.first?.data == "{}")
         let position = try #require(opening.first?.id.flatMap { Int($0) })
         #expect(position > 0)
@@ -69,11 +77,12 @@ struct LiveSubscribedTests {
     @Test func aReconnectFromTheSubscribedIdMissesNothing() throws {
         let fixture = try APIFixture()
         let (first, opening) = try Self.subscribe(fixture, until: Self.hasSubscribed)
-        let position = try #require(opening.last?.id)
+        let position = try #require(opening.first { $0.type == "subscribed" }?.id)
         shutdown(first.fd, Int32(SHUT_RDWR))
         // While nobody is subscribed, a conversation is made.
         let id = try fixture.startConversation("made while disconnected")
-        let (_, resumed) = try Self.subscribe(fixture, lastEventId: position, until: Self.hasSubscribed)
+        let (_, read) = try Self.subscribe(fixture, lastEventId: position, until: Self.hasSubscribed)
+        let resumed = Self.throughSubscribed(read)
         let types = resumed.map(\.type)
         // The missed events first, then `subscribed` with the newest ID.
         #expect(types.first == "conversation.created")
@@ -91,10 +100,9 @@ struct LiveSubscribedTests {
         let fixture = try APIFixture()
         _ = try fixture.startConversation("something")
         let (_, opening) = try Self.subscribe(fixture, until: Self.hasSubscribed)
-        let position = try #require(opening.last?.id)
+        let position = try #require(opening.first { $0.type == "subscribed" }?.id)
         let (_, read) = try Self.subscribe(fixture, lastEventId: position, until: Self.hasSubscribed)
-        // Up to `subscribed`: a live event (the reply's typing ending) may follow it in the same read.
-        let resumed = Array(read.prefix { $0.type != "subscribed" } + read.drop { $0.type != "subscribed" }.prefix(1))
+        let resumed = Self.throughSubscribed(read)
         #expect(resumed == [Event(id: position, type: "subscribed", data: "{}")])
     }
 
@@ -103,8 +111,7 @@ struct LiveSubscribedTests {
         let fixture = try APIFixture()
         _ = try fixture.startConversation("something")
         let (_, read) = try Self.subscribe(fixture, lastEventId: lastEventId, until: Self.hasSubscribed)
-        // Up to `subscribed`: a live event (the reply's typing ending) may follow it in the same read.
-        let resumed = Array(read.prefix { $0.type != "subscribed" } + read.drop { $0.type != "subscribed" }.prefix(1))
+        let resumed = Self.throughSubscribed(read)
         #expect(resumed.map(\.type) == ["reset", "subscribed"])
         #expect(resumed[0].id == resumed[1].id)
         #expect(Int(resumed[1].id ?? "") ?? 0 > 0)

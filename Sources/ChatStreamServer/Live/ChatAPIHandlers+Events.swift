@@ -2,9 +2,11 @@
 // section 6).
 //
 // The handler takes one of the live-stream caps' places (global, per address, per network: else
-// 503 `SERVICE_STREAMS_BUSY`), then on its connection's thread sends the head, `retry:`, what the
-// log holds after `Last-Event-ID` (or `reset` when it cannot), then `subscribed` with the caller's
-// position (the ID a reconnect resumes from, so nothing is missed). Then it hands the socket to the
+// 503 `SERVICE_STREAMS_BUSY`) and counts itself a subscriber, reads what the log holds after
+// `Last-Event-ID` (503 `SERVICE_UNAVAILABLE` when the log cannot be read, never an empty answer
+// in its place), then on its connection's thread sends the head, `retry:`, those events (or
+// `reset` when it cannot vouch for the ID), then `subscribed` with the caller's position (the ID
+// a reconnect resumes from, so nothing is missed). Then it hands the socket to the
 // server's LiveStreamWriter, which serves the rest of the stream (events as they commit, `: ping`
 // heartbeats, the end at the token's expiry) on one thread for every subscriber, and the
 // connection's thread is free again.
@@ -24,8 +26,45 @@ extension ChatAPIHandlers {
             throw APIError(status: 503, code: "SERVICE_UNAVAILABLE", message: "the server is stopping")
         }
         guard let reservation = liveStreams.caps.reserve(request.remoteHost) else { throw APIError.streamsBusy }
+        // Counted as a subscriber from before its position is taken, so an event recorded only
+        // while someone listens (typing) and committed after `cursor` below is recorded for it.
+        store.liveEventSignal.streamsChanged(by: 1)
         var handedOff = false
-        defer { if !handedOff { liveStreams.caps.release(reservation) } }
+        defer {
+            if !handedOff {
+                store.liveEventSignal.streamsChanged(by: -1)
+                liveStreams.caps.release(reservation)
+            }
+        }
+        var sent = 0
+        var opening = "retry: \(settings.retryMilliseconds)\n\n"
+        var cut = false
+        var cursor: Int
+        do {
+            if let given, !given.isEmpty {
+                // A resume: the events held after the given ID, or `reset` with the newest ID when this
+                // log cannot vouch for it (unparseable, from the future, or older than what it holds).
+                let (resumption, newest) = try store.liveEvents(after: Int(given) ?? -1, audiences: caller.audiences)
+                switch resumption {
+                case .reset:
+                    opening += "id: \(newest)\nevent: reset\ndata: {}\n\n"
+                    sent += 1
+                case .events(let records):
+                    for record in records where agentFilter.admits(record) {
+                        opening += "id: \(record.id)\nevent: \(record.type)\ndata: \(record.data.jsonText)\n\n"
+                        sent += 1
+                        if let limit = settings.dropEvery, sent >= limit { break }
+                    }
+                }
+                cursor = newest
+            } else {
+                cursor = try store.liveEvents(after: 0, audiences: []).lastId
+            }
+        } catch {
+            // Before the head: the client retries later, from the ID it has.
+            throw APIError(status: 503, code: "SERVICE_UNAVAILABLE", message: "the live event log could not be read")
+        }
+        if let limit = settings.dropEvery, sent >= limit { cut = true }
         writer.setWriteTimeout(settings.writeTimeout)
         try writer.startStream(
             status: 200,
@@ -33,35 +72,10 @@ extension ChatAPIHandlers {
                 ("Content-Type", "text/event-stream; charset=utf-8"), ("Cache-Control", "no-cache"),
                 ("X-Accel-Buffering", "no"),
             ])
-        var sent = 0
-        var opening = "retry: \(settings.retryMilliseconds)\n\n"
-        var cursor: Int
-        if let given, !given.isEmpty {
-            // A resume: the events held after the given ID, or `reset` with the newest ID when this
-            // log cannot vouch for it (unparseable, from the future, or older than what it holds).
-            let (resumption, newest) = store.liveEvents(after: Int(given) ?? -1, audiences: caller.audiences)
-            switch resumption {
-            case .reset:
-                opening += "id: \(newest)\nevent: reset\ndata: {}\n\n"
-                cursor = newest
-                sent += 1
-                if let limit = settings.dropEvery, sent >= limit {
-                    try writer.write(opening)
-                    return writer.abortConnection()
-                }
-            case .events(let records):
-                for record in records where agentFilter.admits(record) {
-                    opening += "id: \(record.id)\nevent: \(record.type)\ndata: \(record.data.jsonText)\n\n"
-                    sent += 1
-                    if let limit = settings.dropEvery, sent >= limit {
-                        try writer.write(opening)
-                        return writer.abortConnection()
-                    }
-                }
-                cursor = newest
-            }
-        } else {
-            cursor = store.liveEvents(after: 0, audiences: []).lastId
+        if cut {
+            // The test fault: the connection is cut after that many events.
+            try writer.write(opening)
+            return writer.abortConnection()
         }
         // Where "now" is: every event of the caller up to `cursor` was sent or came before the given ID.
         opening += "id: \(cursor)\nevent: subscribed\ndata: {}\n\n"

@@ -17,7 +17,7 @@ final class LiveEventSignal: Sendable {
     }
 
     private let state = Mutex(State())
-    /// The subscribers served by the live stream writer (they wait on no semaphore).
+    /// The live streams' subscribers, from their opening on (they wait on no semaphore).
     private let streams = Atomic<Int>(0)
 
     /// Registers a subscriber; returns its ticket and semaphore, or nil once closed.
@@ -43,7 +43,8 @@ final class LiveEventSignal: Sendable {
         _ = state.withLock { $0.waiters.removeValue(forKey: ticket) }
     }
 
-    /// Counts a subscriber the live stream writer took over (`1`) or ended (`-1`).
+    /// Counts a live stream's subscriber from its handler's opening (`1`) to its end (`-1`), in the
+    /// handler or the live stream writer.
     func streamsChanged(by delta: Int) {
         streams.add(delta, ordering: .relaxed)
     }

@@ -47,11 +47,15 @@ extension LiveStreamWriter {
     }
 
     /// Reads a lagging subscriber's events after `cursor` from the database on the backlog reader,
-    /// then hands them to the writer thread.
-    func readBacklog(_ fd: Int32, serial: Int, after cursor: Int, audiences: [String]) {
-        backlogReader.async { [self] in
+    /// then hands them to the writer thread. A read that fails is tried again a moment later (the
+    /// subscriber waits, as for a slow read; its write timeout does not run while nothing is queued).
+    func readBacklog(_ fd: Int32, serial: Int, after cursor: Int, audiences: [String], delayMilliseconds: Int = 0) {
+        backlogReader.asyncAfter(deadline: .now() + .milliseconds(delayMilliseconds)) { [self] in
             beforeBacklogRead.withLock { $0 }?()
-            let answer = store.liveEventsFromDatabase(after: cursor, audiences: audiences)
+            guard let answer = try? store.liveEventsFromDatabase(after: cursor, audiences: audiences) else {
+                guard inbox.withLock({ $0.running }) else { return }
+                return readBacklog(fd, serial: serial, after: cursor, audiences: audiences, delayMilliseconds: 100)
+            }
             let running = inbox.withLock { inbox in
                 guard inbox.running else { return false }
                 inbox.backlogs.append(Backlog(fd: fd, serial: serial, answer: answer))

@@ -97,6 +97,9 @@ final class LiveStreamWriter: Sendable {
     let backlogReader = DispatchQueue(label: "LiveStreamWriter.backlog")
     /// Called on the backlog reader before each read (tests hold it to show a slow read delays no one).
     let beforeBacklogRead = Mutex<(@Sendable () -> Void)?>(nil)
+    /// Called on a handler's thread as it hands a live event stream over (tests hold it to show a subscriber
+    /// is counted from its opening, not from when this thread takes it).
+    let beforeAdopt = Mutex<(@Sendable () -> Void)?>(nil)
     let store: ConversationStore
     let settings: ChatAPIServer.LiveEvents
     let inbox = Mutex(Inbox())
@@ -156,13 +159,21 @@ final class LiveStreamWriter: Sendable {
         for stream in inbox.withLock({ inbox in
             defer { inbox.adopted = [] }; return inbox.adopted
         }) {
-            stream.socket.resetAndClose()
-            caps.release(stream.reservation)
+            discard(stream)
         }
+    }
+
+    /// Resets a stream never taken (handed over while stopping), releasing its place and, for a
+    /// live one, its count as a subscriber (its handler counted it).
+    func discard(_ stream: Stream) {
+        stream.socket.resetAndClose()
+        caps.release(stream.reservation)
+        if case .live = stream { store.liveEventSignal.streamsChanged(by: -1) }
     }
 
     /// Takes over a subscriber whose opening was sent (its reservation is released when it ends).
     func adopt(_ subscriber: Subscriber) {
+        beforeAdopt.withLock { $0 }?()
         adopt(stream: .live(subscriber))
     }
 
@@ -177,11 +188,7 @@ final class LiveStreamWriter: Sendable {
             inbox.adopted.append(stream)
             return true
         }
-        guard accepted else {
-            stream.socket.resetAndClose()
-            caps.release(stream.reservation)
-            return
-        }
+        guard accepted else { return discard(stream) }
         wake()
     }
 
@@ -230,10 +237,7 @@ final class LiveStreamWriter: Sendable {
                         return (inbox.adopted, inbox.commits, inbox.replyWakes, inbox.backlogs, inbox.stopping)
                     }
                     if stopping {
-                        for stream in adopted {
-                            stream.socket.resetAndClose()
-                            caps.release(stream.reservation)
-                        }
+                        for stream in adopted { discard(stream) }
                         finishAll(&held, poller: poller)
                         return
                     }
@@ -281,8 +285,8 @@ final class LiveStreamWriter: Sendable {
         var entry = Held(stream: stream, serial: nextSerial)
         switch stream {
         case .live:
+            // Counted by its handler as a subscriber already (LiveEventSignal), before its opening.
             heldCount.add(1, ordering: .relaxed)
-            store.liveEventSignal.streamsChanged(by: 1)
         case .reply(let reader):
             replyCount.add(1, ordering: .relaxed)
             entry.watchTicket = reader.run.watch { [weak self] in self?.noteReply(fd) }

@@ -235,9 +235,12 @@ final class ConversationStore: Sendable {
     /// The events the in-memory tail holds and the bytes of their JSON.
     var liveEventTailHeld: (count: Int, bytes: Int) { liveEventTail.held }
 
-    /// What a subscriber of `audiences` gets after event `id`, and the log's last ID.
-    func liveEvents(after id: Int, audiences: [String]) -> (LiveEventResumption, lastId: Int) {
-        liveEventsInMemory(after: id, audiences: audiences) ?? liveEventsFromDatabase(after: id, audiences: audiences)
+    /// What a subscriber of `audiences` gets after event `id`, and the log's last ID. Throws when
+    /// the events table could not be read (never an empty answer in its place: that would look
+    /// like a log with nothing after `id`, and a resume from 0 would skip what it holds).
+    func liveEvents(after id: Int, audiences: [String]) throws -> (LiveEventResumption, lastId: Int) {
+        try liveEventsInMemory(after: id, audiences: audiences)
+            ?? liveEventsFromDatabase(after: id, audiences: audiences)
     }
 
     /// As ``liveEvents(after:audiences:)`` from the in-memory tail alone (it never waits); nil
@@ -247,7 +250,7 @@ final class ConversationStore: Sendable {
     }
 
     /// As ``liveEvents(after:audiences:)`` from the events table (a read transaction: it may wait).
-    func liveEventsFromDatabase(after id: Int, audiences: [String]) -> (LiveEventResumption, lastId: Int) {
-        (try? read { store in try store.liveEvents(after: id, audiences: audiences) }) ?? (.events([]), 0)
+    func liveEventsFromDatabase(after id: Int, audiences: [String]) throws -> (LiveEventResumption, lastId: Int) {
+        try read { store in try store.liveEvents(after: id, audiences: audiences) }
     }
 }
