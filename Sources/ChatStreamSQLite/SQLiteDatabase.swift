@@ -89,6 +89,10 @@ package final class SQLiteDatabase: @unchecked Sendable {
             }
             try execute("PRAGMA synchronous=\(options.synchronousFull ? "FULL" : "NORMAL")")
             try execute("PRAGMA foreign_keys=ON")
+            // Temporary files in memory: above all the statement journal a savepoint keeps (every
+            // write of the server's group commit runs under one), which SQLite otherwise writes
+            // page by page to a file in /var/tmp, a write system call for each page a write changes.
+            try execute("PRAGMA temp_store=MEMORY")
             // A quick structural check, so a damaged file fails at open rather than on a later write.
             if options.checksAtOpen {
                 let check = try query("PRAGMA quick_check") { $0.text(0) }
@@ -191,29 +195,29 @@ package final class SQLiteDatabase: @unchecked Sendable {
     /// `transaction(parts: 2) { try insert(row[$0]) }` gives `[nil, nil]`: both rows, one commit.
     package func transaction(parts count: Int, _ part: (Int) throws -> Void) throws -> [(any Error)?] {
         precondition(!inTransaction, "a grouped transaction cannot join another")
-        try execute("BEGIN IMMEDIATE")
+        _ = try run("BEGIN IMMEDIATE")
         inTransaction = true
         defer { inTransaction = false }
         do {
             var errors: [(any Error)?] = Array(repeating: nil, count: count)
             for index in 0..<count {
-                try execute("SAVEPOINT part")
+                _ = try run("SAVEPOINT part")
                 do {
                     try part(index)
-                    try execute("RELEASE part")
+                    _ = try run("RELEASE part")
                 } catch {
                     // SQLite may have rolled the whole transaction back by itself: then the parts
                     // before this one are gone too, and the group fails as one.
                     guard chatstream_sqlite3_get_autocommit(handle) == 0 else { throw error }
-                    try execute("ROLLBACK TO part")
-                    try execute("RELEASE part")
+                    _ = try run("ROLLBACK TO part")
+                    _ = try run("RELEASE part")
                     errors[index] = error
                 }
             }
-            try execute("COMMIT")
+            _ = try run("COMMIT")
             return errors
         } catch {
-            if chatstream_sqlite3_get_autocommit(handle) == 0 { try? execute("ROLLBACK") }
+            if chatstream_sqlite3_get_autocommit(handle) == 0 { _ = try? run("ROLLBACK") }
             throw error
         }
     }
@@ -226,15 +230,15 @@ package final class SQLiteDatabase: @unchecked Sendable {
 
     private func transaction<R>(beginning begin: String, _ body: () throws -> R) throws -> R {
         if inTransaction { return try body() }
-        try execute(begin)
+        _ = try run(begin)
         inTransaction = true
         defer { inTransaction = false }
         do {
             let result = try body()
-            try execute("COMMIT")
+            _ = try run("COMMIT")
             return result
         } catch {
-            if chatstream_sqlite3_get_autocommit(handle) == 0 { try? execute("ROLLBACK") }
+            if chatstream_sqlite3_get_autocommit(handle) == 0 { _ = try? run("ROLLBACK") }
             throw error
         }
     }

@@ -270,10 +270,11 @@ extension ChatAPIHandlers {
             finishReason = "error"
         }
         guard let (_, count) = run.claimEnd(as: nil) else { return }
+        let stored = StoredParts(parts)
         do {
             try store.write { store in
                 try store.setFinishReason(finishReason, ofMessage: run.sequence)
-                _ = try store.endReply(parts, state: nil, events: count + 2, ofMessage: run.sequence, now: Self.now)
+                _ = try store.endReply(stored, state: nil, events: count + 2, ofMessage: run.sequence, now: Self.now)
             }
         } catch {
             failure = failure ?? "the reply could not be stored: \(error)"

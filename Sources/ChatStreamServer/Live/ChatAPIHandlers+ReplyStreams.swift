@@ -62,10 +62,11 @@ extension ChatAPIHandlers {
             }
         }
         guard let (_, events) = run.claimEnd(as: nil) else { return }
+        // The parts' stored forms (JSON, search text, preview) are made before the write lock.
+        let stored = StoredParts(plan.parts.map(\.jsonValue))
         do {
             try store.write { store in
-                _ = try store.endReply(
-                    plan.parts.map(\.jsonValue), state: nil, events: events + 2, ofMessage: run.sequence, now: Self.now)
+                _ = try store.endReply(stored, state: nil, events: events + 2, ofMessage: run.sequence, now: Self.now)
             }
             run.end(appending: [(last ?? [:]).jsonText, "[DONE]"])
         } catch {
@@ -83,8 +84,9 @@ extension ChatAPIHandlers {
             _ = run.waitForEnd(timeout: .seconds(10))
             return
         }
+        let stored = StoredParts(parts)
         _ = try? store.write { store in
-            try store.endReply(parts, state: .stopped, events: events + 3, ofMessage: run.sequence, now: Self.now)
+            try store.endReply(stored, state: .stopped, events: events + 3, ofMessage: run.sequence, now: Self.now)
         }
         let finish: JSONTree = [
             "type": "finish", "finishReason": "stop",
@@ -99,8 +101,9 @@ extension ChatAPIHandlers {
         replies.close()
         for run in replies.generating {
             guard let (parts, events) = run.claimEnd(as: .interrupted) else { continue }
+            let stored = StoredParts(parts)
             _ = try? store.write { store in
-                try store.endReply(parts, state: .interrupted, events: events, ofMessage: run.sequence, now: Self.now)
+                try store.endReply(stored, state: .interrupted, events: events, ofMessage: run.sequence, now: Self.now)
             }
             run.end(appending: [])
         }
@@ -112,7 +115,8 @@ extension ChatAPIHandlers {
         try store.write { store in
             for reply in try store.generatingReplies() {
                 _ = try store.endReply(
-                    reply.parts, state: .interrupted, events: reply.events, ofMessage: reply.sequence, now: Self.now)
+                    StoredParts(reply.parts), state: .interrupted, events: reply.events, ofMessage: reply.sequence,
+                    now: Self.now)
             }
         }
         replies.reopen()

@@ -31,11 +31,11 @@ extension StoreTransaction {
             [sequence, JSONTree.array(parts).jsonText, events])
     }
 
-    /// Ends a generating reply with `parts`: finished (`state` nil), stopped or interrupted. Returns
-    /// false (and changes nothing) when it had already ended. The reply becomes visible with its
-    /// parts (an empty one only when interrupted) and is announced (`message.created`) when the
-    /// transaction records live events.
-    func endReply(_ parts: [JSONTree], state: ReplyState?, events: Int, ofMessage sequence: Int, now: Int) throws
+    /// Ends a generating reply with `stored` (its parts' stored forms, made before the write
+    /// lock): finished (`state` nil), stopped or interrupted. Returns false (and changes nothing)
+    /// when it had already ended. The reply becomes visible with its parts (an empty one only when
+    /// interrupted) and is announced (`message.created`) when the transaction records live events.
+    func endReply(_ stored: StoredParts, state: ReplyState?, events: Int, ofMessage sequence: Int, now: Int) throws
         -> Bool
     {
         guard
@@ -43,8 +43,6 @@ extension StoreTransaction {
                 "SELECT conversation_id, size FROM messages WHERE seq = ?1 AND reply_state = 'generating'", [sequence],
                 { ($0.text(0), $0.int(1)) })
         else { return false }
-        let json = JSONTree.array(parts).jsonText
-        let text = MessageRecord.text(of: parts)
         try database.run(
             """
             UPDATE messages SET parts = ?2, visible = ?3, search_text = ?4, size = ?5, preview = ?6, reply_state = ?7,
@@ -53,13 +51,12 @@ extension StoreTransaction {
             [
                 // An interrupted reply shows even empty (cut before its first part): a client shows
                 // it failed and can retry it; without it the user's message reads unanswered.
-                sequence, json, !parts.isEmpty || state == .interrupted, text.lowercased(), json.utf8.count,
-                MessagePreview.stored(text),
-                state?.rawValue, events,
+                sequence, stored.json, !stored.parts.isEmpty || state == .interrupted, stored.searchText, stored.size,
+                stored.preview, state?.rawValue, events,
             ])
         try database.run(
             "UPDATE conversations SET stored_bytes = stored_bytes + ?2 WHERE id = ?1",
-            [conversationId, json.utf8.count - oldSize])
+            [conversationId, stored.size - oldSize])
         try touch(conversationId, now: now)
         changes.appended(sequence, to: conversationId)
         return true
