@@ -187,8 +187,15 @@ extension ReplyRun {
             bytes += data + 8  // "data: " and the blank line
             if numbered { bytes += 5 + String(number).utf8.count }  // "id: N\n"
         }
+        // Each chunk is written into one reused buffer: its length is all that is wanted, not a String.
+        var scratch: [UInt8] = []
+        scratch.reserveCapacity(256)
         for event in ReplyChunks.streamEvents(for: plan, metadata: metadata) {
-            for chunk in encoder.jsonChunks(for: event) { count(chunk.jsonText.utf8.count) }
+            for chunk in encoder.jsonChunks(for: event) {
+                scratch.removeAll(keepingCapacity: true)
+                chunk.write(to: &scratch)
+                count(scratch.count)
+            }
         }
         count(6)  // [DONE]
         return bytes
@@ -200,8 +207,10 @@ extension ReplyRun {
     /// (``CountedReply``) is corrected in it by the difference, without encoding the reply again
     /// under the write lock.
     static func metadataBytes(_ metadata: ReplyMetadata, reason: String) -> Int {
-        ReplyChunks.startMetadata(metadata).jsonText.utf8.count
-            + metadata.finishMetadata(reason: reason).jsonText.utf8.count
+        var scratch: [UInt8] = []
+        ReplyChunks.startMetadata(metadata).write(to: &scratch)
+        metadata.finishMetadata(reason: reason).write(to: &scratch)
+        return scratch.count
     }
 
     /// An ended run holding the events of a stored reply no longer held (a resend replayed after
