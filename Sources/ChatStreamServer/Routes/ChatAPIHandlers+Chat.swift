@@ -76,28 +76,35 @@ extension ChatAPIHandlers {
                 return .replay(replay.plan, replay.metadata, replay.reply)
             }
             let id: String
+            let existing: ConversationRecord?
             if let conversationId {
                 let conversation = try store.conversation(conversationId, for: caller)
                 guard conversation.status == "ongoing" else { throw APIError.notOngoing }
                 id = conversationId
+                existing = conversation
             } else {
+                // A new conversation with a message takes its title from it at once.
                 id = Self.newID()
-                _ = try store.createConversation(id: id, title: nil, for: caller, now: now)
+                existing = nil
+                _ = try store.createConversation(id: id, title: derivedTitle, for: caller, now: now)
             }
             var userSequence: Int?
+            var known: KnownReplyContext?
             if let message, let prepared {
                 let stored = try store.appendMessage(
                     id: Self.newID(), role: "user", prepared: prepared, to: id, now: now,
                     clientMessageId: clientMessageId)
                 userSequence = stored.sequence
-                if let derivedTitle, try store.conversation(id)?.title == nil {
+                if let existing, existing.title == nil, let derivedTitle {
                     try store.setTitle(derivedTitle, of: id)
                 }
+                known = KnownReplyContext(
+                    userMessageId: stored.id, ownerUser: existing.map(\.ownerUser) ?? caller.userId)
             }
             let plan = try plannedReply ?? ReplyGenerator.continuation(after: store.messages(of: id))
             return try reply(
                 plan, prepared: preparedReply, counted: countedReply, id: replyId, in: id,
-                replyTo: userSequence, stream: stream, caller: caller, store)
+                replyTo: userSequence, stream: stream, caller: caller, known: known, store)
         }
         try answer(outcome, place: chat.place, fault: fault, writer)
     }
@@ -225,11 +232,13 @@ extension ChatAPIHandlers {
     /// for a non-streamed answer, or as a generating reply whose run is registered (streamed), and
     /// checks the quotas counting the whole planned reply. `prepared`: the plan's stored forms when
     /// they were made before the transaction; `counted`: the plan's streamed size, likewise;
-    /// `reserving`: the bytes a reply of unknown size reserves instead (a model agent's).
+    /// `reserving`: the bytes a reply of unknown size reserves instead (a model agent's); `known`:
+    /// the message answered and the conversation's owner when the caller has them (else read here).
     func reply(
         _ plan: ReplyPlan, prepared: StoredParts? = nil, counted: CountedReply? = nil, reserving: Int? = nil,
         id replyId: String,
-        in conversationId: String, replyTo: Int?, stream: Bool, caller: Caller, _ store: StoreTransaction
+        in conversationId: String, replyTo: Int?, stream: Bool, caller: Caller, known: KnownReplyContext? = nil,
+        _ store: StoreTransaction
     ) throws -> ChatOutcome {
         let now = Self.now
         let stored = prepared ?? (stream ? nil : StoredParts(plan.parts.map(\.jsonValue)))
@@ -245,8 +254,8 @@ extension ChatAPIHandlers {
         try store.touch(conversationId, now: now)
         let metadata = ReplyMetadata(
             conversationId: conversationId, messageId: replyId,
-            userMessageId: try store.lastUserMessageId(of: conversationId),
-            userId: try store.conversation(conversationId)?.ownerUser)
+            userMessageId: try known?.userMessageId ?? store.lastUserMessageId(of: conversationId),
+            userId: try known.map(\.ownerUser) ?? store.conversation(conversationId)?.ownerUser)
         let pending = stream ? stored?.size ?? JSONTree.array(plan.parts.map(\.jsonValue)).jsonText.utf8.count : 0
         try checkQuotas(store, for: caller, pendingBytes: pending)
         guard stream else { return .stored(plan, metadata) }
@@ -330,6 +339,13 @@ extension ChatAPIHandlers {
         let short = flat.count <= 60 ? flat : flat.prefix(59).trimmingSpaces() + "…"
         return StringLimits.prefix(short, maxBytes: StringLimits.titleBytes)
     }
+}
+
+/// What a chat's transaction already knows when it makes the reply's metadata: the user message
+/// the reply answers (the newest, just appended) and the conversation's owning user.
+struct KnownReplyContext {
+    var userMessageId: String
+    var ownerUser: String?
 }
 
 /// What a chat or retry answers with.
