@@ -125,6 +125,36 @@ struct LiveEventBytesTests {
         #expect(tail.held.bytes == 5_000)
     }
 
+    /// Past its count the tail keeps exactly the newest `capacity` events, whatever the batches
+    /// (the dropped slots are removed from its array only now and then: the answers never show it).
+    @Test func theTailKeepsItsNewestEventsByCountAcrossManyBatches() {
+        let tail = LiveEventTail(lastId: 0, evictedThrough: [:], capacity: 10, byteCapacity: 1 << 20)
+        var id = 0
+        for batch in [1, 3, 1, 25, 2, 7, 1, 40, 1, 1, 13] + Array(repeating: 1, count: 300) {
+            let records = (0..<batch).map { _ in
+                id += 1
+                return (
+                    audience: id % 2 == 0 ? "d:a" : "d:b", record: LiveEventRecord(id: id, type: "t", data: [:]),
+                    bytes: 7
+                )
+            }
+            tail.append(records, evictions: [:])
+            #expect(tail.held.count == min(10, id))
+            #expect(tail.held.bytes == 7 * min(10, id))
+            guard case (.events(let held), id)? = tail.events(after: max(0, id - 10), audiences: ["d:a", "d:b"]) else {
+                Issue.record("the tail did not answer a resume from its oldest event after \(id)")
+                return
+            }
+            #expect(held.map(\.id) == Array(max(1, id - 9)...id))
+            if id > 10 { #expect(tail.events(after: id - 11, audiences: ["d:a"]) == nil) }
+        }
+        guard case (.events(let mine), _)? = tail.events(after: id - 10, audiences: ["d:a"]) else {
+            Issue.record("no answer for one audience")
+            return
+        }
+        #expect(mine.map(\.id) == (id - 9...id).filter { $0 % 2 == 0 })
+    }
+
     @Test func theLogIsPrunedByBytesAndAnOlderResumeIsReset() throws {
         let store = try ConversationStore(path: nil, liveEventCapacity: 1_000, liveEventBytes: 3_000)
         let caller = Caller(deviceId: "device-a")

@@ -17,8 +17,12 @@ final class LiveEventTail: Sendable {
         /// Every event after this ID is in ``events``.
         var coveredFrom: Int
         var lastId: Int
+        /// The events held are `events[head...]`: the slots before `head` were dropped (emptied at
+        /// once) and are removed from the array only once they are half of it (removing from the
+        /// front of an array moves everything after it: once the tail was full, every commit did).
         var events: [(audience: String, record: LiveEventRecord, bytes: Int)] = []
-        /// The bytes of JSON of ``events``.
+        var head = 0
+        /// The bytes of JSON of the events held.
         var bytes = 0
         /// Per audience, the newest ID the events table pruned: a resume from before it is `reset`,
         /// as the table would answer, even while the tail still holds the events.
@@ -38,7 +42,7 @@ final class LiveEventTail: Sendable {
     }
 
     /// The number of events held and the bytes of their JSON.
-    var held: (count: Int, bytes: Int) { state.withLock { ($0.events.count, $0.bytes) } }
+    var held: (count: Int, bytes: Int) { state.withLock { ($0.events.count - $0.head, $0.bytes) } }
 
     /// Appends events just committed (in ID order, newer than any held) and the evictions their
     /// transaction made.
@@ -52,17 +56,29 @@ final class LiveEventTail: Sendable {
             state.events += recorded
             state.bytes += recorded.reduce(0) { $0 + $1.bytes }
             state.lastId = recorded.last!.record.id
-            var excess = max(0, state.events.count - capacity)
+            // The first event kept: past the count bound, then past the bytes bound (the newest stays).
+            let end = state.events.count
+            var first = max(state.head, end - capacity)
             var bytes = state.bytes
-            for index in 0..<excess { bytes -= state.events[index].bytes }
-            while bytes > byteCapacity, excess < state.events.count - 1 {
-                bytes -= state.events[excess].bytes
-                excess += 1
+            for index in state.head..<first { bytes -= state.events[index].bytes }
+            while bytes > byteCapacity, first < end - 1 {
+                bytes -= state.events[first].bytes
+                first += 1
             }
-            if excess > 0 {
-                state.coveredFrom = state.events[excess - 1].record.id
-                state.events.removeFirst(excess)
+            if first > state.head {
+                state.coveredFrom = state.events[first - 1].record.id
+                // Dropped slots let their JSON go at once, so the bytes held stay within the bound.
+                for index in state.head..<first {
+                    state.events[index] = (
+                        audience: "", record: LiveEventRecord(id: 0, type: "", data: .null), bytes: 0
+                    )
+                }
+                state.head = first
                 state.bytes = bytes
+                if state.head > state.events.count / 2 {
+                    state.events.removeFirst(state.head)
+                    state.head = 0
+                }
             }
         }
     }
@@ -78,7 +94,7 @@ final class LiveEventTail: Sendable {
             }
             guard id >= state.coveredFrom else { return nil }
             // Held events are in ID order: find the first one after `id` by bisection.
-            var low = 0
+            var low = state.head
             var high = state.events.count
             while low < high {
                 let middle = (low + high) / 2
