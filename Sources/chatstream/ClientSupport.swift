@@ -48,13 +48,18 @@ enum ClientSupport {
         )
     }
 
-    /// The client's transport: the platform's default, or URLSession's with
-    /// `CHATSTREAM_TRANSPORT=urlsession` (to compare the two, as scripts/chat-vs-curl.py does).
+    /// The client's transport: the platform's default (on Linux plain HTTP/1.1 on a socket for
+    /// `http://`, libcurl for `https://`), URLSession's with `CHATSTREAM_TRANSPORT=urlsession`, or
+    /// libcurl's for every URL with `CHATSTREAM_TRANSPORT=curl` (Linux), to compare them, as
+    /// scripts/chat-vs-curl.py does.
     static func transport() -> any HTTPTransport {
-        if let name = getenv("CHATSTREAM_TRANSPORT"), String(cString: name) == "urlsession" {
-            return URLSessionTransport()
+        switch getenv("CHATSTREAM_TRANSPORT").map({ String(cString: $0) }) {
+        case "urlsession": return URLSessionTransport()
+        #if os(Linux)
+            case "curl": return CurlTransport()
+        #endif
+        default: return DefaultHTTPTransport.make()
         }
-        return DefaultHTTPTransport.make()
     }
 
     /// The CLI's client: a message the server could not be reached for waits in the outbox, sent

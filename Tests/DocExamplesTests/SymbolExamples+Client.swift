@@ -524,6 +524,13 @@ func symbolHTTPTransport() async throws {
     for try await chunk in response.body { print(chunk.count) }
 }
 
+// Sources/ChatStreamClient/Transport/PlainHTTPTransport.swift:28
+func symbolPlainHTTPTransport() async throws {
+    let transport = PlainHTTPTransport(fallback: URLSessionTransport())
+    let response = try await transport.send(HTTPRequest(url: URL(string: "http://127.0.0.1:8080/")!))
+    for try await chunk in response.body { print(chunk.count) }   // all bytes received since the last step
+}
+
 // Sources/ChatStreamClient/Transport/TransportError.swift:3
 func symbolTransportError(transport: any HTTPTransport, request: HTTPRequest) async throws {
     do {

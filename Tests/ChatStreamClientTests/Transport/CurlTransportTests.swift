@@ -1,5 +1,6 @@
-// What only CurlTransport does: bodies handed out in batches, and being Linux's default. Everything
-// the two transports share is tested against both (TransportUnderTest).
+// What only CurlTransport does: bodies handed out in batches, and being Linux's default for https
+// (PlainHTTPTransport's fallback). Everything the transports share is tested against each
+// (TransportUnderTest).
 
 #if os(Linux)
     import ChatStreamClient
@@ -13,10 +14,11 @@
 
     @Suite("CurlTransport", .blockingAllowed)
     struct CurlTransportTests {
-        @Test func isTheDefaultTransportOnLinux() {
-            #expect(DefaultHTTPTransport.make() is CurlTransport)
+        @Test func isTheDefaultTransportForHTTPSOnLinux() {
             let limits = URLSessionTransport.Limits(maxBufferedBytes: 4096)
-            #expect((DefaultHTTPTransport.make(limits: limits) as? CurlTransport)?.limits == limits)
+            let transport = DefaultHTTPTransport.make(limits: limits) as? PlainHTTPTransport
+            #expect(transport?.limits == limits)
+            #expect((transport?.fallback as? CurlTransport)?.limits == limits)
         }
 
         @Test func aConsumerBehindTheNetworkTakesWhatArrivedMeanwhileInOneBatch() async throws {

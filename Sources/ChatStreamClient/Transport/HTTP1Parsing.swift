@@ -1,0 +1,440 @@
+// HTTP/1.1 response parsing for PlainHTTPTransport: the response head (status line and header
+// fields, RFC 9112 sections 4 and 5), the body's framing (Content-Length, chunked, or until the
+// connection closes: section 6.3) and the chunked transfer coding (section 7.1), decoded a byte at a
+// time where it must be so that any split of the input across reads decodes the same.
+//
+// Every refusal is a TransportError of kind `.invalidResponse` that names what was wrong and the
+// byte offset where (from the start of the response for the head, from the start of the body for
+// the chunked coding). Nothing here touches a socket: PlainHTTPExchange feeds it what it reads.
+
+import ChatStreamHTTP
+import Foundation
+
+/// A parsed response head: the final one (interim 1xx heads are skipped by ``HTTPResponseHeadParser``).
+struct HTTPResponseHead: Sendable {
+    var status: Int
+    var headers: HTTPHeaderFields
+}
+
+/// Finds and parses an HTTP/1.1 response head at the start of a byte buffer.
+///
+/// ```swift
+/// var parser = HTTPResponseHeadParser(maxHeaderBytes: 64 << 10)
+/// if let (head, bodyStart) = try parser.parse(buffer) { print(head.status, buffer[bodyStart...].count) }
+/// ```
+struct HTTPResponseHeadParser {
+    /// The most bytes of header field lines (line breaks included) in one head.
+    let maxHeaderBytes: Int
+    /// Where the head being looked for starts (past the interim heads already skipped).
+    private var headStart = 0
+    /// How far the search for the head's end has got (so each read is scanned once).
+    private var scanned = 0
+
+    init(maxHeaderBytes: Int) { self.maxHeaderBytes = maxHeaderBytes }
+
+    /// The final head and the offset of the first body byte, or nil when `buffer` (everything
+    /// received so far, from the response's first byte) does not yet hold a whole final head.
+    ///
+    /// - Throws: ``TransportError`` `.invalidResponse` (naming the problem and its byte offset) or
+    ///   `.headerTooLarge`.
+    mutating func parse(_ buffer: [UInt8]) throws -> (head: HTTPResponseHead, bodyStart: Int)? {
+        while true {
+            guard let end = findEnd(buffer) else {
+                // The status line may be as long as it likes within the limit too.
+                if buffer.count - headStart > maxHeaderBytes + 8 << 10 {
+                    throw TransportError(
+                        .headerTooLarge,
+                        "the response head has more than \(maxHeaderBytes) bytes of header fields "
+                            + "(URLSessionTransport.Limits.maxResponseHeaderBytes)")
+                }
+                return nil
+            }
+            let head = try Self.parseHead(buffer, from: headStart, to: end, maxHeaderBytes: maxHeaderBytes)
+            headStart = end
+            scanned = end
+            // 1xx heads are interim (100 Continue, 103 Early Hints): the final one follows.
+            if (100..<200).contains(head.status) && head.status != 101 { continue }
+            return (head, end)
+        }
+    }
+
+    /// The offset just past the blank line that ends the head starting at `headStart`, if there is one.
+    private mutating func findEnd(_ buffer: [UInt8]) -> Int? {
+        var index = max(scanned, headStart)
+        while index < buffer.count {
+            if buffer[index] == 0x0A {
+                // A line ends here; the head ends when the next line is empty (LF or CR LF).
+                if index + 1 < buffer.count, buffer[index + 1] == 0x0A { return index + 2 }
+                if index + 2 < buffer.count, buffer[index + 1] == 0x0D, buffer[index + 2] == 0x0A { return index + 3 }
+                if index + 2 >= buffer.count {
+                    scanned = index
+                    return nil
+                }
+            }
+            index += 1
+        }
+        scanned = index
+        return nil
+    }
+
+    /// Parses the head in `buffer[start..<end]` (which ends with its blank line).
+    static func parseHead(_ buffer: [UInt8], from start: Int, to end: Int, maxHeaderBytes: Int) throws
+        -> HTTPResponseHead
+    {
+        var lines: [(start: Int, end: Int)] = []
+        var lineStart = start
+        for index in start..<end where buffer[index] == 0x0A {
+            var lineEnd = index
+            if lineEnd > lineStart, buffer[lineEnd - 1] == 0x0D { lineEnd -= 1 }
+            lines.append((lineStart, lineEnd))
+            lineStart = index + 1
+        }
+        // The last line is the blank one.
+        lines.removeLast()
+        guard let statusLine = lines.first else {
+            throw TransportError(.invalidResponse, "the response has no status line (byte \(start))")
+        }
+        let status = try parseStatusLine(buffer, statusLine.start, statusLine.end)
+        var headers = HTTPHeaderFields()
+        var fieldBytes = 0
+        for line in lines.dropFirst() {
+            fieldBytes += line.end - line.start + 2
+            guard fieldBytes <= maxHeaderBytes else {
+                throw TransportError(
+                    .headerTooLarge,
+                    "the response head has more than \(maxHeaderBytes) bytes of header fields "
+                        + "(URLSessionTransport.Limits.maxResponseHeaderBytes)")
+            }
+            let first = buffer[line.start]
+            if first == 0x20 || first == 0x09 {
+                throw TransportError(
+                    .invalidResponse,
+                    "obsolete line folding (a header line starting with whitespace) at byte \(line.start) of the response"
+                )
+            }
+            guard let colon = buffer[line.start..<line.end].firstIndex(of: UInt8(ascii: ":")) else {
+                throw TransportError(
+                    .invalidResponse,
+                    "a header line without a colon at byte \(line.start) of the response: \"\(text(buffer, line.start, line.end))\""
+                )
+            }
+            guard colon > line.start else {
+                throw TransportError(
+                    .invalidResponse, "a header field with an empty name at byte \(line.start) of the response")
+            }
+            if let bad = buffer[line.start..<colon].firstIndex(where: { !isTokenByte($0) }) {
+                throw TransportError(
+                    .invalidResponse,
+                    "byte \(HTTPByteName.of(buffer[bad])) in a header field name at byte \(bad) of the response")
+            }
+            if let bad = buffer[(colon + 1)..<line.end].firstIndex(where: { $0 == 0 || $0 == 0x0D || $0 == 0x0A }) {
+                throw TransportError(
+                    .invalidResponse,
+                    "byte \(HTTPByteName.of(buffer[bad])) in a header field value at byte \(bad) of the response")
+            }
+            var valueStart = colon + 1
+            var valueEnd = line.end
+            while valueStart < valueEnd, buffer[valueStart] == 0x20 || buffer[valueStart] == 0x09 { valueStart += 1 }
+            while valueEnd > valueStart, buffer[valueEnd - 1] == 0x20 || buffer[valueEnd - 1] == 0x09 { valueEnd -= 1 }
+            headers.append(
+                name: String(decoding: buffer[line.start..<colon], as: UTF8.self),
+                value: String(decoding: buffer[valueStart..<valueEnd], as: UTF8.self))
+        }
+        return HTTPResponseHead(status: status, headers: headers)
+    }
+
+    /// `HTTP/1.x SP 3DIGIT [SP reason]`: the status code.
+    private static func parseStatusLine(_ buffer: [UInt8], _ start: Int, _ end: Int) throws -> Int {
+        let prefix = Array("HTTP/1.".utf8)
+        guard end - start >= 12, Array(buffer[start..<(start + 7)]) == prefix,
+            (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(buffer[start + 7]), buffer[start + 8] == 0x20
+        else {
+            throw TransportError(
+                .invalidResponse,
+                "the status line at byte \(start) is not \"HTTP/1.x <code> <reason>\": \"\(text(buffer, start, end))\"")
+        }
+        var status = 0
+        for offset in 9..<12 {
+            let byte = buffer[start + offset]
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else {
+                throw TransportError(
+                    .invalidResponse,
+                    "the status code at byte \(start + 9) is not three digits: \"\(text(buffer, start, end))\"")
+            }
+            status = status * 10 + Int(byte - UInt8(ascii: "0"))
+        }
+        guard end - start == 12 || buffer[start + 12] == 0x20 else {
+            throw TransportError(
+                .invalidResponse,
+                "the status code at byte \(start + 9) is not three digits: \"\(text(buffer, start, end))\"")
+        }
+        guard status >= 100 else {
+            throw TransportError(.invalidResponse, "status code \(status) at byte \(start + 9) is below 100")
+        }
+        return status
+    }
+
+    /// RFC 9110's `tchar`.
+    static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
+        default:
+            return Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
+        }
+    }
+
+    /// The line at `start..<end` for an error message (its first 200 bytes).
+    private static func text(_ buffer: [UInt8], _ start: Int, _ end: Int) -> String {
+        String(decoding: buffer[start..<min(end, start + 200)], as: UTF8.self)
+    }
+}
+
+/// How a response body is delimited (RFC 9112 section 6.3).
+enum HTTPBodyFraming: Equatable, Sendable {
+    /// No body (a `HEAD` request, 1xx, 204, 304).
+    case none
+    /// Exactly this many bytes.
+    case length(Int)
+    /// The chunked transfer coding.
+    case chunked
+    /// Every byte until the server closes the connection.
+    case untilClose
+
+    /// The framing of a response with `head` to a request of `method`.
+    ///
+    /// - Throws: ``TransportError`` `.invalidResponse` for an invalid or conflicting `Content-Length`.
+    init(head: HTTPResponseHead, method: String) throws {
+        if method == "HEAD" || head.status == 204 || head.status == 304 || (100..<200).contains(head.status) {
+            self = .none
+            return
+        }
+        let codings = head.headers.values(for: "Transfer-Encoding")
+            .flatMap { $0.split(separator: ",") }
+            .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            .filter { !$0.isEmpty }
+        if let last = codings.last {
+            // A transfer coding other than chunked last: the body runs to the close.
+            self = last == "chunked" ? .chunked : .untilClose
+            return
+        }
+        let lengths = Set(
+            head.headers.values(for: "Content-Length").flatMap { $0.split(separator: ",") }
+                .map { $0.trimmingCharacters(in: .whitespaces) })
+        guard let first = lengths.first else {
+            self = .untilClose
+            return
+        }
+        guard lengths.count == 1 else {
+            throw TransportError(
+                .invalidResponse, "the response has conflicting Content-Length values: \(lengths.sorted())")
+        }
+        guard !first.isEmpty, first.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let length = Int(first) else {
+            throw TransportError(.invalidResponse, "the response's Content-Length \"\(first)\" is not a number")
+        }
+        self = .length(length)
+    }
+}
+
+/// Decodes the chunked transfer coding incrementally: any split of the input decodes the same.
+///
+/// Chunk extensions (`;name=value` after the size) are skipped; trailer fields after the last
+/// chunk are read and dropped (their total size is limited like a head's fields).
+///
+/// ```swift
+/// var decoder = ChunkedBodyDecoder(maxTrailerBytes: 64 << 10)
+/// var body: [UInt8] = []
+/// try decoder.decode(Array("5\r\nhello\r\n0\r\n\r\n".utf8)[...], into: &body)
+/// // body == Array("hello".utf8), decoder.isComplete == true
+/// ```
+struct ChunkedBodyDecoder {
+    private enum State {
+        /// Reading the size's hex digits (`digits` so far).
+        case size(digits: Int)
+        /// After the size: an extension, or whitespace, up to the line's end.
+        case sizeLineRest
+        /// The size line's CR was read; its LF must follow.
+        case sizeLineLF
+        /// Reading a chunk's data.
+        case data
+        /// After a chunk's data: CR LF (or LF).
+        case dataCR
+        case dataLF
+        /// At the start of a trailer line (an empty one ends the body).
+        case trailerLineStart
+        /// Inside a trailer field line.
+        case trailerLine
+        /// The CR of a line in the trailer section was read; `empty` when it was the blank line.
+        case trailerLF(empty: Bool)
+        /// The last chunk and the trailer section were read.
+        case done
+    }
+
+    private var state = State.size(digits: 0)
+    private var size = 0
+    private var remaining = 0
+    /// Bytes of the body read so far (the error offsets).
+    private(set) var offset = 0
+    private var extensionBytes = 0
+    private var trailerBytes = 0
+    /// The most bytes of chunk extensions on one line, and of trailer fields in all.
+    let maxTrailerBytes: Int
+
+    init(maxTrailerBytes: Int) { self.maxTrailerBytes = maxTrailerBytes }
+
+    /// Whether the last chunk and its trailer section have been read.
+    var isComplete: Bool {
+        if case .done = state { return true }
+        return false
+    }
+
+    /// Decodes `input`, appending the data to `output`; bytes after the end of the body are
+    /// ignored. Returns how many bytes of `input` belonged to the body.
+    ///
+    /// - Throws: ``TransportError`` `.invalidResponse`, naming the problem and its byte offset in the body.
+    @discardableResult
+    mutating func decode(_ input: ArraySlice<UInt8>, into output: inout [UInt8]) throws -> Int {
+        var index = input.startIndex
+        while index < input.endIndex {
+            if case .done = state { break }
+            if case .data = state {
+                let take = min(remaining, input.endIndex - index)
+                output.append(contentsOf: input[index..<(index + take)])
+                index += take
+                offset += take
+                remaining -= take
+                if remaining == 0 { state = .dataCR }
+                continue
+            }
+            try step(input[index])
+            index += 1
+            offset += 1
+        }
+        return index - input.startIndex
+    }
+
+    private mutating func step(_ byte: UInt8) throws {
+        switch state {
+        case .size(let digits):
+            if let value = Self.hexValue(byte) {
+                guard digits < 15 else { throw error("a chunk size of more than 15 hex digits") }
+                size = size * 16 + value
+                state = .size(digits: digits + 1)
+                return
+            }
+            guard digits > 0 else {
+                throw error("\(HTTPByteName.of(byte)) where a chunk size (hex digits) was expected")
+            }
+            try endOfSizeDigits(byte)
+        case .sizeLineRest:
+            if byte == 0x0D {
+                state = .sizeLineLF
+            } else if byte == 0x0A {
+                try endOfSizeLine()
+            } else {
+                guard byte != 0 else { throw error("a NUL byte in a chunk extension") }
+                extensionBytes += 1
+                guard extensionBytes <= maxTrailerBytes else {
+                    throw error("a chunk extension of more than \(maxTrailerBytes) bytes")
+                }
+            }
+        case .sizeLineLF:
+            guard byte == 0x0A else { throw error("\(HTTPByteName.of(byte)) after CR where LF ends a chunk size line") }
+            try endOfSizeLine()
+        case .data:
+            // Handled in bulk by `decode`.
+            break
+        case .dataCR:
+            if byte == 0x0D {
+                state = .dataLF
+            } else if byte == 0x0A {
+                state = .size(digits: 0)
+            } else {
+                throw error("\(HTTPByteName.of(byte)) where the line break after a chunk's data was expected")
+            }
+        case .dataLF:
+            guard byte == 0x0A else { throw error("\(HTTPByteName.of(byte)) after CR where LF ends a chunk's data") }
+            state = .size(digits: 0)
+        case .trailerLineStart:
+            if byte == 0x0D {
+                state = .trailerLF(empty: true)
+            } else if byte == 0x0A {
+                state = .done
+            } else {
+                try countTrailerByte()
+                state = .trailerLine
+            }
+        case .trailerLine:
+            if byte == 0x0D {
+                state = .trailerLF(empty: false)
+            } else if byte == 0x0A {
+                state = .trailerLineStart
+            } else {
+                try countTrailerByte()
+            }
+        case .trailerLF(let empty):
+            guard byte == 0x0A else { throw error("\(HTTPByteName.of(byte)) after CR where LF ends a trailer line") }
+            state = empty ? .done : .trailerLineStart
+        case .done:
+            break
+        }
+    }
+
+    /// The first byte after a size's digits: an extension, whitespace, or the line's end.
+    private mutating func endOfSizeDigits(_ byte: UInt8) throws {
+        switch byte {
+        case UInt8(ascii: ";"), 0x20, 0x09:
+            extensionBytes = 1
+            state = .sizeLineRest
+        case 0x0D: state = .sizeLineLF
+        case 0x0A: try endOfSizeLine()
+        default: throw error("\(HTTPByteName.of(byte)) in a chunk size")
+        }
+    }
+
+    private mutating func endOfSizeLine() throws {
+        extensionBytes = 0
+        if size == 0 {
+            state = .trailerLineStart
+        } else {
+            remaining = size
+            size = 0
+            state = .data
+        }
+    }
+
+    private mutating func countTrailerByte() throws {
+        trailerBytes += 1
+        guard trailerBytes <= maxTrailerBytes else {
+            throw error("trailer fields of more than \(maxTrailerBytes) bytes")
+        }
+    }
+
+    private func error(_ what: String) -> TransportError {
+        TransportError(.invalidResponse, "invalid chunked body: \(what) at byte \(offset) of the body")
+    }
+
+    private static func hexValue(_ byte: UInt8) -> Int? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return Int(byte - UInt8(ascii: "0"))
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return Int(byte - UInt8(ascii: "a")) + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return Int(byte - UInt8(ascii: "A")) + 10
+        default: return nil
+        }
+    }
+}
+
+/// A byte as people read it in an error message: `"a"` for printable ASCII, `0x0D` otherwise.
+enum HTTPByteName {
+    static func of(_ byte: UInt8) -> String {
+        (0x21...0x7E).contains(byte) ? "\"\(Character(Unicode.Scalar(byte)))\"" : String(format0x: byte)
+    }
+}
+
+extension String {
+    fileprivate init(format0x byte: UInt8) {
+        let digits = Array("0123456789ABCDEF")
+        self = "0x" + String(digits[Int(byte >> 4)]) + String(digits[Int(byte & 15)])
+    }
+}
