@@ -75,7 +75,8 @@ final class PlainHTTPSocket {
         #else
             hints.ai_socktype = SOCK_STREAM
         #endif
-        hints.ai_flags = AI_NUMERICSERV | AI_ADDRCONFIG
+        // No AI_ADDRCONFIG: it hides `::1` on a host whose only IPv6 address is the loopback.
+        hints.ai_flags = AI_NUMERICSERV
         var list: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(host, String(port), &hints, &list)
         guard status == 0, let list else {
@@ -129,8 +130,8 @@ final class PlainHTTPSocket {
             guard fd >= 0 else { return -1 }
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            var on: Int32 = 1
-            _ = setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &on, socklen_t(MemoryLayout<Int32>.size))
+            var noSignal: Int32 = 1
+            _ = setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &noSignal, socklen_t(MemoryLayout<Int32>.size))
         #endif
         // Small writes (the request) go at once; the reply is what is waited for.
         var on: Int32 = 1

@@ -39,7 +39,11 @@ final class ScriptedHTTPServer: Sendable {
 
     init(ipv6: Bool = false, script: @escaping @Sendable (ScriptedConnection) throws -> Void) throws {
         self.ipv6 = ipv6
-        let fd = socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #if canImport(Glibc)
+            let fd = socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+            let fd = socket(ipv6 ? AF_INET6 : AF_INET, SOCK_STREAM, 0)
+        #endif
         guard fd >= 0 else { throw POSIXError(.EIO) }
         var on: Int32 = 1
         _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
