@@ -116,8 +116,9 @@ extension ChatbaseClient {
         else {
             return try await body(round, {})
         }
+        let minted = conversationId == nil ? Self.newClientMessageId() : nil
         let queuedRound = Round.chat(
-            message: text, conversationId: conversationId ?? Self.newClientMessageId(), clientMessageId: id)
+            message: text, conversationId: conversationId ?? minted, clientMessageId: id)
         // Marked in flight before it is written, so no flush can take it meanwhile.
         let mine = await outboxQueue.begin(id)
         let queued = OutboxMessage(
@@ -130,8 +131,10 @@ extension ChatbaseClient {
         do {
             result = .success(
                 try await Outbox.$createsMissingConversation.withValue(true) {
-                    try await body(queuedRound) { [store] in
-                        if accepted.set() { try? store.dequeue(clientMessageId: id, scope: scope) }
+                    try await Outbox.$newConversation.withValue(minted.map(NewConversation.init)) {
+                        try await body(queuedRound) { [store] in
+                            if accepted.set() { try? store.dequeue(clientMessageId: id, scope: scope) }
+                        }
                     }
                 })
         } catch {
@@ -151,10 +154,21 @@ extension ChatbaseClient {
 
     /// Sends a queued chat round (only under ``Outbox/createsMissingConversation``) into the conversation it was written in: when the server does
     /// not know the conversation yet (404 `RESOURCE_CONVERSATION_NOT_FOUND`), creates it with that
-    /// ID (idempotent) and sends again; a server without client-made conversations gets the
+    /// ID (idempotent) and sends again (a conversation made for the message just now,
+    /// ``Outbox/newConversation``, is created before the first send); a server without client-made conversations gets the
     /// message without a conversation ID (it starts one).
     func intoKnownConversation<R>(_ round: Round, _ send: (Round) async throws -> R) async throws -> R {
         guard Outbox.createsMissingConversation else { return try await send(round) }
+        // A conversation the client made for this message just now: created first (no 404 round trip).
+        if case .chat(let text, let conversationId?, let clientMessageId) = round,
+            Outbox.newConversation?.claim(conversationId) == true
+        {
+            do {
+                try await createConversation(id: conversationId)
+            } catch let refusal as APIError where refusal.isNotSupportedByServer {
+                return try await send(.chat(message: text, conversationId: nil, clientMessageId: clientMessageId))
+            }
+        }
         do {
             return try await send(round)
         } catch let error as APIError

@@ -97,6 +97,36 @@ struct OutboxTests {
         }
     }
 
+    /// Passes every request to the default transport and records its method and route.
+    final class RouteRecorder: HTTPTransport {
+        let routes = Shared<[String]>([])
+        let base = DefaultHTTPTransport.make()
+        func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+            let parts = request.url.path.split(separator: "/").map(String.init)
+            let route = parts.firstIndex(of: "agents").map { parts.dropFirst($0 + 2).joined(separator: "/") }
+            routes.update { $0.append("\(request.method) \(route ?? request.url.path)") }
+            return try await base.send(request)
+        }
+    }
+
+    @Test func aNewConversationIsCreatedBeforeItsFirstMessageGoes() async throws {
+        let server = try HistoryStoreTests.startServer()
+        defer { server.stop() }
+        let recorder = RouteRecorder()
+        let client = ChatbaseClient(
+            agentId: Self.agent, baseURL: URL(string: "http://127.0.0.1:\(server.port)/api/sdk")!,
+            transport: recorder, identityStore: InMemoryIdentityStore(), store: HistoryStore.inMemory(),
+            outbox: .manual)
+        try await withTaskExecutorPreference(NetworkTestExecutor.shared) {
+            let first = try await client.send("a new conversation")
+            // Not a 404 to the whole message first, then the conversation, then the message again.
+            #expect(recorder.routes.value == ["POST conversations", "POST chat"])
+            _ = try await client.send("the same one", conversationId: first.conversationId)
+            #expect(recorder.routes.value == ["POST conversations", "POST chat", "POST chat"])
+            #expect(try await Self.userMessages("a new conversation", in: first.conversationId, via: client) == 1)
+        }
+    }
+
     @Test func aRefusedMessageIsKeptAsFailedUntilDiscarded() async throws {
         let server = try HistoryStoreTests.startServer()
         defer { server.stop() }
