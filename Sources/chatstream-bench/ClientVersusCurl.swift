@@ -1,4 +1,5 @@
-// ClientVersusCurl: ChatbaseClient on its default transport (CurlTransport on Linux) against curl,
+// ClientVersusCurl: ChatbaseClient on its default transport (PlainHTTPTransport for the loopback
+// http:// server on Linux) against curl,
 // reading the same 600 KB streamed reply from the local server over loopback (issue 22,
 // deliverable 2: at most 1.3 times curl's time to the last byte and twice its CPU).
 //
