@@ -12,8 +12,9 @@ the report gives the medians and the ratios chat/curl of the medians.
     python3 scripts/chat-vs-curl.py --runs 15 --urlsession --before /tmp/chatstream-old
 
 With --urlsession the same binary also runs with CHATSTREAM_TRANSPORT=urlsession (FoundationNetworking's
-URLSession path), and with --before another chatstream binary (an older build) runs too, all in the
-same alternating loop, so every ratio comes from the same machine load.
+URLSession path), and with --before another chatstream binary (an older build) runs too (--before may
+be given more than once; the rows are then named after each binary's file), all in the same
+alternating loop, so every ratio comes from the same machine load.
 
 Options: --binary (default .build/release/chatstream), --runs, --reply-kb, --port, --urlsession,
 --before. Standard library only; loopback only; the server and every run stop by themselves.
@@ -75,7 +76,8 @@ def main():
     parser.add_argument("--reply-kb", type=int, default=600)
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--urlsession", action="store_true")
-    parser.add_argument("--before", default=None)
+    parser.add_argument("--before", action="append", default=[],
+                        help="another chatstream binary to run in the same loop (repeatable)")
     options = parser.parse_args()
     if not os.path.exists(options.binary):
         sys.exit(f"no {options.binary}: swift build -c release --product chatstream")
@@ -105,8 +107,9 @@ def main():
         variants = [("curl", curl, env), ("chat", chat, env)]
         if options.urlsession:
             variants.append(("chat-urlsession", chat, dict(env, CHATSTREAM_TRANSPORT="urlsession")))
-        if options.before:
-            variants.append(("chat-before", [options.before] + chat[1:], env))
+        for path in options.before:
+            name = "chat-before" if len(options.before) == 1 else "chat-" + os.path.basename(path)
+            variants.append((name, [path] + chat[1:], env))
 
         # One of each first, not counted: warms the server, the page cache and the store.
         reply_bytes = printed = 0
