@@ -169,17 +169,30 @@ final class PlainHTTPExchange: HTTPBodyBatchSource, @unchecked Sendable {
         try readBody(framing, first: rest, scratch)
     }
 
-    /// Sends the request bytes; false when the exchange ended meanwhile.
+    /// Why sending the request failed, when it did: the server may have answered first (a 413
+    /// before the whole body) and closed, so its answer is read, and this error counts only when
+    /// there is none (thread only).
+    private var sendFailure: TransportError?
+
+    /// Sends the request bytes (all of them, or until the server answers early); false when the
+    /// exchange ended meanwhile.
     private func sendRequest() throws -> Bool {
         var sent = 0
         while sent < requestBytes.count {
-            let count = try requestBytes.withUnsafeBytes {
-                try socket.send(UnsafeRawBufferPointer(rebasing: $0[sent...]))
+            let count: Int
+            do {
+                count = try requestBytes.withUnsafeBytes {
+                    try socket.send(UnsafeRawBufferPointer(rebasing: $0[sent...]))
+                }
+            } catch let error as TransportError {
+                sendFailure = error
+                return true
             }
             sent += count
             if count > 0 { continue }
             switch socket.wait(forWriting: true, until: idleDeadline) {
             case .ready: continue
+            case .answered: return true
             case .woken: guard isRunning else { return false }
             case .timedOut: throw timedOut(waitingFor: "the request to be sent")
             }
@@ -202,7 +215,7 @@ final class PlainHTTPExchange: HTTPBodyBatchSource, @unchecked Sendable {
             case .wouldBlock: break
             }
             switch socket.wait(forWriting: false, until: idleDeadline) {
-            case .ready: continue
+            case .ready, .answered: continue
             case .woken: guard isRunning else { return nil }
             case .timedOut: throw timedOut(waitingFor: what)
             }
@@ -214,8 +227,15 @@ final class PlainHTTPExchange: HTTPBodyBatchSource, @unchecked Sendable {
         var parser = HTTPResponseHeadParser(maxHeaderBytes: limits.maxResponseHeaderBytes)
         var buffer: [UInt8] = []
         while true {
-            guard let count = try receive(scratch, waitingFor: "the response") else { return nil }
+            let received: Int?
+            do {
+                received = try receive(scratch, waitingFor: "the response")
+            } catch let error as TransportError where error.kind == .connectionLost {
+                throw sendFailure ?? error
+            }
+            guard let count = received else { return nil }
             guard count > 0 else {
+                if let sendFailure { throw sendFailure }
                 let prefix = Array("HTTP/1.".utf8)
                 if !buffer.isEmpty, !buffer.starts(with: prefix.prefix(buffer.count)) {
                     throw TransportError(

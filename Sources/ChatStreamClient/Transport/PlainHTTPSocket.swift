@@ -17,6 +17,9 @@ final class PlainHTTPSocket {
     /// What a wait ended with.
     enum Wait {
         case ready
+        /// Waiting to write, the socket could not take more but the server has spoken: an early
+        /// answer (a 413 before the whole request body) that the server wants read.
+        case answered
         case woken
         case timedOut
     }
@@ -101,12 +104,9 @@ final class PlainHTTPSocket {
                 continue
             }
             switch wait(forWriting: true, until: deadline) {
-            case .woken:
-                closeSocket()
-                return false
-            case .timedOut:
-                closeSocket()
-                throw TransportError(.timedOut, "no connection to \(host) port \(port) before the idle timeout")
+            case .answered:
+                // Not connected yet, so nothing to read: the connect's result decides.
+                fallthrough
             case .ready:
                 var failure: Int32 = 0
                 var length = socklen_t(MemoryLayout<Int32>.size)
@@ -114,6 +114,12 @@ final class PlainHTTPSocket {
                 if failure == 0 { return true }
                 lastError = String(cString: strerror(failure))
                 closeSocket()
+            case .woken:
+                closeSocket()
+                return false
+            case .timedOut:
+                closeSocket()
+                throw TransportError(.timedOut, "no connection to \(host) port \(port) before the idle timeout")
             }
         }
         throw TransportError(.connectionFailed, "cannot connect to \(host) port \(port): \(lastError)")
@@ -150,7 +156,7 @@ final class PlainHTTPSocket {
                 timeout = Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
             }
             var fds = [
-                pollfd(fd: descriptor, events: Int16(forWriting ? POLLOUT : POLLIN), revents: 0),
+                pollfd(fd: descriptor, events: Int16(forWriting ? POLLOUT | POLLIN : POLLIN), revents: 0),
                 pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
             ]
             // A closed socket (-1) is ignored by poll.
@@ -163,7 +169,9 @@ final class PlainHTTPSocket {
                 drainWakes()
                 return .woken
             }
-            if fds[0].revents != 0 { return .ready }
+            let events = Int32(fds[0].revents)
+            if forWriting, events & Int32(POLLOUT) == 0, events & Int32(POLLIN) != 0 { return .answered }
+            if events != 0 { return .ready }
             if count == 0, let deadline, deadline <= .now { return .timedOut }
         }
     }

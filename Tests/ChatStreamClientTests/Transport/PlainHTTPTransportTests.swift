@@ -5,6 +5,7 @@
 // with the other transports runs in their suites (TransportUnderTest.plain).
 
 import ChatStreamHTTP
+import Dispatch
 import Foundation
 import TestSupport
 import Testing
@@ -162,6 +163,44 @@ struct PlainHTTPTransportTests {
         let response = try await Self.send(server)
         #expect(response.status == 200)
         #expect(await Self.read(response).bytes == Array("ok".utf8))
+    }
+
+    // MARK: An answer before the whole request
+
+    /// A request whose body is far more than the socket buffers hold.
+    static func largeRequest(_ server: ScriptedHTTPServer) -> HTTPRequest {
+        HTTPRequest(
+            method: "POST", url: server.url("/upload"), body: [UInt8](repeating: 0x61, count: 32 << 20),
+            idleTimeout: .seconds(30))
+    }
+
+    @Test(arguments: [false, true])
+    func anEarlyAnswerToARequestNotAllSentIsTheResponse(serverCloses: Bool) async throws {
+        let answered = DispatchSemaphore(value: 0)
+        let server = try ScriptedHTTPServer(readsRequest: false) { connection in
+            connection.write(
+                "HTTP/1.1 413 Content Too Large\r\nContent-Length: 9\r\nConnection: close\r\n\r\ntoo large")
+            // Either closes at once with the request unread, or keeps the connection open reading
+            // nothing until the client has the answer: it stops sending and reads it either way.
+            if !serverCloses { _ = answered.wait(timeout: .now() + 60) }
+        }
+        defer { server.stop() }
+        let response = try await Self.send(server, Self.largeRequest(server))
+        #expect(response.status == 413)
+        let result = await Self.read(response)
+        answered.signal()
+        #expect(String(decoding: result.bytes, as: UTF8.self) == "too large")
+        #expect(result.error == nil)
+    }
+
+    @Test func aServerThatClosesUnansweredMidRequestIsALostConnection() async throws {
+        let server = try ScriptedHTTPServer(readsRequest: false) { _ in }
+        defer { server.stop() }
+        await #expect {
+            _ = try await Self.send(server, Self.largeRequest(server))
+        } throws: { error in
+            (error as? TransportError)?.kind == .connectionLost
+        }
     }
 
     // MARK: Malformed heads

@@ -37,7 +37,11 @@ final class ScriptedHTTPServer: Sendable {
         return true
     }()
 
-    init(ipv6: Bool = false, script: @escaping @Sendable (ScriptedConnection) throws -> Void) throws {
+    /// With `readsRequest` false the script runs at once, before any of the request is read (an
+    /// early answer, as a server refusing a body too large gives).
+    init(
+        ipv6: Bool = false, readsRequest: Bool = true, script: @escaping @Sendable (ScriptedConnection) throws -> Void
+    ) throws {
         self.ipv6 = ipv6
         #if canImport(Glibc)
             let fd = socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -93,7 +97,7 @@ final class ScriptedHTTPServer: Sendable {
                 accepted.update { $0 += 1 }
                 Thread.detachNewThread {
                     let connection = ScriptedConnection(client)
-                    requests.update { $0.append(connection.readRequest()) }
+                    if readsRequest { requests.update { $0.append(connection.readRequest()) } }
                     try? script(connection)
                     connection.close()
                 }
