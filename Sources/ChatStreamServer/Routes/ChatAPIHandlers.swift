@@ -173,5 +173,5 @@ final class ChatAPIHandlers: Sendable {
     static var now: Int { Int(Date().timeIntervalSince1970) }
 
     /// A new random lowercase UUID v4.
-    static func newID() -> String { UUID().uuidString.lowercased() }
+    static func newID() -> String { RandomUUID.make() }
 }
