@@ -201,19 +201,27 @@ final class PlainHTTPExchange: HTTPBodyBatchSource, @unchecked Sendable {
     }
 
     /// Receives into `scratch` after waiting for the socket: the count (0 at the close), or nil
-    /// when the exchange ended meanwhile.
-    private func receive(_ scratch: UnsafeMutableRawBufferPointer, waitingFor what: String) throws -> Int? {
+    /// when the exchange ended meanwhile. `waitFirst`: the last read took less than it could, so
+    /// the socket is most likely empty: wait before reading rather than read, fail and wait (a
+    /// streamed reply arrives an event at a time: one system call fewer for each).
+    private func receive(
+        _ scratch: UnsafeMutableRawBufferPointer, waitingFor what: String, waitFirst: Bool = false
+    ) throws -> Int? {
+        var waitFirst = waitFirst
         while true {
             // Paused: the consumer's delay, not the server's silence; no read until it took the batch.
             while shared.withLock({ $0.paused }) {
                 socket.waitForWake()
                 guard isRunning else { return nil }
             }
-            switch try socket.receive(into: scratch) {
-            case .bytes(let count): return count
-            case .closed: return 0
-            case .wouldBlock: break
+            if !waitFirst {
+                switch try socket.receive(into: scratch) {
+                case .bytes(let count): return count
+                case .closed: return 0
+                case .wouldBlock: break
+                }
             }
+            waitFirst = false
             switch socket.wait(forWriting: false, until: idleDeadline) {
             case .ready, .answered: continue
             case .woken: guard isRunning else { return nil }
@@ -306,8 +314,12 @@ final class PlainHTTPExchange: HTTPBodyBatchSource, @unchecked Sendable {
             end(with: nil)
             return
         }
+        var drained = false
         while true {
-            guard let count = try receive(scratch, waitingFor: "the next body chunk") else { return }
+            guard let count = try receive(scratch, waitingFor: "the next body chunk", waitFirst: drained) else {
+                return
+            }
+            drained = count < scratch.count
             if count == 0 {
                 switch framing {
                 case .length(let length):
