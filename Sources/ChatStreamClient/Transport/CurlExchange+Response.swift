@@ -133,17 +133,10 @@ import ChatStreamHTTP
             }
             transfer.roundBytes += count
             let bytes = raw.bindMemory(to: UInt8.self)
+            // Paused above on its own (libcurl's pause), so no bound here.
             let waiter: CheckedContinuation<[UInt8]?, any Error>? = shared.withLock { state in
                 guard !state.ended else { return nil }
-                state.lastActivity = .now
-                guard let waiter = state.waiter else {
-                    // Sized like the last batch, so a batch grows without copies as it fills.
-                    if state.pending.isEmpty { state.pending.reserveCapacity(state.batchCapacity) }
-                    state.pending.append(contentsOf: bytes)
-                    return nil
-                }
-                state.waiter = nil
-                return waiter
+                return state.receive(bytes, pauseAt: nil)
             }
             waiter?.resume(returning: Array(bytes))
             return count

@@ -20,7 +20,7 @@
 
     /// One request in flight on ``CurlTransport``: driver-thread transfer state, shared body state.
     final class CurlExchange: HTTPBodyBatchSource, @unchecked Sendable {
-        struct Shared {
+        struct Shared: BodyBatchState {
             var head: CheckedContinuation<HTTPResponse, any Error>?
             /// `start` ran (the transfer was posted to the driver).
             var started = false
@@ -124,62 +124,11 @@
 
         // MARK: - The body's consumer
 
-        private enum Step {
-            case bytes([UInt8], resume: Bool)
-            case end
-            case failed(TransportError)
-            case wait
-        }
-
-        /// Takes everything pending; `.wait` when there is nothing yet.
-        private static func take(_ state: inout Shared, limits: CurlTransport.Limits) -> Step {
-            if !state.pending.isEmpty {
-                let batch = state.pending
-                state.pending = []
-                state.batchCapacity = min(max(16 << 10, batch.count), limits.maxBufferedBytes + (64 << 10))
-                guard state.paused else { return .bytes(batch, resume: false) }
-                state.paused = false
-                state.lastActivity = .now
-                return .bytes(batch, resume: true)
-            }
-            guard state.ended else { return .wait }
-            if let failure = state.failure { return .failed(failure) }
-            return .end
-        }
-
-        private func finishStep(_ step: Step) throws -> [UInt8]? {
-            switch step {
-            case .bytes(let batch, let resume):
-                if resume { driver.post(.resume(self)) }
-                return batch
-            case .end, .wait: return nil
-            case .failed(let error): throw error
-            }
-        }
-
         func nextBatch() async throws -> [UInt8]? {
-            let limits = limits
-            let first = shared.withLock { Self.take(&$0, limits: limits) }
-            if case .wait = first {} else { return try finishStep(first) }
-            return try await withTaskCancellationHandler {
-                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[UInt8]?, any Error>) in
-                    let step = shared.withLock { state in
-                        let step = Self.take(&state, limits: limits)
-                        if case .wait = step { state.waiter = continuation }
-                        return step
-                    }
-                    switch step {
-                    case .wait: return
-                    case .bytes(let batch, let resume):
-                        if resume { driver.post(.resume(self)) }
-                        continuation.resume(returning: batch)
-                    case .end: continuation.resume(returning: nil)
-                    case .failed(let error): continuation.resume(throwing: error)
-                    }
-                }
-            } onCancel: {
-                self.fail(TransportError(.cancelled, "the response body's consumer stopped"))
-            }
+            try await BodyBatches.next(
+                from: shared, maxBufferedBytes: limits.maxBufferedBytes,
+                resumeReceiving: { driver.post(.resume(self)) },
+                cancelled: { self.fail(TransportError(.cancelled, "the response body's consumer stopped")) })
         }
 
         func bodyDropped() {

@@ -22,7 +22,7 @@ import Synchronization
 
 /// One request on ``PlainHTTPTransport``: the thread that runs it and the body state it shares.
 final class PlainHTTPExchange: HTTPBodyBatchSource, @unchecked Sendable {
-    struct Shared {
+    struct Shared: BodyBatchState {
         var head: CheckedContinuation<HTTPResponse, any Error>?
         var headDelivered = false
         /// No byte will be added to `pending`; `failure` says why (nil: the body is complete).
@@ -350,16 +350,7 @@ final class PlainHTTPExchange: HTTPBodyBatchSource, @unchecked Sendable {
         let limit = limits.maxBufferedBytes
         let result: (running: Bool, waiter: CheckedContinuation<[UInt8]?, any Error>?) = shared.withLock { state in
             guard !state.ended else { return (false, nil) }
-            state.lastActivity = .now
-            guard let waiter = state.waiter else {
-                // Sized like the last batch, so a batch grows without copies as it fills.
-                if state.pending.isEmpty { state.pending.reserveCapacity(state.batchCapacity) }
-                state.pending.append(contentsOf: bytes)
-                if state.pending.count >= limit { state.paused = true }
-                return (true, nil)
-            }
-            state.waiter = nil
-            return (true, waiter)
+            return (true, bytes.withUnsafeBufferPointer { state.receive($0, pauseAt: limit) })
         }
         result.waiter?.resume(returning: Array(bytes))
         return result.running
@@ -367,59 +358,10 @@ final class PlainHTTPExchange: HTTPBodyBatchSource, @unchecked Sendable {
 
     // MARK: - The body's consumer
 
-    private enum Step {
-        case bytes([UInt8], resume: Bool)
-        case end
-        case failed(TransportError)
-        case wait
-    }
-
-    /// Takes everything pending; `.wait` when there is nothing yet.
-    private static func take(_ state: inout Shared, limits: PlainHTTPTransport.Limits) -> Step {
-        if !state.pending.isEmpty {
-            let batch = state.pending
-            state.pending = []
-            state.batchCapacity = min(max(16 << 10, batch.count), limits.maxBufferedBytes + (64 << 10))
-            guard state.paused else { return .bytes(batch, resume: false) }
-            state.paused = false
-            state.lastActivity = .now
-            return .bytes(batch, resume: true)
-        }
-        guard state.ended else { return .wait }
-        if let failure = state.failure { return .failed(failure) }
-        return .end
-    }
-
     func nextBatch() async throws -> [UInt8]? {
-        let limits = limits
-        let first = shared.withLock { Self.take(&$0, limits: limits) }
-        switch first {
-        case .bytes(let batch, let resume):
-            if resume { socket.wake() }
-            return batch
-        case .end: return nil
-        case .failed(let error): throw error
-        case .wait: break
-        }
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[UInt8]?, any Error>) in
-                let step = shared.withLock { state in
-                    let step = Self.take(&state, limits: limits)
-                    if case .wait = step { state.waiter = continuation }
-                    return step
-                }
-                switch step {
-                case .wait: return
-                case .bytes(let batch, let resume):
-                    if resume { socket.wake() }
-                    continuation.resume(returning: batch)
-                case .end: continuation.resume(returning: nil)
-                case .failed(let error): continuation.resume(throwing: error)
-                }
-            }
-        } onCancel: {
-            self.fail(TransportError(.cancelled, "the response body's consumer stopped"))
-        }
+        try await BodyBatches.next(
+            from: shared, maxBufferedBytes: limits.maxBufferedBytes, resumeReceiving: { socket.wake() },
+            cancelled: { self.fail(TransportError(.cancelled, "the response body's consumer stopped")) })
     }
 
     func bodyDropped() {
