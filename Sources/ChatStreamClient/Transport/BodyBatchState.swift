@@ -24,8 +24,10 @@ protocol BodyBatchState {
     /// The capacity a new batch starts with: the size of the last one taken (at least 16 KiB).
     var batchCapacity: Int { get set }
     /// No byte will be added to `pending`; `failure` says why (nil: the body is complete).
-    var ended: Bool { get }
-    var failure: TransportError? { get }
+    var ended: Bool { get set }
+    var failure: TransportError? { get set }
+    /// `send`'s continuation, until the response head is handed over.
+    var head: CheckedContinuation<HTTPResponse, any Error>? { get set }
     /// When bytes last moved (the idle timeout counts from it).
     var lastActivity: ContinuousClock.Instant { get set }
 }
@@ -55,6 +57,25 @@ extension BodyBatchState {
         guard ended else { return .wait }
         if let failure { return .failed(failure) }
         return .end
+    }
+
+    /// Ends the exchange with `error` (nil: the body is complete): returns the continuations to
+    /// resume outside the lock (`send`'s, when no head was handed over; a waiting consumer's), or
+    /// nil when it had ended already. What was buffered stays for the consumer, unless the
+    /// request was cancelled (there is no consumer left for it).
+    mutating func end(
+        with error: TransportError?
+    ) -> (head: CheckedContinuation<HTTPResponse, any Error>?, body: CheckedContinuation<[UInt8]?, any Error>?)? {
+        guard !ended else { return nil }
+        ended = true
+        failure = error
+        paused = false
+        if error?.kind == .cancelled { pending = [] }
+        defer {
+            head = nil
+            waiter = nil
+        }
+        return (head, waiter)
     }
 
     /// Receives `bytes` (not after the end): keeps them, pausing once `pauseAt` bytes wait (nil:

@@ -91,24 +91,10 @@
         /// Ends the exchange: resumes whoever waits. False when it had ended already or never started.
         @discardableResult
         func end(with error: TransportError?) -> Bool {
-            typealias Waiters = (
-                head: CheckedContinuation<HTTPResponse, any Error>?, body: CheckedContinuation<[UInt8]?, any Error>?,
-                started: Bool
-            )
-            let waiters: Waiters? = shared.withLock { state in
-                guard !state.ended else { return nil }
-                state.ended = true
-                state.failure = error
-                state.paused = false
-                // A cancelled request has no consumer left for what was buffered.
-                if error?.kind == .cancelled { state.pending = [] }
-                defer {
-                    state.head = nil
-                    state.waiter = nil
-                }
-                return (state.head, state.waiter, state.started)
+            let ended = shared.withLock { state in
+                state.end(with: error).map { (head: $0.head, body: $0.body, started: state.started) }
             }
-            guard let waiters else { return false }
+            guard let waiters = ended else { return false }
             if let head = waiters.head {
                 // libcurl ends a transfer whose connection closed after the status line, before the
                 // head's blank line, without an error: the answer was cut, not malformed.

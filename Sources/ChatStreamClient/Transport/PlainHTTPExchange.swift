@@ -97,22 +97,7 @@ final class PlainHTTPExchange: HTTPBodyBatchSource, @unchecked Sendable {
     /// Ends the exchange: resumes whoever waits. False when it had ended already.
     @discardableResult
     func end(with error: TransportError?) -> Bool {
-        typealias Waiters = (
-            head: CheckedContinuation<HTTPResponse, any Error>?, body: CheckedContinuation<[UInt8]?, any Error>?
-        )
-        let waiters: Waiters? = shared.withLock { state in
-            guard !state.ended else { return nil }
-            state.ended = true
-            state.failure = error
-            state.paused = false
-            // A cancelled request has no consumer left for what was buffered.
-            if error?.kind == .cancelled { state.pending = [] }
-            defer {
-                state.head = nil
-                state.waiter = nil
-            }
-            return (state.head, state.waiter)
-        }
+        let waiters = shared.withLock { $0.end(with: error) }
         guard let waiters else { return false }
         waiters.head?.resume(
             throwing: error ?? TransportError(.connectionLost, "the connection closed before the response head ended"))
