@@ -54,9 +54,7 @@ public struct HTTPHeaderFields: Sendable, Sequence, ExpressibleByDictionaryLiter
     /// Whether any field `name` holds the comma-separated token `token`, in any case (for
     /// example `Connection: keep-alive, close` holds `close`).
     public func contains(_ name: String, token: String) -> Bool {
-        values(for: name).contains { value in
-            value.split(separator: ",").contains { Self.namesEqual(Self.trimmingSpaces($0), token) }
-        }
+        listElements(name).contains { Self.namesEqual($0, token) }
     }
 
     /// Adds a field after the existing ones (a repeated name is kept).
@@ -85,11 +83,32 @@ public struct HTTPHeaderFields: Sendable, Sequence, ExpressibleByDictionaryLiter
         return zip(a, b).allSatisfy { lowerASCII($0) == lowerASCII($1) }
     }
 
+    /// The elements of the comma-separated list fields `name` hold, trimmed, empty ones dropped
+    /// (`Transfer-Encoding: gzip, chunked` gives `["gzip", "chunked"]`).
+    package func listElements(_ name: String) -> [Substring] {
+        values(for: name).flatMap { $0.split(separator: ",") }.map(Self.trimmingSpaces).filter { !$0.isEmpty }
+    }
+
     private static func lowerASCII(_ byte: UInt8) -> UInt8 {
         (65...90).contains(byte) ? byte | 0x20 : byte
     }
 
-    private static func trimmingSpaces(_ text: Substring) -> Substring {
+    /// Whether `byte` may appear in a header field name or a method (RFC 9110's `tchar`).
+    package static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"),
+            UInt8(ascii: "%"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"),
+            UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"),
+            UInt8(ascii: "|"), UInt8(ascii: "~"):
+            true
+        default:
+            false
+        }
+    }
+
+    /// `text` without leading and trailing spaces and tabs (HTTP's optional whitespace).
+    package static func trimmingSpaces(_ text: Substring) -> Substring {
         guard let start = text.firstIndex(where: { $0 != " " && $0 != "\t" }) else { return "" }
         let end = text.lastIndex(where: { $0 != " " && $0 != "\t" })!
         return text[start...end]

@@ -37,13 +37,7 @@
         }
 
         @Test func anHTTPChatNeverOpensLibcurl() async throws {
-            var configuration = ChatAPIServer.Configuration()
-            configuration.port = 0
-            configuration.agentId = "demo-agent"
-            configuration.replyDelay = .zero
-            configuration.http.shutdownGracePeriod = .seconds(3)
-            let server = ChatAPIServer(configuration: configuration)
-            try server.start()
+            let server = try CLITests.startServer()
             defer { server.stop() }
             let home = FileManager.default.temporaryDirectory.appendingPathComponent(
                 "chatstream-plain-\(UUID().uuidString.lowercased())", isDirectory: true)

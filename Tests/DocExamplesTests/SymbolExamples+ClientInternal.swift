@@ -4,14 +4,15 @@
 // DocBlocksAreCompiledTests and README.md here). Never called: compiling them is the test.
 
 @testable import ChatStreamClient
+import ChatStreamHTTP
 
-// Sources/ChatStreamClient/Transport/HTTP1Parsing.swift:21
+// Sources/ChatStreamHTTP/HTTPResponseParsing.swift:41
 func symbolHTTPResponseHeadParser(buffer: [UInt8]) throws {
     var parser = HTTPResponseHeadParser(maxHeaderBytes: 64 << 10)
     if let (head, bodyStart) = try parser.parse(buffer) { print(head.status, buffer[bodyStart...].count) }
 }
 
-// Sources/ChatStreamClient/Transport/HTTP1Parsing.swift:245
+// Sources/ChatStreamHTTP/HTTPResponseParsing.swift:247
 func symbolChunkedBodyDecoder() throws {
     var decoder = ChunkedBodyDecoder(maxTrailerBytes: 64 << 10)
     var body: [UInt8] = []

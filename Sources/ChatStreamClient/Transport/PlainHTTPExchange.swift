@@ -76,6 +76,8 @@ final class PlainHTTPExchange: HTTPBodyBatchSource, @unchecked Sendable {
                 try run()
             } catch let error as TransportError {
                 end(with: error)
+            } catch let error as HTTPResponseParseError {
+                end(with: TransportError(parsing: error))
             } catch {
                 end(with: TransportError(.connectionLost, "\(error)"))
             }

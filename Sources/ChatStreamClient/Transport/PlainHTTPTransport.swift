@@ -7,8 +7,9 @@
 // client sends is a handful of requests per process, over loopback or a LAN, where a connect is
 // cheap, and a connection that is never reused cannot hand a request a stale socket. The request
 // goes as one write (head and body); the response head is parsed by HTTPResponseHeadParser, the
-// body framed by Content-Length, the chunked coding, or the close (HTTP1Parsing.swift), on a
-// thread of the exchange's own (PlainHTTPExchange.swift). Redirects are followed here, as
+// body framed by Content-Length, the chunked coding, or the close (ChatStreamHTTP's
+// HTTPResponseParsing.swift, shared with the server's upstream requests), on a thread of the
+// exchange's own (PlainHTTPExchange.swift). Redirects are followed here, as
 // CurlTransport follows them (`Limits.redirects`; identity headers never go to another origin;
 // a redirect to another scheme goes to the fallback). No `Accept-Encoding` is sent, so the body
 // comes as the server has it; a response coded anyway (`Content-Encoding`) that the caller did not
@@ -175,7 +176,7 @@ public final class PlainHTTPTransport: HTTPTransport {
             if let port = url.port, port != 80 { host += ":\(port)" }
             var text = "\(method) \(target) HTTP/1.1\r\nHost: \(headers["Host"] ?? host)\r\n"
             for (name, value) in fields {
-                guard !name.isEmpty, name.utf8.allSatisfy(HTTPResponseHeadParser.isTokenByte),
+                guard !name.isEmpty, name.utf8.allSatisfy(HTTPHeaderFields.isTokenByte),
                     !value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 })
                 else {
                     throw TransportError(
@@ -194,6 +195,18 @@ public final class PlainHTTPTransport: HTTPTransport {
             var bytes = Array(text.utf8)
             if let body { bytes += body }
             return bytes
+        }
+    }
+}
+
+extension TransportError {
+    /// A response ``PlainHTTPTransport`` could not parse: `.invalidResponse`, or `.headerTooLarge`
+    /// naming the limit that was passed.
+    init(parsing error: HTTPResponseParseError) {
+        switch error.kind {
+        case .invalid: self.init(.invalidResponse, error.message)
+        case .headTooLarge:
+            self.init(.headerTooLarge, error.message + " (URLSessionTransport.Limits.maxResponseHeaderBytes)")
         }
     }
 }

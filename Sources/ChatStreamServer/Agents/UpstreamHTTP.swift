@@ -2,13 +2,15 @@
 // server's own sockets (no extra dependency, one blocking thread per reply as the demo agent has).
 //
 // One request per connection (`Connection: close`). The response head is read whole (at most
-// 64 KiB); the body is handed out as it arrives, de-chunked for `Transfer-Encoding: chunked`,
-// counted for `Content-Length`, or read to the close. Every wait is a poll of at most 250 ms, so
+// 64 KiB of header fields); the body is handed out as it arrives, de-chunked for
+// `Transfer-Encoding: chunked`, counted for `Content-Length`, or read to the close (the parsing is
+// ChatStreamHTTP's, shared with the client's PlainHTTPTransport). Every wait is a poll of at most 250 ms, so
 // the reader notices a stopped reply quickly and closes the connection, and no wait outlasts the
 // agent's timeout. `https://` goes through libcurl instead (UpstreamCurl.swift, Linux), whose body
 // is read the same way (UpstreamBodyReading).
 
 import ChatStream
+import ChatStreamHTTP
 import Foundation
 
 /// Why an upstream exchange failed: what happened, for the reply's error.
@@ -100,7 +102,6 @@ enum UpstreamHTTP {
         var body = UpstreamBody(socket: socket, timeout: timeout)
         do {
             let (status, headers) = try body.readHead(shouldStop: shouldStop)
-            body.setFraming(headers: headers)
             return UpstreamResponse(status: status, headers: headers, body: body)
         } catch {
             socket.close()
@@ -109,21 +110,18 @@ enum UpstreamHTTP {
     }
 }
 
-/// The body of an upstream response over our own socket (plain http).
+/// The body of an upstream response over our own socket (plain http). The head, the body's
+/// framing and the chunked coding are read by ChatStreamHTTP's response parsers, as the client's
+/// PlainHTTPTransport reads them.
 struct UpstreamBody: UpstreamBodyReading {
-    private enum Framing: Sendable {
-        case untilClose
-        case length(Int)
-        /// Chunked: the bytes left of the current chunk (nil: a size line comes next).
-        case chunked(left: Int?)
-        case ended
-    }
-
     let socket: Socket
     let timeout: Duration
-    /// Bytes read but not yet handed out.
+    /// Bytes read but not yet handed out (before the framing is known: the head and what follows).
     private var buffer: [UInt8] = []
-    private var framing = Framing.untilClose
+    private var framing = HTTPBodyFraming.untilClose
+    /// The bytes left of a `Content-Length` body.
+    private var remaining = 0
+    private var chunked = ChunkedBodyDecoder(maxTrailerBytes: 64 << 10)
     private var sawClose = false
 
     init(socket: Socket, timeout: Duration) {
@@ -163,96 +161,65 @@ struct UpstreamBody: UpstreamBodyReading {
         return true
     }
 
+    /// Reads the response head (at most 64 KiB of header fields) and sets the body's framing:
+    /// the status and the header fields, names lower-cased.
     mutating func readHead(shouldStop: () -> Bool) throws(UpstreamError) -> (Int, [(name: String, value: String)]) {
-        let end: Int
+        var parser = HTTPResponseHeadParser(maxHeaderBytes: 64 << 10)
         while true {
-            if let index = Self.find([13, 10, 13, 10], in: buffer) {
-                end = index
-                break
-            }
-            guard buffer.count < 64 * 1024 else {
-                throw UpstreamError(message: "the upstream's response head is too long")
+            do {
+                if let (head, bodyStart) = try parser.parse(buffer) {
+                    framing = try HTTPBodyFraming(head: head, method: "POST")
+                    if case .length(let length) = framing { remaining = length }
+                    buffer.removeFirst(bodyStart)
+                    return (head.status, head.headers.map { (name: $0.name.lowercased(), value: $0.value) })
+                }
+            } catch let error as HTTPResponseParseError {
+                throw UpstreamError(message: "the upstream's response: \(error.message)")
+            } catch {
+                throw UpstreamError(message: "the upstream's response: \(error)")
             }
             guard try fill(shouldStop: shouldStop) else {
                 throw UpstreamError(message: "the upstream closed the connection before answering")
             }
-        }
-        let text = String(decoding: buffer[..<end], as: UTF8.self)
-        buffer.removeFirst(end + 4)
-        var lines = text.components(separatedBy: "\r\n")
-        let statusLine = lines.removeFirst().split(separator: " ")
-        guard statusLine.count >= 2, statusLine[0].hasPrefix("HTTP/1."), let status = Int(statusLine[1]) else {
-            throw UpstreamError(message: "the upstream did not answer HTTP/1.1")
-        }
-        let headers = lines.compactMap { line -> (name: String, value: String)? in
-            guard let colon = line.firstIndex(of: ":") else { return nil }
-            return (
-                line[..<colon].lowercased(),
-                line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-            )
-        }
-        return (status, headers)
-    }
-
-    mutating func setFraming(headers: [(name: String, value: String)]) {
-        if headers.contains(where: { $0.name == "transfer-encoding" && $0.value.lowercased().contains("chunked") }) {
-            framing = .chunked(left: nil)
-        } else if let length = headers.first(where: { $0.name == "content-length" }).flatMap({ Int($0.value) }) {
-            framing = length == 0 ? .ended : .length(length)
         }
     }
 
     mutating func next(shouldStop: () -> Bool) throws(UpstreamError) -> [UInt8]? {
         while true {
             switch framing {
-            case .ended:
+            case .none:
                 return nil
             case .untilClose:
                 if !buffer.isEmpty { return take(buffer.count) }
                 if sawClose { return nil }
                 _ = try fill(shouldStop: shouldStop)
-            case .length(let left):
+            case .length:
+                if remaining == 0 { return nil }
                 if !buffer.isEmpty {
-                    let piece = take(min(left, buffer.count))
-                    framing = left - piece.count == 0 ? .ended : .length(left - piece.count)
+                    let piece = take(min(remaining, buffer.count))
+                    remaining -= piece.count
                     return piece
                 }
                 guard try fill(shouldStop: shouldStop) else {
                     throw UpstreamError(
-                        message: "the upstream closed the connection \(left) bytes before the body's end")
+                        message: "the upstream closed the connection \(remaining) bytes before the body's end")
                 }
-            case .chunked(let left?):
-                if left == 0 {
-                    // The CRLF after a chunk's data.
-                    if buffer.count >= 2 {
-                        buffer.removeFirst(2)
-                        framing = .chunked(left: nil)
-                        continue
+            case .chunked:
+                if chunked.isComplete { return nil }
+                if !buffer.isEmpty {
+                    var data: [UInt8] = []
+                    do {
+                        buffer.removeFirst(try chunked.decode(buffer[...], into: &data))
+                    } catch let error as HTTPResponseParseError {
+                        throw UpstreamError(message: "the upstream's response: \(error.message)")
+                    } catch {
+                        throw UpstreamError(message: "the upstream's response: \(error)")
                     }
-                } else if !buffer.isEmpty {
-                    let piece = take(min(left, buffer.count))
-                    framing = .chunked(left: left - piece.count)
-                    return piece
-                }
-                guard try fill(shouldStop: shouldStop) else {
-                    throw UpstreamError(message: "the upstream closed the connection in the middle of a chunk")
-                }
-            case .chunked(nil):
-                if let lineEnd = Self.find([13, 10], in: buffer) {
-                    let line = String(decoding: buffer[..<lineEnd], as: UTF8.self)
-                    buffer.removeFirst(lineEnd + 2)
-                    let digits = line.split(separator: ";").first.map(String.init)?.trimmingCharacters(in: .whitespaces)
-                    guard let digits, let size = Int(digits, radix: 16), size >= 0 else {
-                        throw UpstreamError(message: "the upstream sent a bad chunk size line \"\(line.prefix(40))\"")
-                    }
-                    framing = size == 0 ? .ended : .chunked(left: size)
+                    if !data.isEmpty { return data }
                     continue
                 }
-                guard buffer.count < 1024 else {
-                    throw UpstreamError(message: "the upstream's chunk size line is too long")
-                }
                 guard try fill(shouldStop: shouldStop) else {
-                    throw UpstreamError(message: "the upstream closed the connection before the last chunk")
+                    throw UpstreamError(message: "the upstream closed the connection before the chunked body's end")
                 }
             }
         }
@@ -262,13 +229,5 @@ struct UpstreamBody: UpstreamBodyReading {
         let piece = Array(buffer[..<count])
         buffer.removeFirst(count)
         return piece
-    }
-
-    private static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
-        guard haystack.count >= needle.count else { return nil }
-        for start in 0...(haystack.count - needle.count) where haystack[start] == needle[0] {
-            if Array(haystack[start..<start + needle.count]) == needle { return start }
-        }
-        return nil
     }
 }

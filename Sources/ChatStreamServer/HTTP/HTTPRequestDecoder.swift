@@ -230,7 +230,7 @@ struct HTTPRequestDecoder {
             throw HTTPRequestDecodingError(status: 431, reason: "header section too large")
         }
         guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty else { throw bad("malformed request line") }
-        guard parts[0].allSatisfy(Self.isTokenByte) else { throw bad("invalid method") }
+        guard parts[0].allSatisfy(HTTPHeaderFields.isTokenByte) else { throw bad("invalid method") }
         guard parts[1].allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { throw bad("invalid request target") }
         let version = try Self.parseVersion(parts[2])
         var headers = HTTPHeaderFields()
@@ -241,7 +241,7 @@ struct HTTPRequestDecoder {
             guard let first = line.first, first != 0x20, first != 0x09 else { throw bad("obsolete line folding") }
             guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { throw bad("header line without colon") }
             let name = line[line.startIndex..<colon]
-            guard !name.isEmpty, name.allSatisfy(Self.isTokenByte) else { throw bad("invalid header name") }
+            guard !name.isEmpty, name.allSatisfy(HTTPHeaderFields.isTokenByte) else { throw bad("invalid header name") }
             let rawValue = line[(colon + 1)...]
             guard rawValue.allSatisfy({ $0 == 0x09 || ($0 >= 0x20 && $0 != 0x7F) }) else {
                 throw bad("invalid header value")
@@ -320,17 +320,6 @@ struct HTTPRequestDecoder {
         (0x30...0x39).contains(byte) ? Int(byte - 0x30) : nil
     }
 
-    /// RFC 9110 `tchar`.
-    private static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"):
-            true
-        default:
-            Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
-        }
-    }
-
     // MARK: - Helpers
 
     /// The next line (without its CRLF or LF) or nil if it is not complete; throws when it exceeds `limit`.
@@ -380,7 +369,9 @@ struct HTTPRequestDecoder {
         while index < buffer.count, index - readIndex <= Self.longestMethod {
             let byte = buffer[index]
             if byte == 0x20 { return }
-            guard Self.isTokenByte(byte) else { throw bad("not an HTTP request (byte \(byte) in the method)") }
+            guard HTTPHeaderFields.isTokenByte(byte) else {
+                throw bad("not an HTTP request (byte \(byte) in the method)")
+            }
             index += 1
         }
         if index - readIndex > Self.longestMethod { throw bad("not an HTTP request (method too long)") }

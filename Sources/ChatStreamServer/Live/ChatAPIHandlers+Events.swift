@@ -38,7 +38,6 @@ extension ChatAPIHandlers {
         }
         var sent = 0
         var opening = "retry: \(settings.retryMilliseconds)\n\n"
-        var cut = false
         var cursor: Int
         do {
             if let given, !given.isEmpty {
@@ -64,7 +63,8 @@ extension ChatAPIHandlers {
             // Before the head: the client retries later, from the ID it has.
             throw APIError(status: 503, code: "SERVICE_UNAVAILABLE", message: "the live event log could not be read")
         }
-        if let limit = settings.dropEvery, sent >= limit { cut = true }
+        // The test fault: the connection is cut after that many events.
+        let cut = settings.dropEvery.map { sent >= $0 } ?? false
         writer.setWriteTimeout(settings.writeTimeout)
         try writer.startStream(
             status: 200,
@@ -73,7 +73,6 @@ extension ChatAPIHandlers {
                 ("X-Accel-Buffering", "no"),
             ])
         if cut {
-            // The test fault: the connection is cut after that many events.
             try writer.write(opening)
             return writer.abortConnection()
         }

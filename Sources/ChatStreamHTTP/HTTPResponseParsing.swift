@@ -1,19 +1,39 @@
-// HTTP/1.1 response parsing for PlainHTTPTransport: the response head (status line and header
-// fields, RFC 9112 sections 4 and 5), the body's framing (Content-Length, chunked, or until the
-// connection closes: section 6.3) and the chunked transfer coding (section 7.1), decoded a byte at a
-// time where it must be so that any split of the input across reads decodes the same.
+// HTTP/1.1 response parsing, shared by the client's PlainHTTPTransport and the server's upstream
+// requests (UpstreamHTTP): the response head (status line and header fields, RFC 9112 sections 4
+// and 5), the body's framing (Content-Length, chunked, or until the connection closes: section
+// 6.3) and the chunked transfer coding (section 7.1), decoded a byte at a time where it must be so
+// that any split of the input across reads decodes the same.
 //
-// Every refusal is a TransportError of kind `.invalidResponse` that names what was wrong and the
-// byte offset where (from the start of the response for the head, from the start of the body for
-// the chunked coding). Nothing here touches a socket: PlainHTTPExchange feeds it what it reads.
+// Every refusal is an HTTPResponseParseError that names what was wrong and the byte offset where
+// (from the start of the response for the head, from the start of the body for the chunked
+// coding); each caller turns it into its own error. Nothing here touches a socket: the caller
+// feeds it what it reads.
+//
+// Example: `HTTPResponseHeadParser(maxHeaderBytes: 64 << 10).parse(Array("HTTP/1.1 200 OK\r\n\r\n".utf8))`
+// gives status 200, no fields, the body from byte 19.
 
-import ChatStreamHTTP
-import Foundation
+/// Why a response could not be parsed: what was wrong and where.
+package struct HTTPResponseParseError: Error, Sendable {
+    package enum Kind: Sendable {
+        /// Not valid HTTP/1.1.
+        case invalid
+        /// The head's header fields pass the caller's limit.
+        case headTooLarge
+    }
+
+    package var kind: Kind
+    package var message: String
+
+    package init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+}
 
 /// A parsed response head: the final one (interim 1xx heads are skipped by ``HTTPResponseHeadParser``).
-struct HTTPResponseHead: Sendable {
-    var status: Int
-    var headers: HTTPHeaderFields
+package struct HTTPResponseHead: Sendable {
+    package var status: Int
+    package var headers: HTTPHeaderFields
 }
 
 /// Finds and parses an HTTP/1.1 response head at the start of a byte buffer.
@@ -22,30 +42,28 @@ struct HTTPResponseHead: Sendable {
 /// var parser = HTTPResponseHeadParser(maxHeaderBytes: 64 << 10)
 /// if let (head, bodyStart) = try parser.parse(buffer) { print(head.status, buffer[bodyStart...].count) }
 /// ```
-struct HTTPResponseHeadParser {
+package struct HTTPResponseHeadParser {
     /// The most bytes of header field lines (line breaks included) in one head.
-    let maxHeaderBytes: Int
+    package let maxHeaderBytes: Int
     /// Where the head being looked for starts (past the interim heads already skipped).
     private var headStart = 0
     /// How far the search for the head's end has got (so each read is scanned once).
     private var scanned = 0
 
-    init(maxHeaderBytes: Int) { self.maxHeaderBytes = maxHeaderBytes }
+    package init(maxHeaderBytes: Int) { self.maxHeaderBytes = maxHeaderBytes }
 
     /// The final head and the offset of the first body byte, or nil when `buffer` (everything
     /// received so far, from the response's first byte) does not yet hold a whole final head.
     ///
-    /// - Throws: ``TransportError`` `.invalidResponse` (naming the problem and its byte offset) or
-    ///   `.headerTooLarge`.
-    mutating func parse(_ buffer: [UInt8]) throws -> (head: HTTPResponseHead, bodyStart: Int)? {
+    /// - Throws: ``HTTPResponseParseError`` (naming the problem and its byte offset).
+    package mutating func parse(_ buffer: [UInt8]) throws -> (head: HTTPResponseHead, bodyStart: Int)? {
         while true {
             guard let end = findEnd(buffer) else {
                 // The status line may be as long as it likes within the limit too.
                 if buffer.count - headStart > maxHeaderBytes + 8 << 10 {
-                    throw TransportError(
-                        .headerTooLarge,
-                        "the response head has more than \(maxHeaderBytes) bytes of header fields "
-                            + "(URLSessionTransport.Limits.maxResponseHeaderBytes)")
+                    throw HTTPResponseParseError(
+                        .headTooLarge,
+                        "the response head has more than \(maxHeaderBytes) bytes of header fields")
                 }
                 return nil
             }
@@ -78,7 +96,7 @@ struct HTTPResponseHeadParser {
     }
 
     /// Parses the head in `buffer[start..<end]` (which ends with its blank line).
-    static func parseHead(_ buffer: [UInt8], from start: Int, to end: Int, maxHeaderBytes: Int) throws
+    package static func parseHead(_ buffer: [UInt8], from start: Int, to end: Int, maxHeaderBytes: Int) throws
         -> HTTPResponseHead
     {
         var lines: [(start: Int, end: Int)] = []
@@ -92,7 +110,7 @@ struct HTTPResponseHeadParser {
         // The last line is the blank one.
         lines.removeLast()
         guard let statusLine = lines.first else {
-            throw TransportError(.invalidResponse, "the response has no status line (byte \(start))")
+            throw HTTPResponseParseError(.invalid, "the response has no status line (byte \(start))")
         }
         let status = try parseStatusLine(buffer, statusLine.start, statusLine.end)
         var headers = HTTPHeaderFields()
@@ -100,36 +118,35 @@ struct HTTPResponseHeadParser {
         for line in lines.dropFirst() {
             fieldBytes += line.end - line.start + 2
             guard fieldBytes <= maxHeaderBytes else {
-                throw TransportError(
-                    .headerTooLarge,
-                    "the response head has more than \(maxHeaderBytes) bytes of header fields "
-                        + "(URLSessionTransport.Limits.maxResponseHeaderBytes)")
+                throw HTTPResponseParseError(
+                    .headTooLarge,
+                    "the response head has more than \(maxHeaderBytes) bytes of header fields")
             }
             let first = buffer[line.start]
             if first == 0x20 || first == 0x09 {
-                throw TransportError(
-                    .invalidResponse,
+                throw HTTPResponseParseError(
+                    .invalid,
                     "obsolete line folding (a header line starting with whitespace) at byte \(line.start) of the response"
                 )
             }
             guard let colon = buffer[line.start..<line.end].firstIndex(of: UInt8(ascii: ":")) else {
-                throw TransportError(
-                    .invalidResponse,
+                throw HTTPResponseParseError(
+                    .invalid,
                     "a header line without a colon at byte \(line.start) of the response: \"\(text(buffer, line.start, line.end))\""
                 )
             }
             guard colon > line.start else {
-                throw TransportError(
-                    .invalidResponse, "a header field with an empty name at byte \(line.start) of the response")
+                throw HTTPResponseParseError(
+                    .invalid, "a header field with an empty name at byte \(line.start) of the response")
             }
-            if let bad = buffer[line.start..<colon].firstIndex(where: { !isTokenByte($0) }) {
-                throw TransportError(
-                    .invalidResponse,
+            if let bad = buffer[line.start..<colon].firstIndex(where: { !HTTPHeaderFields.isTokenByte($0) }) {
+                throw HTTPResponseParseError(
+                    .invalid,
                     "byte \(HTTPByteName.of(buffer[bad])) in a header field name at byte \(bad) of the response")
             }
             if let bad = buffer[(colon + 1)..<line.end].firstIndex(where: { $0 == 0 || $0 == 0x0D || $0 == 0x0A }) {
-                throw TransportError(
-                    .invalidResponse,
+                throw HTTPResponseParseError(
+                    .invalid,
                     "byte \(HTTPByteName.of(buffer[bad])) in a header field value at byte \(bad) of the response")
             }
             var valueStart = colon + 1
@@ -149,40 +166,29 @@ struct HTTPResponseHeadParser {
         guard end - start >= 12, Array(buffer[start..<(start + 7)]) == prefix,
             (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(buffer[start + 7]), buffer[start + 8] == 0x20
         else {
-            throw TransportError(
-                .invalidResponse,
+            throw HTTPResponseParseError(
+                .invalid,
                 "the status line at byte \(start) is not \"HTTP/1.x <code> <reason>\": \"\(text(buffer, start, end))\"")
         }
         var status = 0
         for offset in 9..<12 {
             let byte = buffer[start + offset]
             guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else {
-                throw TransportError(
-                    .invalidResponse,
+                throw HTTPResponseParseError(
+                    .invalid,
                     "the status code at byte \(start + 9) is not three digits: \"\(text(buffer, start, end))\"")
             }
             status = status * 10 + Int(byte - UInt8(ascii: "0"))
         }
         guard end - start == 12 || buffer[start + 12] == 0x20 else {
-            throw TransportError(
-                .invalidResponse,
+            throw HTTPResponseParseError(
+                .invalid,
                 "the status code at byte \(start + 9) is not three digits: \"\(text(buffer, start, end))\"")
         }
         guard status >= 100 else {
-            throw TransportError(.invalidResponse, "status code \(status) at byte \(start + 9) is below 100")
+            throw HTTPResponseParseError(.invalid, "status code \(status) at byte \(start + 9) is below 100")
         }
         return status
-    }
-
-    /// RFC 9110's `tchar`.
-    static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return true
-        default:
-            return Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
-        }
     }
 
     /// The line at `start..<end` for an error message (its first 200 bytes).
@@ -192,7 +198,7 @@ struct HTTPResponseHeadParser {
 }
 
 /// How a response body is delimited (RFC 9112 section 6.3).
-enum HTTPBodyFraming: Equatable, Sendable {
+package enum HTTPBodyFraming: Equatable, Sendable {
     /// No body (a `HEAD` request, 1xx, 204, 304).
     case none
     /// Exactly this many bytes.
@@ -204,34 +210,30 @@ enum HTTPBodyFraming: Equatable, Sendable {
 
     /// The framing of a response with `head` to a request of `method`.
     ///
-    /// - Throws: ``TransportError`` `.invalidResponse` for an invalid or conflicting `Content-Length`.
-    init(head: HTTPResponseHead, method: String) throws {
+    /// - Throws: ``HTTPResponseParseError`` for an invalid or conflicting `Content-Length`.
+    package init(head: HTTPResponseHead, method: String) throws {
         if method == "HEAD" || head.status == 204 || head.status == 304 || (100..<200).contains(head.status) {
             self = .none
             return
         }
-        let codings = head.headers.values(for: "Transfer-Encoding")
-            .flatMap { $0.split(separator: ",") }
-            .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-            .filter { !$0.isEmpty }
-        if let last = codings.last {
+        if let last = head.headers.listElements("Transfer-Encoding").last {
             // A transfer coding other than chunked last: the body runs to the close.
-            self = last == "chunked" ? .chunked : .untilClose
+            self = HTTPHeaderFields.namesEqual(last, "chunked") ? .chunked : .untilClose
             return
         }
         let lengths = Set(
             head.headers.values(for: "Content-Length").flatMap { $0.split(separator: ",") }
-                .map { $0.trimmingCharacters(in: .whitespaces) })
+                .map { String(HTTPHeaderFields.trimmingSpaces($0)) })
         guard let first = lengths.first else {
             self = .untilClose
             return
         }
         guard lengths.count == 1 else {
-            throw TransportError(
-                .invalidResponse, "the response has conflicting Content-Length values: \(lengths.sorted())")
+            throw HTTPResponseParseError(
+                .invalid, "the response has conflicting Content-Length values: \(lengths.sorted())")
         }
         guard !first.isEmpty, first.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let length = Int(first) else {
-            throw TransportError(.invalidResponse, "the response's Content-Length \"\(first)\" is not a number")
+            throw HTTPResponseParseError(.invalid, "the response's Content-Length \"\(first)\" is not a number")
         }
         self = .length(length)
     }
@@ -248,7 +250,7 @@ enum HTTPBodyFraming: Equatable, Sendable {
 /// try decoder.decode(Array("5\r\nhello\r\n0\r\n\r\n".utf8)[...], into: &body)
 /// // body == Array("hello".utf8), decoder.isComplete == true
 /// ```
-struct ChunkedBodyDecoder {
+package struct ChunkedBodyDecoder {
     private enum State {
         /// Reading the size's hex digits (`digits` so far).
         case size(digits: Int)
@@ -275,16 +277,16 @@ struct ChunkedBodyDecoder {
     private var size = 0
     private var remaining = 0
     /// Bytes of the body read so far (the error offsets).
-    private(set) var offset = 0
+    package private(set) var offset = 0
     private var extensionBytes = 0
     private var trailerBytes = 0
     /// The most bytes of chunk extensions on one line, and of trailer fields in all.
-    let maxTrailerBytes: Int
+    package let maxTrailerBytes: Int
 
-    init(maxTrailerBytes: Int) { self.maxTrailerBytes = maxTrailerBytes }
+    package init(maxTrailerBytes: Int) { self.maxTrailerBytes = maxTrailerBytes }
 
     /// Whether the last chunk and its trailer section have been read.
-    var isComplete: Bool {
+    package var isComplete: Bool {
         if case .done = state { return true }
         return false
     }
@@ -292,9 +294,9 @@ struct ChunkedBodyDecoder {
     /// Decodes `input`, appending the data to `output`; bytes after the end of the body are
     /// ignored. Returns how many bytes of `input` belonged to the body.
     ///
-    /// - Throws: ``TransportError`` `.invalidResponse`, naming the problem and its byte offset in the body.
+    /// - Throws: ``HTTPResponseParseError``, naming the problem and its byte offset in the body.
     @discardableResult
-    mutating func decode(_ input: ArraySlice<UInt8>, into output: inout [UInt8]) throws -> Int {
+    package mutating func decode(_ input: ArraySlice<UInt8>, into output: inout [UInt8]) throws -> Int {
         var index = input.startIndex
         while index < input.endIndex {
             if case .done = state { break }
@@ -411,8 +413,8 @@ struct ChunkedBodyDecoder {
         }
     }
 
-    private func error(_ what: String) -> TransportError {
-        TransportError(.invalidResponse, "invalid chunked body: \(what) at byte \(offset) of the body")
+    private func error(_ what: String) -> HTTPResponseParseError {
+        HTTPResponseParseError(.invalid, "invalid chunked body: \(what) at byte \(offset) of the body")
     }
 
     private static func hexValue(_ byte: UInt8) -> Int? {
@@ -426,8 +428,8 @@ struct ChunkedBodyDecoder {
 }
 
 /// A byte as people read it in an error message: `"a"` for printable ASCII, `0x0D` otherwise.
-enum HTTPByteName {
-    static func of(_ byte: UInt8) -> String {
+package enum HTTPByteName {
+    package static func of(_ byte: UInt8) -> String {
         (0x21...0x7E).contains(byte) ? "\"\(Character(Unicode.Scalar(byte)))\"" : String(format0x: byte)
     }
 }
