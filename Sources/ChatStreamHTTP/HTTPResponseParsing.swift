@@ -297,6 +297,12 @@ package struct ChunkedBodyDecoder {
     /// - Throws: ``HTTPResponseParseError``, naming the problem and its byte offset in the body.
     @discardableResult
     package mutating func decode(_ input: ArraySlice<UInt8>, into output: inout [UInt8]) throws -> Int {
+        try input.withUnsafeBufferPointer { try decode($0, into: &output) }
+    }
+
+    /// As the `ArraySlice` form above, from bytes in place (a read buffer).
+    @discardableResult
+    package mutating func decode(_ input: UnsafeBufferPointer<UInt8>, into output: inout [UInt8]) throws -> Int {
         var index = input.startIndex
         while index < input.endIndex {
             if case .done = state { break }

@@ -268,14 +268,13 @@ final class PlainHTTPExchange: HTTPBodyBatchSource, @unchecked Sendable {
         case .length(let length): remaining = length
         case .chunked, .untilClose: remaining = Int.max
         }
-        var received = 0
         var decoded: [UInt8] = []
-        /// Takes `bytes` off the wire; true when the body is complete.
-        func take(_ bytes: ArraySlice<UInt8>) throws -> Bool {
-            received += bytes.count
+        /// Takes `bytes` off the wire (read in place: the read buffer or the head's); true when the
+        /// body is complete.
+        func take(_ bytes: UnsafeBufferPointer<UInt8>) throws -> Bool {
             switch framing {
             case .length:
-                let used = bytes.prefix(remaining)
+                let used = UnsafeBufferPointer(rebasing: bytes.prefix(remaining))
                 remaining -= used.count
                 if !used.isEmpty { guard deliver(used) else { return true } }
                 return remaining == 0
@@ -285,10 +284,10 @@ final class PlainHTTPExchange: HTTPBodyBatchSource, @unchecked Sendable {
                     try chunked.decode(bytes, into: &decoded)
                 } catch {
                     // What came before the fault is the consumer's, then the error.
-                    if !decoded.isEmpty { _ = deliver(decoded[...]) }
+                    if !decoded.isEmpty { _ = decoded.withUnsafeBufferPointer { deliver($0) } }
                     throw error
                 }
-                if !decoded.isEmpty { guard deliver(decoded[...]) else { return true } }
+                if !decoded.isEmpty { guard decoded.withUnsafeBufferPointer({ deliver($0) }) else { return true } }
                 return chunked.isComplete
             case .untilClose:
                 if !bytes.isEmpty { guard deliver(bytes) else { return true } }
@@ -297,7 +296,7 @@ final class PlainHTTPExchange: HTTPBodyBatchSource, @unchecked Sendable {
                 return true
             }
         }
-        if try take(first) {
+        if try first.withUnsafeBufferPointer({ try take($0) }) {
             end(with: nil)
             return
         }
@@ -324,8 +323,7 @@ final class PlainHTTPExchange: HTTPBodyBatchSource, @unchecked Sendable {
                     return
                 }
             }
-            let bytes = Array(UnsafeRawBufferPointer(rebasing: scratch[..<count]))
-            if try take(bytes[...]) {
+            if try take(UnsafeRawBufferPointer(rebasing: scratch[..<count]).bindMemory(to: UInt8.self)) {
                 end(with: nil)
                 return
             }
@@ -333,11 +331,11 @@ final class PlainHTTPExchange: HTTPBodyBatchSource, @unchecked Sendable {
     }
 
     /// Hands body bytes to the consumer (or to `pending`); false when the exchange has ended.
-    private func deliver(_ bytes: ArraySlice<UInt8>) -> Bool {
+    private func deliver(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         let limit = limits.maxBufferedBytes
         let result: (running: Bool, waiter: CheckedContinuation<[UInt8]?, any Error>?) = shared.withLock { state in
             guard !state.ended else { return (false, nil) }
-            return (true, bytes.withUnsafeBufferPointer { state.receive($0, pauseAt: limit) })
+            return (true, state.receive(bytes, pauseAt: limit))
         }
         result.waiter?.resume(returning: Array(bytes))
         return result.running
