@@ -68,6 +68,26 @@ struct GroupCommitTests {
         #expect(batches <= 4, "\(count) writes took \(batches) commits")
     }
 
+    @Test func theCommitterThreadStartsWithTheFirstWriteAndEndsWithTheStore() throws {
+        let directory = try SQLiteStoreTests.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var store: ConversationStore? = try ConversationStore(
+            path: directory.appendingPathComponent("committer.sqlite").path)
+        let queue = try #require(store?.writeQueue)
+        #expect(!queue.isCommitterRunning)
+        for index in 0..<3 {
+            _ = try store?.write {
+                try $0.createConversation(id: "c\(index)", title: nil, for: Caller(deviceId: "d"), now: 1)
+            }
+        }
+        #expect(queue.isCommitterRunning)
+        #expect(queue.batches == 3)
+        store = nil
+        let deadline = ContinuousClock.now + .seconds(5)
+        while queue.isCommitterRunning, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        #expect(!queue.isCommitterRunning, "the committer outlived its store")
+    }
+
     @Test func aWriteThatThrowsUndoesOnlyItsOwnChanges() throws {
         let directory = try SQLiteStoreTests.directory()
         defer { try? FileManager.default.removeItem(at: directory) }

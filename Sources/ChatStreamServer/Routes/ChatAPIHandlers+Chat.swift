@@ -90,7 +90,7 @@ extension ChatAPIHandlers {
             }
             var userSequence: Int?
             var known: KnownReplyContext?
-            if let message, let prepared {
+            if message != nil, let prepared {
                 let stored = try store.appendMessage(
                     id: Self.newID(), role: "user", prepared: prepared, to: id, now: now,
                     clientMessageId: clientMessageId)

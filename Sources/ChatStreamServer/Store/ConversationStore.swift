@@ -32,7 +32,7 @@ final class ConversationStore: Sendable {
     private let database: SQLiteDatabase
     /// Held while a batch of writes runs, and by reads of an in-memory database.
     private let lock = NSLock()
-    /// Writes waiting for the next commit.
+    /// Writes waiting for the next commit, and the thread that commits them.
     let writeQueue = StoreWriteQueue()
     /// Idle read-only connections (empty in memory: reads then use ``database`` under ``lock``).
     private let readers: Mutex<[SQLiteDatabase]>
@@ -125,7 +125,11 @@ final class ConversationStore: Sendable {
             try database.run("INSERT INTO secrets(name, value) VALUES ('cursor', ?1)", [SQLiteValue.blob(key)])
             return key
         }
+        // Weak: the committer's thread must not keep the store (its callers do while they wait).
+        writeQueue.commitBatches { [weak self] batch in self?.commit(batch) }
     }
+
+    deinit { writeQueue.close() }
 
     /// Opens and migrates the writer's connection; a file SQLite finds damaged (quick check, not a
     /// database) throws ``StoreOpenError/damaged(_:reason:)``.
@@ -181,7 +185,7 @@ final class ConversationStore: Sendable {
             let pending = PendingWrite(recording: recordingEvents && liveEventBounds.count > 0) { store in
                 result = try body(store)
             }
-            try writeQueue.submit(pending) { batch in commit(batch) }
+            try writeQueue.submit(pending)
             guard let result else { preconditionFailure("a write that succeeded left no result") }
             return result
         }
