@@ -30,6 +30,37 @@ final class StoreChanges {
         changed(id)
     }
 
+    /// The messages as this transaction stored them, by sequence number, so their live events are
+    /// made without reading them back; a later change of one in the same transaction forgets it
+    /// (its event then reads the row).
+    private(set) var storedMessages: [Int: StoredMessage] = [:]
+
+    /// A message as stored: its record, whether it shows in history, its parts' JSON size and its
+    /// stored preview.
+    struct StoredMessage {
+        var record: MessageRecord
+        var visible: Bool
+        var size: Int
+        var preview: String
+    }
+
+    /// Notes message `record` as just stored (its parts' stored forms `parts`).
+    func stored(_ record: MessageRecord, visible: Bool, parts: StoredParts) {
+        storedMessages[record.sequence] = StoredMessage(
+            record: record, visible: visible, size: parts.size, preview: parts.preview)
+    }
+
+    /// Forgets the stored forms noted for the messages with sequence numbers from `sequence` on
+    /// (they changed since).
+    func forgetStoredMessages(from sequence: Int) {
+        storedMessages = storedMessages.filter { $0.key < sequence }
+    }
+
+    /// Forgets the stored form noted for message `sequence` (it changed since).
+    func forgetStoredMessage(_ sequence: Int) {
+        storedMessages[sequence] = nil
+    }
+
     /// Per audience, the newest event ID this transaction pruned (kept by ``reset()``).
     private(set) var evictions: [String: Int] = [:]
 
@@ -48,6 +79,7 @@ final class StoreChanges {
         conversations = []
         createdConversations = []
         appendedMessages = [:]
+        storedMessages = [:]
         seen = []
     }
 }

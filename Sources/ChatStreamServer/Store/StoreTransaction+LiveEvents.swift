@@ -78,10 +78,40 @@ extension StoreTransaction {
     }
 
     /// The `message.created` shapes of the messages with these sequence numbers that have parts,
-    /// oldest first. A message whose stored parts alone pass the inline bound becomes its preview
-    /// from the stored preview column: its parts are neither loaded nor parsed under the write lock.
+    /// oldest first. A message this transaction stored is shaped from what it noted (StoreChanges);
+    /// any other is read back. A message whose stored parts alone pass the inline bound becomes its
+    /// preview from its stored preview: its parts are neither serialized nor parsed under the write lock.
     func liveMessageShapes(_ sequences: [Int], bounds: LiveEventBounds) throws -> [JSONTree] {
         guard !sequences.isEmpty else { return [] }
+        let length = min(max(0, previewLength), MessagePreview.storedLength)
+        var shapes: [Int: JSONTree] = [:]
+        var unread: [Int] = []
+        for sequence in Set(sequences) {
+            guard let noted = changes.storedMessages[sequence] else {
+                unread.append(sequence)
+                continue
+            }
+            guard noted.visible else { continue }
+            let message = noted.record
+            shapes[sequence] =
+                noted.size <= bounds.inlineMessageBytes
+                ? liveShape(of: message, inlineBytes: bounds.inlineMessageBytes)
+                : WireShapes.preview(
+                    MessagePreview(
+                        id: message.id, role: message.role, createdAt: message.createdAt,
+                        clientMessageId: message.clientMessageId,
+                        text: MessagePreview.shown(noted.preview, length: length),
+                        truncated: true))
+        }
+        if !unread.isEmpty {
+            for (sequence, shape) in try readLiveMessageShapes(unread, bounds: bounds) { shapes[sequence] = shape }
+        }
+        return shapes.sorted { $0.key < $1.key }.map(\.value)
+    }
+
+    /// The `message.created` shapes of the visible messages with these sequence numbers, read from
+    /// their rows (a message past the inline bound from its preview column alone).
+    private func readLiveMessageShapes(_ sequences: [Int], bounds: LiveEventBounds) throws -> [(Int, JSONTree)] {
         let placeholders = sequences.indices.map { "?\($0 + 1)" }.joined(separator: ", ")
         let rows = try database.query(
             """
@@ -102,12 +132,15 @@ extension StoreTransaction {
             try messages(sequences: small).map { ($0.sequence, $0) }, uniquingKeysWith: { first, _ in first })
         return rows.map { row in
             if let message = whole[row.sequence] {
-                return liveShape(of: message, inlineBytes: bounds.inlineMessageBytes)
+                return (row.sequence, liveShape(of: message, inlineBytes: bounds.inlineMessageBytes))
             }
-            return WireShapes.preview(
-                MessagePreview(
-                    id: row.id, role: row.role, createdAt: row.createdAt, clientMessageId: row.clientMessageId,
-                    text: MessagePreview.shown(row.preview, length: length), truncated: true))
+            return (
+                row.sequence,
+                WireShapes.preview(
+                    MessagePreview(
+                        id: row.id, role: row.role, createdAt: row.createdAt, clientMessageId: row.clientMessageId,
+                        text: MessagePreview.shown(row.preview, length: length), truncated: true))
+            )
         }
     }
 

@@ -29,6 +29,7 @@ extension StoreTransaction {
         try database.run(
             "UPDATE messages SET parts = ?2, reply_events = ?3 WHERE seq = ?1 AND reply_state = 'generating'",
             [sequence, JSONTree.array(parts).jsonText, events])
+        changes.forgetStoredMessage(sequence)
     }
 
     /// Ends a generating reply with `stored` (its parts' stored forms, made before the write
@@ -39,10 +40,21 @@ extension StoreTransaction {
         -> Bool
     {
         guard
-            let (conversationId, oldSize) = try database.first(
-                "SELECT conversation_id, size FROM messages WHERE seq = ?1 AND reply_state = 'generating'", [sequence],
-                { ($0.text(0), $0.int(1)) })
+            let (conversationId, oldSize, message) = try database.first(
+                """
+                SELECT conversation_id, size, id, role, created_at, client_message_id FROM messages
+                WHERE seq = ?1 AND reply_state = 'generating'
+                """, [sequence],
+                { row in
+                    (
+                        row.text(0), row.int(1),
+                        MessageRecord(
+                            id: row.text(2), role: row.text(3), parts: stored.parts, createdAt: row.int(4),
+                            sequence: sequence, clientMessageId: row.optionalText(5), replyState: state)
+                    )
+                })
         else { return false }
+        let visible = !stored.parts.isEmpty || state == .interrupted
         try database.run(
             """
             UPDATE messages SET parts = ?2, visible = ?3, search_text = ?4, size = ?5, preview = ?6, reply_state = ?7,
@@ -51,7 +63,7 @@ extension StoreTransaction {
             [
                 // An interrupted reply shows even empty (cut before its first part): a client shows
                 // it failed and can retry it; without it the user's message reads unanswered.
-                sequence, stored.json, !stored.parts.isEmpty || state == .interrupted, stored.searchText, stored.size,
+                sequence, stored.json, visible, stored.searchText, stored.size,
                 stored.preview, state?.rawValue, events,
             ])
         try database.run(
@@ -59,6 +71,7 @@ extension StoreTransaction {
             [conversationId, stored.size - oldSize])
         try touch(conversationId, now: now)
         changes.appended(sequence, to: conversationId)
+        changes.stored(message, visible: visible, parts: stored)
         return true
     }
 

@@ -240,6 +240,7 @@ struct StoreTransaction {
             ])
         try addStoredBytes(prepared.size, to: conversationId)
         changes.appended(record.sequence, to: conversationId)
+        changes.stored(record, visible: !parts.isEmpty, parts: prepared)
         return record
     }
 
@@ -257,6 +258,7 @@ struct StoreTransaction {
                 sequence, json, !parts.isEmpty, text.lowercased(), json.utf8.count, MessagePreview.stored(text),
             ])
         try addStoredBytes(json.utf8.count - oldSize, to: conversation)
+        changes.forgetStoredMessage(sequence)
         changes.changed(conversation)
     }
 
@@ -268,6 +270,7 @@ struct StoreTransaction {
                 [conversationId, sequence], { $0.int(0) }) ?? 0
         try database.run("DELETE FROM messages WHERE conversation_id = ?1 AND seq >= ?2", [conversationId, sequence])
         try addStoredBytes(-removed, to: conversationId)
+        changes.forgetStoredMessages(from: sequence)
         changes.changed(conversationId)
     }
 
