@@ -17,6 +17,8 @@ struct HTTPConnection {
     let remoteAddress: String
     let configuration: HTTPServerConfiguration
     let handler: @Sendable (HTTPServerRequest, HTTPServerResponseWriter) throws -> Void
+    /// Gives the connection back to the server after a handed-off stream ended cleanly.
+    var resumption: (@Sendable (Socket) -> Void)?
 
     /// Serves requests until the peer closes, a request asks to close, a deadline passes, an error,
     /// or a handler hands the socket off (then true: the caller must not close it).
@@ -34,7 +36,7 @@ struct HTTPConnection {
                         try socket.sendAll(
                             Array("HTTP/1.1 100 Continue\r\n\r\n".utf8), deadline: .now + configuration.sendTimeout)
                     case .request(let request):
-                        switch serve(request) {
+                        switch serve(request, resumable: decoder.isIdle) {
                         case .keepOpen: phaseStart = .now
                         case .close: return false
                         case .handedOff: return true
@@ -107,9 +109,12 @@ struct HTTPConnection {
         case keepOpen, close, handedOff
     }
 
-    /// Runs the handler for one request.
-    private func serve(_ request: HTTPServerRequest) -> Outcome {
-        let writer = HTTPServerResponseWriter(socket: socket, request: request, configuration: configuration)
+    /// Runs the handler for one request (`resumable`: nothing of a next request was read, so a
+    /// handed-off stream may give the connection back at its end).
+    private func serve(_ request: HTTPServerRequest, resumable: Bool) -> Outcome {
+        let writer = HTTPServerResponseWriter(
+            socket: socket, request: request, configuration: configuration,
+            resumption: resumable ? resumption : nil)
         var failure: (any Error)?
         do {
             try handler(request, writer)

@@ -7,9 +7,12 @@
 // connections are held).
 //
 // An accept thread polls the listening socket and a wake pipe (so `stop()` can end it without racing
-// on a closed descriptor). Each accepted connection gets a Foundation `Thread` that parses requests
-// and calls the handler synchronously; handlers may block or sleep to pace a stream without touching
-// Swift concurrency's cooperative pool. Open connections are registered under a mutex; `stop()`
+// on a closed descriptor). Each accepted connection gets a thread (from WorkerThreads: one that
+// served an earlier connection and waits for the next, or a new one) that parses requests and
+// calls the handler synchronously; handlers may block or sleep to pace a stream without touching
+// Swift concurrency's cooperative pool. A handler may hand its connection off after a stream's head
+// (HTTPServerResponseWriter.handOff); its new owner may give it back when the stream ended cleanly,
+// and the connection is admitted again, as if just accepted, for its next requests (keep-alive). Open connections are registered under a mutex; `stop()`
 // shuts each registered socket down (never closes it: only its own thread closes a descriptor, after
 // unregistering, so a descriptor number is never reused under someone's feet), which wakes blocked
 // reads and makes writes fail, then waits for the threads to finish.
@@ -62,6 +65,8 @@ package final class HTTPServer: Sendable {
     private let handler: Handler
     private let state = Mutex(State())
     private let connectionThreads = DispatchGroup()
+    /// The threads connections are served on (kept between connections).
+    private let workers = WorkerThreads(name: "HTTPServer connection", stackSize: 512 * 1024)
     private let acceptThreadDone = DispatchSemaphore(value: 0)
     /// Over-cap connections are answered 503 and drained here, off the accept thread.
     private let rejections = DispatchQueue(label: "HTTPServer.rejections", attributes: .concurrent)
@@ -151,8 +156,9 @@ package final class HTTPServer: Sendable {
     }
 
     /// Registers and starts a connection thread, or answers 503 when the server, this client address
-    /// or its network (/24, /64) is at its cap (or the server is stopping).
-    private func admit(_ socket: Socket, host: String, peer: String) {
+    /// or its network (/24, /64) is at its cap (or the server is stopping). A `resumed` connection
+    /// (given back after a handed-off stream) is closed instead: no request of its is waiting for an answer.
+    private func admit(_ socket: Socket, host: String, peer: String, resumed: Bool = false) {
         let cap = configuration.maxConnections
         let perAddress = configuration.maxConnectionsPerAddress
         let perNetwork = configuration.maxConnectionsPerNetwork
@@ -170,10 +176,18 @@ package final class HTTPServer: Sendable {
             connectionThreads.enter()
             return id
         }
-        guard let id else { return reject(socket) }
+        guard let id else {
+            guard resumed else { return reject(socket) }
+            return rejections.async { socket.closeGracefully(drainMilliseconds: 50) }
+        }
         let connection = HTTPConnection(
-            socket: socket, remoteAddress: peer, configuration: configuration, handler: handler)
-        let thread = Thread { [self] in
+            socket: socket, remoteAddress: peer, configuration: configuration, handler: handler,
+            resumption: { [weak self] socket in
+                guard let self else { return socket.close() }
+                socket.prepareForRequests()
+                self.admit(socket, host: host, peer: peer, resumed: true)
+            })
+        workers.run { [self] in
             let handedOff = connection.run()
             state.withLock { state in
                 _ = state.connections.removeValue(forKey: id)
@@ -186,9 +200,6 @@ package final class HTTPServer: Sendable {
             if !handedOff { socket.closeGracefully() }
             connectionThreads.leave()
         }
-        thread.name = "HTTPServer connection \(peer)"
-        thread.stackSize = 512 * 1024
-        thread.start()
     }
 
     /// Answers 503 off the accept thread (its short drain must not stall accepting); beyond 64 pending

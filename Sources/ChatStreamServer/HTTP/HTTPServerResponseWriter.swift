@@ -40,9 +40,17 @@ package final class HTTPServerResponseWriter {
     private var state = State.idle
     /// Whether the connection stays open for another request after this response.
     private(set) var keepAlive: Bool
+    /// Gives a handed-off connection back to the server for its next requests (nil: it closes).
+    private let resumption: (@Sendable (Socket) -> Void)?
 
-    init(socket: Socket, request: HTTPServerRequest, configuration: HTTPServerConfiguration) {
+    /// A writer for the response to `request` on `socket`; `resumption` (given when nothing of a
+    /// next request was read yet) lets a handed-off stream give the connection back at its end.
+    init(
+        socket: Socket, request: HTTPServerRequest, configuration: HTTPServerConfiguration,
+        resumption: (@Sendable (Socket) -> Void)? = nil
+    ) {
         self.socket = socket
+        self.resumption = resumption
         self.isHead = request.method == "HEAD"
         self.isHTTP10 = request.version.minor == 0
         self.serverName = configuration.serverName
@@ -138,6 +146,17 @@ package final class HTTPServerResponseWriter {
         state = .handedOff
         keepAlive = false
         return (socket, chunked)
+    }
+
+    /// What the new owner of a handed-off stream calls once the stream ended cleanly (its last
+    /// chunk written) to give the connection back to the server, which then serves its next
+    /// requests: nil when the connection must close at the stream's end instead (the client asked
+    /// to close, HTTP/1.0, a `HEAD`, or bytes of a next request were already read). Read it before
+    /// ``startStream(status:headers:)``: a stream that cannot give the connection back must say
+    /// `Connection: close` in its head.
+    var resumptionAfterHandOff: (@Sendable (Socket) -> Void)? {
+        guard keepAlive, !isHTTP10, !isHead, case .idle = state else { return nil }
+        return resumption
     }
 
     /// Whether ``handOff()`` gave the connection away.

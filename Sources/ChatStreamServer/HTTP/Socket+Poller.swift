@@ -37,24 +37,25 @@ final class SocketPoller: @unchecked Sendable {
 
     deinit { Socket.close(queue) }
 
-    /// Starts watching `fd` for reading (and for writing when `writable`).
-    func add(_ fd: Int32, writable: Bool = false) {
+    /// Starts watching `fd` for reading (unless not `readable`: then only a failure or hang-up
+    /// shows) and for writing when `writable`.
+    func add(_ fd: Int32, writable: Bool = false, readable: Bool = true) {
         #if canImport(Glibc)
             var event = epoll_event()
-            event.events = Self.mask(writable: writable)
+            event.events = Self.mask(writable: writable, readable: readable)
             event.data.fd = fd
             _ = epoll_ctl(queue, EPOLL_CTL_ADD, fd, &event)
         #elseif canImport(Darwin)
-            change(fd, filter: Int16(EVFILT_READ), flags: UInt16(EV_ADD | EV_ENABLE))
+            change(fd, filter: Int16(EVFILT_READ), flags: UInt16(EV_ADD | (readable ? EV_ENABLE : EV_DISABLE)))
             change(fd, filter: Int16(EVFILT_WRITE), flags: UInt16(EV_ADD | (writable ? EV_ENABLE : EV_DISABLE)))
         #endif
     }
 
-    /// Watches `fd` for writing too, or no longer.
-    func setWritable(_ fd: Int32, _ writable: Bool) {
+    /// Watches `fd` for writing too, or no longer (`readable` as it was added).
+    func setWritable(_ fd: Int32, _ writable: Bool, readable: Bool = true) {
         #if canImport(Glibc)
             var event = epoll_event()
-            event.events = Self.mask(writable: writable)
+            event.events = Self.mask(writable: writable, readable: readable)
             event.data.fd = fd
             _ = epoll_ctl(queue, EPOLL_CTL_MOD, fd, &event)
         #elseif canImport(Darwin)
@@ -110,8 +111,8 @@ final class SocketPoller: @unchecked Sendable {
     }
 
     #if canImport(Glibc)
-        private static func mask(writable: Bool) -> UInt32 {
-            EPOLLIN.rawValue | EPOLLRDHUP.rawValue | (writable ? EPOLLOUT.rawValue : 0)
+        private static func mask(writable: Bool, readable: Bool) -> UInt32 {
+            (readable ? EPOLLIN.rawValue | EPOLLRDHUP.rawValue : 0) | (writable ? EPOLLOUT.rawValue : 0)
         }
     #elseif canImport(Darwin)
         private func change(_ fd: Int32, filter: Int16, flags: UInt16) {

@@ -321,6 +321,14 @@ struct Socket: Sendable {
         }
     }
 
+    /// Makes a socket given back after a hand-off ready for HTTPConnection again: blocking (its
+    /// sends wait), and readable from the first byte (`SO_RCVLOWAT` 1).
+    func prepareForRequests() {
+        let flags = fcntl(fd, F_GETFL)
+        if flags >= 0 { _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) }
+        setReceiveLowWatermark(1)
+    }
+
     /// Makes reads and writes of `fd` return at once rather than wait (`O_NONBLOCK`).
     static func setNonBlocking(_ fd: Int32) {
         let flags = fcntl(fd, F_GETFL, 0)

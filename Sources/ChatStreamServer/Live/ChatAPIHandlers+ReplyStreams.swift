@@ -1,13 +1,16 @@
 // Streamed replies that survive the connection (PROTOCOLS.md section 8): the generator, the
 // readers, and the three ways a reply ends early.
 //
-// A streamed reply is generated on a thread of its own: it appends the reply's events to its
+// A streamed reply is generated on a thread of its own (a pool's, kept between replies): it appends the reply's events to its
 // ReplyRun at the configured pace, saves the text so far every checkpoint interval, and when done
 // stores the reply, then appends `finish` and `[DONE]` (so a client that saw `finish` finds the
 // reply in history). Every stream of the reply (the chat request, a resend joining it, a resume)
 // is a reader that writes the run's events after its position as they come: after the head it is
 // handed to the LiveStreamWriter (one poll thread for every stream, counted against the stream
 // caps), so a slow or idle reader holds no connection thread; a reader that goes away stops nothing.
+// When the reply ended and its last chunk was written, the writer gives the connection back to the
+// server for the client's next request (keep-alive), unless the client asked to close it, spoke
+// HTTP/1.0, or had already sent more (then the head says `Connection: close`).
 // A reply ends early when stopped (`POST .../stop`: text so far stored, streams get `abort`,
 // `finish` with `aborted: true`, `[DONE]`), when the server stops (text so far stored as
 // interrupted, streams cut so clients resume and meet the error), or after a crash (on the next
@@ -17,12 +20,9 @@ import ChatStream
 import Foundation
 
 extension ChatAPIHandlers {
-    /// Starts generating `plan` into `run` on a thread of its own.
+    /// Starts generating `plan` into `run` on a thread of its own (one of ``replyThreads``).
     func startGenerating(_ plan: ReplyPlan, _ run: ReplyRun) {
-        let thread = Thread { [self] in generate(plan, run) }
-        thread.name = "reply \(run.messageId)"
-        thread.stackSize = 256 * 1024
-        thread.start()
+        replyThreads.run { [self] in generate(plan, run) }
     }
 
     /// Generates `plan` into `run`: its events at the configured pace, checkpoints, then the
@@ -134,15 +134,17 @@ extension ChatAPIHandlers {
         var head = ReplyStreamer.headers + headers
         if configuration.resumableReplies { head.append(("X-Message-Id", run.messageId)) }
         let handsOff = fault.chunkSize == nil && fault.delay == nil && fault.dropAfterBytes == nil
-        // The writer closes the connection at the stream's end: say so, so no client reuses it.
-        if handsOff { head.append(("Connection", "close")) }
+        // The stream writer gives the connection back at the stream's end when it can (keep-alive);
+        // when it cannot it closes it: then say so, so no client reuses it.
+        let resumption = handsOff ? writer.resumptionAfterHandOff : nil
+        if handsOff, resumption == nil { head.append(("Connection", "close")) }
         try writer.startStream(status: 200, headers: head)
         if handsOff, let (socket, chunked) = writer.handOff() {
             guard let reservation = place.take() else { return }
             liveStreams.adopt(
                 LiveStreamWriter.ReplyReader(
                     socket: socket, chunked: chunked, run: run, position: after, reservation: reservation,
-                    writeTimeout: configuration.http.sendTimeout))
+                    writeTimeout: configuration.http.sendTimeout, resumption: resumption))
             return
         }
         var streamer = ReplyStreamer(fault: fault)

@@ -47,6 +47,10 @@ extension LiveStreamWriter {
         let reservation: AddressCaps.Reservation
         /// How long the reader may take no bytes while some wait: then it is dropped (it resumes).
         let writeTimeout: Duration
+        /// Gives the connection back to the server once the reply's last chunk is written
+        /// (keep-alive); nil: it is closed. Such a stream is not read while held: the client's
+        /// next request waits in the socket for the server (a peer gone shows in a failed write).
+        var resumption: (@Sendable (Socket) -> Void)? = nil
     }
 
     /// Either kind of stream.

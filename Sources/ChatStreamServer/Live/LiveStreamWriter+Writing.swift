@@ -142,7 +142,7 @@ extension LiveStreamWriter {
         }
         let waiting = !entry.pending.isEmpty
         if waiting != entry.watchingWrites {
-            poller.setWritable(fd, waiting)
+            poller.setWritable(fd, waiting, readable: !entry.givesConnectionBack)
             entry.watchingWrites = waiting
         }
         held[fd] = entry
@@ -162,8 +162,11 @@ extension LiveStreamWriter {
     func end(_ fd: Int32, _ held: inout [Int32: Held], poller: SocketPoller, reset: Bool) {
         guard let entry = held.removeValue(forKey: fd) else { return }
         poller.remove(fd)
+        var resumption: (@Sendable (Socket) -> Void)?
         if reset {
             entry.stream.socket.resetAndClose()
+        } else if case .reply(let reader) = entry.stream, let resume = reader.resumption {
+            resumption = resume
         } else {
             entry.stream.socket.shutdownWriting()
             entry.stream.socket.close()
@@ -177,6 +180,8 @@ extension LiveStreamWriter {
             if let ticket = entry.watchTicket { reader.run.removeReader(ticket) }
             replyCount.subtract(1, ordering: .relaxed)
         }
+        // Last: the server may serve the connection's next request at once.
+        resumption?(entry.stream.socket)
     }
 
     /// At stop: each live stream gets its last chunk if the kernel takes it now, then is closed; a

@@ -17,7 +17,10 @@
 // kernel does not take waits for the socket to be writable, and a subscriber that takes nothing
 // for the write timeout is dropped (it resumes from its last ID). A peer that closes or resets is
 // noticed at once (its socket turns readable with no data), a silent one at the next heartbeat's
-// failed write (replies have no heartbeat: they are short, and end with their run). A live stream
+// failed write (replies have no heartbeat: they are short, and end with their run). A reply
+// stream that gives its connection back at its end (keep-alive) is not read while held, so the
+// client's next request waits in the socket for the server: a peer gone shows as a hang-up, an
+// error or a failed write. A live stream
 // opened with a user token ends cleanly at the token's expiry.
 //
 // This file has the thread, its loop and its timers; LiveStreamWriter+Writing how one stream is
@@ -64,6 +67,12 @@ final class LiveStreamWriter: Sendable {
 
         var isReply: Bool {
             if case .reply = stream { return true }
+            return false
+        }
+
+        /// A reply stream that gives its connection back at its end: not read while held.
+        var givesConnectionBack: Bool {
+            if case .reply(let reader) = stream { return reader.resumption != nil }
             return false
         }
 
@@ -250,7 +259,12 @@ final class LiveStreamWriter: Sendable {
                     pullAll = pullAll || commits
                     continue
                 }
-                guard held[readiness.fd] != nil else { continue }
+                guard let entry = held[readiness.fd] else { continue }
+                if readiness.failed && entry.givesConnectionBack {
+                    // Not read while held: a hang-up or error is all that shows, and ends it.
+                    drop(readiness.fd, &held, poller: poller)
+                    continue
+                }
                 if readiness.readable || readiness.failed {
                     // A client sends nothing after its request: a close or reset ends it.
                     if !held[readiness.fd]!.stream.socket.discardInput() {
@@ -280,9 +294,9 @@ final class LiveStreamWriter: Sendable {
     func take(_ stream: Stream, _ held: inout [Int32: Held], _ nextSerial: inout Int, poller: SocketPoller) {
         let fd = stream.socket.fd
         Socket.setNonBlocking(fd)
-        poller.add(fd)
         nextSerial += 1
         var entry = Held(stream: stream, serial: nextSerial)
+        poller.add(fd, readable: !entry.givesConnectionBack)
         switch stream {
         case .live:
             // Counted by its handler as a subscriber already (LiveEventSignal), before its opening.

@@ -19,6 +19,8 @@ final class ChatAPIHandlers: Sendable {
     private let injectedFaults = Mutex<[ChatAPIServer.Fault]>([])
     /// Serves live event streams after their head, on one thread (LiveStreamWriter).
     let liveStreams: LiveStreamWriter
+    /// The threads streamed replies are generated on (kept between replies).
+    let replyThreads = WorkerThreads(name: "reply", stackSize: 256 * 1024)
 
     init(configuration: ChatAPIServer.Configuration, store: ConversationStore) {
         self.configuration = configuration

@@ -166,6 +166,21 @@ final class RawHTTPConnection {
         return response
     }
 
+    /// Reads one chunk of a chunked body whose head ``readResponse(head:)`` read: its text, or ""
+    /// for the last chunk (its trailer section read too).
+    func readChunk() throws -> String {
+        guard let size = Int(try readLine().split(separator: ";")[0], radix: 16) else {
+            throw RawHTTPError(description: "bad chunk size line")
+        }
+        if size == 0 {
+            while try !readLine().isEmpty {}
+            return ""
+        }
+        let bytes = try readBytes(size)
+        _ = try readLine()
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     /// Whether the server closed the connection (EOF, or a reset) with no more bytes pending.
     func isClosedByPeer() throws -> Bool {
         buffer.isEmpty ? try !fill() : false
