@@ -285,6 +285,9 @@ struct CountedReply: Sendable {
     let bytes: Int
     /// The metadata counted with: the reply's and the conversation's IDs as far as they are known.
     let standIn: ReplyMetadata
+    /// The plan's finish reason, and the bytes of ``standIn``'s metadata trees with it.
+    private let reason: String
+    private let standInMetadataBytes: Int
 
     /// Counts `plan`, the reply `replyId` in `conversationId` (nil for a new conversation, whose
     /// ID has the same length as a reply's).
@@ -292,10 +295,14 @@ struct CountedReply: Sendable {
         standIn = ReplyMetadata(
             conversationId: conversationId ?? replyId, messageId: replyId, userMessageId: nil, userId: nil)
         bytes = ReplyRun.plannedBytes(of: plan, metadata: standIn, numbered: numbered)
+        reason = plan.finishReason
+        standInMetadataBytes = ReplyRun.metadataBytes(standIn, reason: reason)
     }
 
-    /// The count for the reply's real `metadata`.
+    /// The count for the reply's real `metadata`, finishing for `reason`.
     func bytes(for metadata: ReplyMetadata, reason: String) -> Int {
-        bytes - ReplyRun.metadataBytes(standIn, reason: reason) + ReplyRun.metadataBytes(metadata, reason: reason)
+        let counted =
+            reason == self.reason ? standInMetadataBytes : ReplyRun.metadataBytes(standIn, reason: reason)
+        return bytes - counted + ReplyRun.metadataBytes(metadata, reason: reason)
     }
 }

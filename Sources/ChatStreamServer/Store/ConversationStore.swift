@@ -202,6 +202,7 @@ final class ConversationStore: Sendable {
                 let store = StoreTransaction(database: database, previewLength: previewLength)
                 try batch[index].run(store)
                 if batch[index].recording { try store.recordLiveEvents(bounds: liveEventBounds) }
+                try store.saveSequence()
                 changes[index] = store.changes
             }
         }

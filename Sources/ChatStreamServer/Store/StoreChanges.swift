@@ -61,6 +61,10 @@ final class StoreChanges {
         storedMessages[sequence] = nil
     }
 
+    /// The store-wide sequence as this transaction moved it: its last number given, and whether
+    /// it moved since it was read (StoreTransaction.nextSequence, .saveSequence).
+    var sequence: (last: Int, moved: Bool)?
+
     /// Per audience, the newest event ID this transaction pruned (kept by ``reset()``).
     private(set) var evictions: [String: Int] = [:]
 

@@ -68,7 +68,11 @@ enum StorePersistence {
         do {
             let database = try SQLiteDatabase(path: temporary, options: options)
             try database.migrate(StoreSchema.migrations)
-            try database.transaction { try write(state, into: StoreTransaction(database: database)) }
+            try database.transaction {
+                let store = StoreTransaction(database: database)
+                try write(state, into: store)
+                try store.saveSequence()
+            }
             try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         }
         try? FileManager.default.removeItem(atPath: backupPath(for: path))

@@ -17,11 +17,21 @@ struct StoreTransaction {
 
     // MARK: - Sequence
 
-    /// The next number of the store-wide sequence.
+    /// The next number of the store-wide sequence. The counter is read once per write and
+    /// written back once, by ``saveSequence()``, which every write calls before it commits.
     func nextSequence() throws -> Int {
-        try database.first("UPDATE counters SET value = value + 1 WHERE name = 'sequence' RETURNING value") {
-            $0.int(0)
-        } ?? 0
+        let last =
+            try changes.sequence?.last
+            ?? database.first("SELECT value FROM counters WHERE name = 'sequence'") { $0.int(0) } ?? 0
+        changes.sequence = (last + 1, true)
+        return last + 1
+    }
+
+    /// Stores the sequence's last number given by this write, when it moved.
+    func saveSequence() throws {
+        guard let sequence = changes.sequence, sequence.moved else { return }
+        try database.run("UPDATE counters SET value = ?1 WHERE name = 'sequence'", [sequence.last])
+        changes.sequence = (sequence.last, false)
     }
 
     // MARK: - Conversations
