@@ -83,9 +83,7 @@ struct GroupCommitTests {
         #expect(queue.isCommitterRunning)
         #expect(queue.batches == 3)
         store = nil
-        let deadline = ContinuousClock.now + .seconds(5)
-        while queue.isCommitterRunning, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
-        #expect(!queue.isCommitterRunning, "the committer outlived its store")
+        #expect(eventually(within: 5) { !queue.isCommitterRunning }, "the committer outlived its store")
     }
 
     @Test func aWriteThatThrowsUndoesOnlyItsOwnChanges() throws {

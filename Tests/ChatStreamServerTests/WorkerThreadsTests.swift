@@ -10,16 +10,6 @@ import Testing
 
 @Suite("Worker threads", .blockingAllowed)
 struct WorkerThreadsTests {
-    /// Waits up to five seconds for `condition`.
-    static func within5s(_ condition: () -> Bool) -> Bool {
-        let deadline = ContinuousClock.now + .seconds(5)
-        while !condition() {
-            if ContinuousClock.now > deadline { return false }
-            Thread.sleep(forTimeInterval: 0.005)
-        }
-        return true
-    }
-
     @Test func aParkedThreadTakesTheNextJob() {
         let pool = WorkerThreads(name: "test", idleLifetime: .seconds(30))
         let ran = Atomic<Int>(0)
@@ -31,7 +21,7 @@ struct WorkerThreadsTests {
             }
             done.wait()
             // The thread parks after its job: wait for it, so the next job finds it parked.
-            #expect(Self.within5s { pool.counts.parked == 1 }, "round \(round)")
+            #expect(eventually(within: 5) { pool.counts.parked == 1 }, "round \(round)")
         }
         #expect(ran.load(ordering: .relaxed) == 20)
         #expect(pool.counts.started == 1)
@@ -47,12 +37,12 @@ struct WorkerThreadsTests {
                 release.wait()
             }
         }
-        #expect(Self.within5s { running.load(ordering: .relaxed) == 4 }, "four blocked jobs run at once")
+        #expect(eventually(within: 5) { running.load(ordering: .relaxed) == 4 }, "four blocked jobs run at once")
         #expect(pool.counts.started == 4)
         for _ in 0..<4 { release.signal() }
-        #expect(Self.within5s { pool.counts.parked == 4 })
+        #expect(eventually(within: 5) { pool.counts.parked == 4 })
         // A hundred milliseconds later each has ended.
-        #expect(Self.within5s { pool.counts.parked == 0 })
+        #expect(eventually(within: 5) { pool.counts.parked == 0 })
         let after = DispatchSemaphore(value: 0)
         pool.run { after.signal() }
         #expect(after.wait(timeout: .now() + 5) == .success)

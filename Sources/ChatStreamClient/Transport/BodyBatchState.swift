@@ -28,6 +28,8 @@ protocol BodyBatchState {
     var failure: TransportError? { get set }
     /// `send`'s continuation, until the response head is handed over.
     var head: CheckedContinuation<HTTPResponse, any Error>? { get set }
+    /// Whether the response head was handed over (a later failure is then the body's).
+    var headDelivered: Bool { get set }
     /// When bytes last moved (the idle timeout counts from it).
     var lastActivity: ContinuousClock.Instant { get set }
 }
@@ -43,6 +45,16 @@ enum BodyBatchStep {
 }
 
 extension BodyBatchState {
+    /// Takes `send`'s continuation to hand the response head over (marking it delivered and the
+    /// exchange active now); nil when the exchange ended or the head went already.
+    mutating func takeHead() -> CheckedContinuation<HTTPResponse, any Error>? {
+        guard !ended, let continuation = head else { return nil }
+        head = nil
+        headDelivered = true
+        lastActivity = .now
+        return continuation
+    }
+
     /// Takes everything pending (resuming a paused receiver); `.wait` when there is nothing yet.
     mutating func takeBatch(maxBufferedBytes: Int) -> BodyBatchStep {
         if !pending.isEmpty {

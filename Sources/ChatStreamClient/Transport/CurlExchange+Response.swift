@@ -60,14 +60,7 @@ import ChatStreamHTTP
             let encoding = headers["Content-Encoding"]?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
             if !encoding.isEmpty && encoding != "identity" { transfer.decodedBytes = 0 }
             transfer.delivering = true
-            let head: CheckedContinuation<HTTPResponse, any Error>? = shared.withLock { state in
-                guard !state.ended, let head = state.head else { return nil }
-                state.head = nil
-                state.headDelivered = true
-                state.lastActivity = .now
-                return head
-            }
-            guard let head else { return false }
+            guard let head = shared.withLock({ $0.takeHead() }) else { return false }
             head.resume(returning: HTTPResponse(status: status, headers: headers, body: HTTPBody(batches: self)))
             return true
         }

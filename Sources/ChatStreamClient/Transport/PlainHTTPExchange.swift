@@ -143,14 +143,7 @@ final class PlainHTTPExchange: HTTPBodyBatchSource, @unchecked Sendable {
         defer { scratch.deallocate() }
         guard let (head, rest) = try readHead(scratch) else { return }
         let framing = try HTTPBodyFraming(head: head, method: method)
-        let delivered: CheckedContinuation<HTTPResponse, any Error>? = shared.withLock { state in
-            guard !state.ended, let head = state.head else { return nil }
-            state.head = nil
-            state.headDelivered = true
-            state.lastActivity = .now
-            return head
-        }
-        guard let delivered else { return }
+        guard let delivered = shared.withLock({ $0.takeHead() }) else { return }
         delivered.resume(
             returning: HTTPResponse(status: head.status, headers: head.headers, body: HTTPBody(batches: self)))
         try readBody(framing, first: rest, scratch)

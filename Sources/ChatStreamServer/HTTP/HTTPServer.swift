@@ -12,10 +12,11 @@
 // calls the handler synchronously; handlers may block or sleep to pace a stream without touching
 // Swift concurrency's cooperative pool. A handler may hand its connection off after a stream's head
 // (HTTPServerResponseWriter.handOff); its new owner may give it back when the stream ended cleanly,
-// and the connection is admitted again, as if just accepted, for its next requests (keep-alive). Open connections are registered under a mutex; `stop()`
-// shuts each registered socket down (never closes it: only its own thread closes a descriptor, after
-// unregistering, so a descriptor number is never reused under someone's feet), which wakes blocked
-// reads and makes writes fail, then waits for the threads to finish.
+// and the connection is admitted again, as if just accepted, for its next requests (keep-alive).
+// Open connections are registered under a mutex; `stop()` shuts each registered socket down
+// (never closes it: only its own thread closes a descriptor, after unregistering, so a descriptor
+// number is never reused under someone's feet), which wakes blocked reads and makes writes fail,
+// then waits for the threads to finish.
 
 import Dispatch
 import Foundation

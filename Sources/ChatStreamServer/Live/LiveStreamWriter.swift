@@ -20,8 +20,8 @@
 // failed write (replies have no heartbeat: they are short, and end with their run). A reply
 // stream that gives its connection back at its end (keep-alive) is not read while held, so the
 // client's next request waits in the socket for the server: a peer gone shows as a hang-up, an
-// error or a failed write. A live stream
-// opened with a user token ends cleanly at the token's expiry.
+// error or a failed write. A live stream opened with a user token ends cleanly at the token's
+// expiry.
 //
 // This file has the thread, its loop and its timers; LiveStreamWriter+Writing how one stream is
 // pulled, queued, flushed and ended; LiveStreamWriter+Streams the two kinds of stream.
@@ -267,7 +267,7 @@ final class LiveStreamWriter: Sendable {
                 }
                 if readiness.readable || readiness.failed {
                     // A client sends nothing after its request: a close or reset ends it.
-                    if !held[readiness.fd]!.stream.socket.discardInput() {
+                    if !entry.stream.socket.discardInput() {
                         drop(readiness.fd, &held, poller: poller)
                         continue
                     }

@@ -83,7 +83,6 @@ extension StoreTransaction {
     /// preview from its stored preview: its parts are neither serialized nor parsed under the write lock.
     func liveMessageShapes(_ sequences: [Int], bounds: LiveEventBounds) throws -> [JSONTree] {
         guard !sequences.isEmpty else { return [] }
-        let length = min(max(0, previewLength), MessagePreview.storedLength)
         var shapes: [Int: JSONTree] = [:]
         var unread: [Int] = []
         for sequence in Set(sequences) {
@@ -96,12 +95,9 @@ extension StoreTransaction {
             shapes[sequence] =
                 noted.size <= bounds.inlineMessageBytes
                 ? liveShape(of: message, inlineBytes: bounds.inlineMessageBytes)
-                : WireShapes.preview(
-                    MessagePreview(
-                        id: message.id, role: message.role, createdAt: message.createdAt,
-                        clientMessageId: message.clientMessageId,
-                        text: MessagePreview.shown(noted.preview, length: length),
-                        truncated: true))
+                : truncatedShape(
+                    id: message.id, role: message.role, createdAt: message.createdAt,
+                    clientMessageId: message.clientMessageId, storedPreview: noted.preview)
         }
         if !unread.isEmpty {
             for (sequence, shape) in try readLiveMessageShapes(unread, bounds: bounds) { shapes[sequence] = shape }
@@ -125,7 +121,6 @@ extension StoreTransaction {
                 clientMessageId: row.optionalText(4), size: row.int(5), preview: row.text(6)
             )
         }
-        let length = min(max(0, previewLength), MessagePreview.storedLength)
         var small: [Int] = []
         for row in rows where row.size <= bounds.inlineMessageBytes { small.append(row.sequence) }
         let whole = Dictionary(
@@ -136,10 +131,9 @@ extension StoreTransaction {
             }
             return (
                 row.sequence,
-                WireShapes.preview(
-                    MessagePreview(
-                        id: row.id, role: row.role, createdAt: row.createdAt, clientMessageId: row.clientMessageId,
-                        text: MessagePreview.shown(row.preview, length: length), truncated: true))
+                truncatedShape(
+                    id: row.id, role: row.role, createdAt: row.createdAt, clientMessageId: row.clientMessageId,
+                    storedPreview: row.preview)
             )
         }
     }
@@ -149,13 +143,21 @@ extension StoreTransaction {
     func liveShape(of message: MessageRecord, inlineBytes: Int) -> JSONTree {
         let whole = WireShapes.message(message)
         guard whole.jsonText.utf8.count > inlineBytes else { return whole }
+        return truncatedShape(
+            id: message.id, role: message.role, createdAt: message.createdAt,
+            clientMessageId: message.clientMessageId, storedPreview: MessagePreview.stored(message.text))
+    }
+
+    /// The preview a too-long message's `message.created` carries (as lists show it, with
+    /// `"truncated": true`), from its stored preview text.
+    private func truncatedShape(
+        id: String, role: String, createdAt: Int, clientMessageId: String?, storedPreview: String
+    ) -> JSONTree {
         let length = min(max(0, previewLength), MessagePreview.storedLength)
-        let text = MessagePreview.stored(message.text)
         return WireShapes.preview(
             MessagePreview(
-                id: message.id, role: message.role, createdAt: message.createdAt,
-                clientMessageId: message.clientMessageId,
-                text: MessagePreview.shown(text, length: length), truncated: true))
+                id: id, role: role, createdAt: createdAt, clientMessageId: clientMessageId,
+                text: MessagePreview.shown(storedPreview, length: length), truncated: true))
     }
 
     /// Records one event about `conversationId` that is not a change of it (typing), for its audience.
