@@ -17,9 +17,9 @@ struct LiveMessageShapeTests {
         noted: [JSONTree], read: [JSONTree]
     ) {
         #expect(sequences.allSatisfy { store.changes.storedMessages[$0] != nil })
-        let noted = try store.liveMessageShapes(sequences, bounds: bounds)
+        let noted = try store.liveMessageShapes(sequences, bounds: bounds).map(\.shape)
         store.changes.forgetStoredMessages(from: 0)
-        let read = try store.liveMessageShapes(sequences, bounds: bounds)
+        let read = try store.liveMessageShapes(sequences, bounds: bounds).map(\.shape)
         return (noted, read)
     }
 
@@ -60,7 +60,7 @@ struct LiveMessageShapeTests {
             let gone = try store.appendMessage(
                 id: "m2", role: "assistant", parts: [["type": "text", "text": "gone"]], to: "c", now: 3)
             try store.deleteMessages(of: "c", from: gone.sequence)
-            return try store.liveMessageShapes([first.sequence, gone.sequence], bounds: Self.bounds)
+            return try store.liveMessageShapes([first.sequence, gone.sequence], bounds: Self.bounds).map(\.shape)
         }
         #expect(shapes.count == 1)
         #expect(shapes.first?["parts"]?[0]?["text"]?.stringValue == "second")

@@ -215,11 +215,16 @@ extension ReplyRun {
         return scratch.count
     }
 
-    /// An ended run holding the events of a stored reply no longer held (a resend replayed after
-    /// its events expired): the whole reply, or for a stopped one its text then `abort` and the
-    /// aborted `finish`, or for an interrupted one its text then an `error` chunk.
-    static func ended(_ plan: ReplyPlan, _ metadata: ReplyMetadata, state: ReplyState?, numbered: Bool) -> ReplyRun {
-        let run = ReplyRun(metadata: metadata, sequence: 0, ownerKey: "", numbered: numbered)
+    /// An ended run holding the events of a stored reply: one no longer held (a resend replayed
+    /// after its events expired), or one stored whole by its chat (no pacing; `sequence` and
+    /// `ownerKey` then name its row and owner, as a generated run's do): the whole reply, or for a
+    /// stopped one its text then `abort` and the aborted `finish`, or for an interrupted one its
+    /// text then an `error` chunk.
+    static func ended(
+        _ plan: ReplyPlan, _ metadata: ReplyMetadata, state: ReplyState?, numbered: Bool, sequence: Int = 0,
+        ownerKey: String = ""
+    ) -> ReplyRun {
+        let run = ReplyRun(metadata: metadata, sequence: sequence, ownerKey: ownerKey, numbered: numbered)
         var chunks = ReplyChunks.chunks(for: plan, metadata: metadata)
         var closing = [chunks.removeLast().jsonText, "[DONE]"]
         switch state {

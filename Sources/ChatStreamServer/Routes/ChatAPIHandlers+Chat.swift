@@ -5,7 +5,10 @@
 // byte of the answer (a failed write answers 500 with nothing stored). A non-streamed reply is
 // stored whole; a streamed one is stored as generating and then generated on a thread of its own
 // whether or not anyone reads it (PROTOCOLS.md section 8, ChatAPIHandlers+ReplyStreams.swift),
-// and the request becomes one reader of it. A chat whose `clientMessageId` is already stored is a
+// and the request becomes one reader of it. A streamed reply with no pacing to keep (the demo
+// agent's, `replyDelay` zero) is known whole before the write: it is stored finished in that one
+// transaction, like a non-streamed one, and streamed from a run held already ended, so a chat
+// costs one commit instead of two (the generating row, then its end) and resumes work the same. A chat whose `clientMessageId` is already stored is a
 // resend: nothing new is stored and the reply made for it is answered again (joined while it is
 // still generating), with `Idempotent-Replayed: true`.
 
@@ -229,7 +232,8 @@ extension ChatAPIHandlers {
     // MARK: - Replies
 
     /// Appends the agent message for `plan` (answering the user message `replyTo`, if any): whole
-    /// for a non-streamed answer, or as a generating reply whose run is registered (streamed), and
+    /// for a non-streamed answer or a streamed one without pacing (`replyDelay` zero), else as a
+    /// generating reply whose run is registered (streamed), and
     /// checks the quotas counting the whole planned reply. `prepared`: the plan's stored forms when
     /// they were made before the transaction; `counted`: the plan's streamed size, likewise;
     /// `reserving`: the bytes a reply of unknown size reserves instead (a model agent's); `known`:
@@ -241,9 +245,11 @@ extension ChatAPIHandlers {
         _ store: StoreTransaction
     ) throws -> ChatOutcome {
         let now = Self.now
-        let stored = prepared ?? (stream ? nil : StoredParts(plan.parts.map(\.jsonValue)))
+        // A streamed reply known whole with no pacing to keep is stored finished at once.
+        let whole = !stream || (reserving == nil && configuration.replyDelay == .zero)
+        let stored = prepared ?? (whole ? StoredParts(plan.parts.map(\.jsonValue)) : nil)
         let record: MessageRecord
-        if stream {
+        if !whole {
             record = try store.beginReply(
                 id: replyId, in: conversationId, replyTo: replyTo, finishReason: plan.finishReason, now: now)
         } else {
@@ -256,9 +262,14 @@ extension ChatAPIHandlers {
             conversationId: conversationId, messageId: replyId,
             userMessageId: try known?.userMessageId ?? store.lastUserMessageId(of: conversationId),
             userId: try known.map(\.ownerUser) ?? store.conversation(conversationId)?.ownerUser)
-        let pending = stream ? stored?.size ?? JSONTree.array(plan.parts.map(\.jsonValue)).jsonText.utf8.count : 0
+        let pending = whole ? 0 : stored?.size ?? JSONTree.array(plan.parts.map(\.jsonValue)).jsonText.utf8.count
         try checkQuotas(store, for: caller, pendingBytes: pending)
         guard stream else { return .stored(plan, metadata) }
+        guard !whole else {
+            // Typing is recorded only while someone follows live events (see `typing(_:active:)`).
+            if self.store.liveEventSignal.subscriberCount > 0 { store.changes.typing(around: record.sequence) }
+            return .streamStored(plan, metadata, sequence: record.sequence, ownerKey: caller.ownerKey)
+        }
         let run = ReplyRun(
             metadata: metadata, sequence: record.sequence, ownerKey: caller.ownerKey,
             numbered: configuration.resumableReplies,
@@ -294,6 +305,15 @@ extension ChatAPIHandlers {
             startGenerating(plan, run)
             guard let place else {  // `reply` makes `.generate` only for a streamed answer
                 throw APIError(status: 500, code: "INTERNAL_SERVER_ERROR", message: "a new reply is only streamed")
+            }
+            try streamReply(run, after: 0, fault: fault, place: place, writer)
+        case .streamStored(let plan, let metadata, let sequence, let ownerKey):
+            let run = ReplyRun.ended(
+                plan, metadata, state: nil, numbered: configuration.resumableReplies, sequence: sequence,
+                ownerKey: ownerKey)
+            replies.hold(run)
+            guard let place else {  // `reply` makes `.streamStored` only for a streamed answer
+                throw APIError(status: 500, code: "INTERNAL_SERVER_ERROR", message: "a stored stream is only streamed")
             }
             try streamReply(run, after: 0, fault: fault, place: place, writer)
         case .stored(let plan, let metadata):
@@ -354,6 +374,9 @@ enum ChatOutcome {
     case generate(ReplyPlan, ReplyRun)
     /// A new reply stored whole (not streamed).
     case stored(ReplyPlan, ReplyMetadata)
+    /// A new streamed reply stored whole (no pacing to keep): streamed from a run held already
+    /// ended, for the reply's row `sequence` of the conversation owned by `ownerKey`.
+    case streamStored(ReplyPlan, ReplyMetadata, sequence: Int, ownerKey: String)
     /// A resend: the reply already made (or being made) for its `clientMessageId`.
     case replay(ReplyPlan, ReplyMetadata, MessageRecord)
 }

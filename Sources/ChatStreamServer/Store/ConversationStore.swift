@@ -56,6 +56,8 @@ final class ConversationStore: Sendable {
     let cursorKey: [UInt8]
     /// The longest any write has held the write lock (transaction and commit with its sync).
     private let longestHold = Mutex(Duration.zero)
+    /// The writes committed so far (``committedWriteCount``).
+    private let committed = Atomic(0)
     /// Where `recover` moved a damaged database and its log (empty when nothing was moved).
     let movedAside: [String]
 
@@ -207,11 +209,13 @@ final class ConversationStore: Sendable {
             }
         }
         var recorded = false
+        var committedWrites = 0
         for (index, pending) in batch.enumerated() {
             switch outcome {
             case .failure(let error): pending.error = error
             case .success(let errors):
                 pending.error = errors[index]
+                if errors[index] == nil { committedWrites += 1 }
                 if errors[index] == nil, let events = changes[index] {
                     liveEventTail.append(events.recordedEvents, evictions: events.evictions)
                     recorded = recorded || !events.recordedEvents.isEmpty
@@ -221,8 +225,13 @@ final class ConversationStore: Sendable {
         let held = ContinuousClock.now - acquired
         lock.unlock()
         longestHold.withLock { $0 = max($0, held) }
+        committed.add(committedWrites, ordering: .relaxed)
         if recorded { liveEventSignal.notify() }
     }
+
+    /// How many writes have committed since the store opened (each ``write(recordingEvents:_:)``
+    /// that returned without an error, whatever batch held it).
+    var committedWriteCount: Int { committed.load(ordering: .relaxed) }
 
     /// The longest any batch of ``write(recordingEvents:_:)`` has held the write lock so far: every
     /// other write waited at most this long for it.

@@ -61,6 +61,15 @@ final class StoreChanges {
         storedMessages[sequence] = nil
     }
 
+    /// Streamed replies stored whole in this transaction while someone follows live events: their
+    /// `message.created` comes between the agent's `typing` on and off, as a generated reply's does.
+    private(set) var typedReplies: Set<Int> = []
+
+    /// Notes that reply `sequence` was stored whole while streamed, to be announced with `typing`.
+    func typing(around sequence: Int) {
+        typedReplies.insert(sequence)
+    }
+
     /// The store-wide sequence as this transaction moved it: its last number given, and whether
     /// it moved since it was read (StoreTransaction.nextSequence, .saveSequence).
     var sequence: (last: Int, moved: Bool)?
@@ -84,6 +93,7 @@ final class StoreChanges {
         createdConversations = []
         appendedMessages = [:]
         storedMessages = [:]
+        typedReplies = []
         seen = []
     }
 }

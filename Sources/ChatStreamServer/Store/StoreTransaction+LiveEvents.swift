@@ -65,9 +65,14 @@ extension StoreTransaction {
             if created {
                 try appendEvent(audience: audience, type: "conversation.created", data: ["conversation": shape])
             }
-            for message in try liveMessageShapes(changes.appendedMessages[record.id] ?? [], bounds: bounds) {
+            let messages = try liveMessageShapes(changes.appendedMessages[record.id] ?? [], bounds: bounds)
+            for (sequence, message) in messages {
+                // A streamed reply stored whole shows the agent typing around it, as a generated one does.
+                let typed = changes.typedReplies.contains(sequence)
+                if typed { try appendEvent(audience: audience, type: "typing", data: Self.typing(record.id, true)) }
                 let data: JSONTree = ["conversationId": .string(record.id), "message": message]
                 try appendEvent(audience: audience, type: "message.created", data: data)
+                if typed { try appendEvent(audience: audience, type: "typing", data: Self.typing(record.id, false)) }
             }
             if !created {
                 try appendEvent(audience: audience, type: "conversation.updated", data: ["conversation": shape])
@@ -77,11 +82,16 @@ extension StoreTransaction {
         for audience in audiences { try prune(audience: audience, bounds: bounds) }
     }
 
+    /// The `typing` event's data for the agent in conversation `id`.
+    static func typing(_ id: String, _ active: Bool) -> JSONTree {
+        ["conversationId": .string(id), "participant": "agent", "active": .bool(active)]
+    }
+
     /// The `message.created` shapes of the messages with these sequence numbers that have parts,
-    /// oldest first. A message this transaction stored is shaped from what it noted (StoreChanges);
+    /// with their sequence numbers, oldest first. A message this transaction stored is shaped from what it noted (StoreChanges);
     /// any other is read back. A message whose stored parts alone pass the inline bound becomes its
     /// preview from its stored preview: its parts are neither serialized nor parsed under the write lock.
-    func liveMessageShapes(_ sequences: [Int], bounds: LiveEventBounds) throws -> [JSONTree] {
+    func liveMessageShapes(_ sequences: [Int], bounds: LiveEventBounds) throws -> [(sequence: Int, shape: JSONTree)] {
         guard !sequences.isEmpty else { return [] }
         var shapes: [Int: JSONTree] = [:]
         var unread: [Int] = []
@@ -102,7 +112,7 @@ extension StoreTransaction {
         if !unread.isEmpty {
             for (sequence, shape) in try readLiveMessageShapes(unread, bounds: bounds) { shapes[sequence] = shape }
         }
-        return shapes.sorted { $0.key < $1.key }.map(\.value)
+        return shapes.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
     }
 
     /// The `message.created` shapes of the visible messages with these sequence numbers, read from
