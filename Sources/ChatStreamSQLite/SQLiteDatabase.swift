@@ -44,6 +44,10 @@ package final class SQLiteDatabase: @unchecked Sendable {
         /// write. It reads every page: an open costs the file's size (a file that is not a database
         /// fails at open either way).
         package var checksAtOpen = true
+        /// Whether a commit that takes the write-ahead log past 1,000 pages copies it back into the
+        /// database there and then (SQLite's automatic checkpoint). `false` leaves that to someone
+        /// else (the server's store checkpoints on a thread of its own, StoreCheckpointer).
+        package var automaticCheckpoint = true
 
         package init() {}
 
@@ -93,6 +97,7 @@ package final class SQLiteDatabase: @unchecked Sendable {
             // write of the server's group commit runs under one), which SQLite otherwise writes
             // page by page to a file in /var/tmp, a write system call for each page a write changes.
             try execute("PRAGMA temp_store=MEMORY")
+            if !options.automaticCheckpoint { try execute("PRAGMA wal_autocheckpoint=0") }
             // A quick structural check, so a damaged file fails at open rather than on a later write.
             if options.checksAtOpen {
                 let check = try query("PRAGMA quick_check") { $0.text(0) }

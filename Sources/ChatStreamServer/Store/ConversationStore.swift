@@ -34,6 +34,8 @@ final class ConversationStore: Sendable {
     private let lock = NSLock()
     /// Writes waiting for the next commit, and the thread that commits them.
     let writeQueue = StoreWriteQueue()
+    /// Copies the write-ahead log into the database off the committer (nil in memory).
+    let checkpointer: StoreCheckpointer?
     /// Idle read-only connections (empty in memory: reads then use ``database`` under ``lock``).
     private let readers: Mutex<[SQLiteDatabase]>
     private let readerSlots: DispatchSemaphore
@@ -68,12 +70,14 @@ final class ConversationStore: Sendable {
     /// The database and its -wal and -shm files are 0600, in a directory created 0700 when missing.
     /// Throws ``StoreOpenError`` for a file the process cannot write, and (unless `recover`) for an
     /// empty file that was there before or a damaged database or log (`recover` moves those aside,
-    /// listed in ``movedAside``, and starts a new store).
+    /// listed in ``movedAside``, and starts a new store). A file's write-ahead log is copied back by
+    /// a thread of the store's own, and restarted once it holds `logRestartPages` pages
+    /// (StoreCheckpointer).
     init(
         path: String?, options: SQLiteDatabase.Options = .durable, liveEventCapacity: Int = 0,
         liveEventBytes: Int = 1 << 20, inlineMessageBytes: Int = 4 << 10, tailBytes: Int = 8 << 20,
         previewLength: Int = 200, readerCount: Int = 4, searchReaders: Int? = nil, readWait: Duration = .seconds(2),
-        recover: Bool = false
+        recover: Bool = false, logRestartPages: Int = 16_384
     ) throws {
         self.readWait = readWait
         self.path = path
@@ -94,17 +98,21 @@ final class ConversationStore: Sendable {
             try StoreFiles.prepare(path)
         }
         let database: SQLiteDatabase
+        // The log is copied back by the checkpointer's thread, not by the committing connection.
+        var writer = options
+        writer.automaticCheckpoint = path == nil
         do {
-            database = try Self.open(path, options: options)
+            database = try Self.open(path, options: writer)
         } catch let error as StoreOpenError {
             guard recover, let path, case .damaged = error else { throw error }
             movedAside += try StoreDamage.moveAside(path)
             try StoreFiles.prepare(path)
-            database = try Self.open(path, options: options)
+            database = try Self.open(path, options: writer)
         }
         self.movedAside = movedAside
         if let path { try StoreFiles.restrict(path) }
         self.database = database
+        checkpointer = try path.map { try StoreCheckpointer(path: $0, options: options, restartPages: logRestartPages) }
         var pool: [SQLiteDatabase] = []
         if let path {
             var readOnly = options
@@ -131,7 +139,10 @@ final class ConversationStore: Sendable {
         writeQueue.commitBatches { [weak self] batch in self?.commit(batch) }
     }
 
-    deinit { writeQueue.close() }
+    deinit {
+        writeQueue.close()
+        checkpointer?.close()
+    }
 
     /// Opens and migrates the writer's connection; a file SQLite finds damaged (quick check, not a
     /// database) throws ``StoreOpenError/damaged(_:reason:)``.
@@ -207,6 +218,12 @@ final class ConversationStore: Sendable {
                 try store.saveSequence()
                 changes[index] = store.changes
             }
+        }
+        // Past its bound the log is checkpointed here once, so the next write restarts it
+        // (StoreCheckpointer); otherwise the checkpointer's thread is only nudged.
+        if case .success = outcome, let checkpointer, checkpointer.committed() {
+            try? database.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            checkpointer.restarted()
         }
         var recorded = false
         var committedWrites = 0
