@@ -65,4 +65,30 @@ struct LiveMessageShapeTests {
         #expect(shapes.count == 1)
         #expect(shapes.first?["parts"]?[0]?["text"]?.stringValue == "second")
     }
+    @Test func anEventsStoredTextIsItsDataSerialized() throws {
+        // message.created's text is spliced from the message's JSON (made once); every event's
+        // stored text must still be exactly its data serialized, as the memory tail holds it.
+        let store = try ConversationStore(path: nil, liveEventCapacity: 100)
+        let caller = Caller(deviceId: "device-a")
+        try store.write { store in
+            _ = try store.createConversation(id: "c\"1", title: "a \"title\"", for: caller, now: 1)
+            _ = try store.appendMessage(
+                id: "m1", role: "user", parts: [["type": "text", "text": "hi \"there\" \u{e9}\n"]], to: "c\"1",
+                now: 2, clientMessageId: "6c0c9a4e-2a43-4a8f-9d2c-1c3f1f0a8f11")
+            _ = try store.appendMessage(
+                id: "m2", role: "assistant",
+                parts: [["type": "text", "text": .string(String(repeating: "long ", count: 2_000))]], to: "c\"1",
+                now: 3)
+        }
+        guard case .events(let held)? = store.liveEventsInMemory(after: 0, audiences: [caller.ownerKey])?.0 else {
+            Issue.record("no events in memory")
+            return
+        }
+        let stored = try store.read { store in
+            try store.database.query("SELECT seq, data FROM events ORDER BY seq") { ($0.int(0), $0.text(1)) }
+        }
+        #expect(held.filter { $0.type == "message.created" }.count == 2)
+        #expect(stored.map(\.0) == held.map(\.id))
+        #expect(stored.map(\.1) == held.map(\.data.jsonText))
+    }
 }

@@ -38,6 +38,15 @@ struct LiveEventBounds: Sendable, Hashable {
     var inlineMessageBytes: Int = 4 << 10
 }
 
+/// A message as `message.created` carries it (whole, or its preview when too long), with its JSON.
+struct LiveMessageShape {
+    /// The message's store-wide sequence number.
+    var sequence: Int
+    var shape: JSONTree
+    /// `shape` serialized.
+    var json: [UInt8]
+}
+
 /// What a subscriber gets after an event ID.
 enum LiveEventResumption: Equatable {
     /// Every later event of its audiences, oldest first.
@@ -66,12 +75,18 @@ extension StoreTransaction {
                 try appendEvent(audience: audience, type: "conversation.created", data: ["conversation": shape])
             }
             let messages = try liveMessageShapes(changes.appendedMessages[record.id] ?? [], bounds: bounds)
-            for (sequence, message) in messages {
+            for message in messages {
                 // A streamed reply stored whole shows the agent typing around it, as a generated one does.
-                let typed = changes.typedReplies.contains(sequence)
+                let typed = changes.typedReplies.contains(message.sequence)
                 if typed { try appendEvent(audience: audience, type: "typing", data: Self.typing(record.id, true)) }
-                let data: JSONTree = ["conversationId": .string(record.id), "message": message]
-                try appendEvent(audience: audience, type: "message.created", data: data)
+                // The data's text is spliced from the message's JSON, made once (liveShape).
+                let data: JSONTree = ["conversationId": .string(record.id), "message": message.shape]
+                var text = Array(#"{"conversationId":"#.utf8)
+                JSONTree.string(record.id).write(to: &text)
+                text += #","message":"#.utf8
+                text += message.json
+                text.append(UInt8(ascii: "}"))
+                try appendEvent(audience: audience, type: "message.created", data: data, text: text)
                 if typed { try appendEvent(audience: audience, type: "typing", data: Self.typing(record.id, false)) }
             }
             if !created {
@@ -88,12 +103,12 @@ extension StoreTransaction {
     }
 
     /// The `message.created` shapes of the messages with these sequence numbers that have parts,
-    /// with their sequence numbers, oldest first. A message this transaction stored is shaped from what it noted (StoreChanges);
+    /// oldest first. A message this transaction stored is shaped from what it noted (StoreChanges);
     /// any other is read back. A message whose stored parts alone pass the inline bound becomes its
     /// preview from its stored preview: its parts are neither serialized nor parsed under the write lock.
-    func liveMessageShapes(_ sequences: [Int], bounds: LiveEventBounds) throws -> [(sequence: Int, shape: JSONTree)] {
+    func liveMessageShapes(_ sequences: [Int], bounds: LiveEventBounds) throws -> [LiveMessageShape] {
         guard !sequences.isEmpty else { return [] }
-        var shapes: [Int: JSONTree] = [:]
+        var shapes: [Int: LiveMessageShape] = [:]
         var unread: [Int] = []
         for sequence in Set(sequences) {
             guard let noted = changes.storedMessages[sequence] else {
@@ -106,18 +121,18 @@ extension StoreTransaction {
                 noted.size <= bounds.inlineMessageBytes
                 ? liveShape(of: message, inlineBytes: bounds.inlineMessageBytes)
                 : truncatedShape(
-                    id: message.id, role: message.role, createdAt: message.createdAt,
+                    sequence: sequence, id: message.id, role: message.role, createdAt: message.createdAt,
                     clientMessageId: message.clientMessageId, storedPreview: noted.preview)
         }
         if !unread.isEmpty {
-            for (sequence, shape) in try readLiveMessageShapes(unread, bounds: bounds) { shapes[sequence] = shape }
+            for shape in try readLiveMessageShapes(unread, bounds: bounds) { shapes[shape.sequence] = shape }
         }
-        return shapes.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        return shapes.values.sorted { $0.sequence < $1.sequence }
     }
 
     /// The `message.created` shapes of the visible messages with these sequence numbers, read from
     /// their rows (a message past the inline bound from its preview column alone).
-    private func readLiveMessageShapes(_ sequences: [Int], bounds: LiveEventBounds) throws -> [(Int, JSONTree)] {
+    private func readLiveMessageShapes(_ sequences: [Int], bounds: LiveEventBounds) throws -> [LiveMessageShape] {
         let placeholders = sequences.indices.map { "?\($0 + 1)" }.joined(separator: ", ")
         let rows = try database.query(
             """
@@ -137,37 +152,39 @@ extension StoreTransaction {
             try messages(sequences: small).map { ($0.sequence, $0) }, uniquingKeysWith: { first, _ in first })
         return rows.map { row in
             if let message = whole[row.sequence] {
-                return (row.sequence, liveShape(of: message, inlineBytes: bounds.inlineMessageBytes))
+                return liveShape(of: message, inlineBytes: bounds.inlineMessageBytes)
             }
-            return (
-                row.sequence,
-                truncatedShape(
-                    id: row.id, role: row.role, createdAt: row.createdAt, clientMessageId: row.clientMessageId,
-                    storedPreview: row.preview)
-            )
+            return truncatedShape(
+                sequence: row.sequence, id: row.id, role: row.role, createdAt: row.createdAt,
+                clientMessageId: row.clientMessageId, storedPreview: row.preview)
         }
     }
 
     /// A message as `message.created` carries it: whole when its JSON is at most `inlineBytes`, else
     /// its preview as lists show it (one text part with the start of its text, `"truncated": true`).
-    func liveShape(of message: MessageRecord, inlineBytes: Int) -> JSONTree {
+    /// Its JSON is made once, for the bound and for the event's text.
+    func liveShape(of message: MessageRecord, inlineBytes: Int) -> LiveMessageShape {
         let whole = WireShapes.message(message)
-        guard whole.jsonText.utf8.count > inlineBytes else { return whole }
+        let json = whole.jsonBytes
+        guard json.count > inlineBytes else {
+            return LiveMessageShape(sequence: message.sequence, shape: whole, json: json)
+        }
         return truncatedShape(
-            id: message.id, role: message.role, createdAt: message.createdAt,
+            sequence: message.sequence, id: message.id, role: message.role, createdAt: message.createdAt,
             clientMessageId: message.clientMessageId, storedPreview: MessagePreview.stored(message.text))
     }
 
     /// The preview a too-long message's `message.created` carries (as lists show it, with
     /// `"truncated": true`), from its stored preview text.
     private func truncatedShape(
-        id: String, role: String, createdAt: Int, clientMessageId: String?, storedPreview: String
-    ) -> JSONTree {
+        sequence: Int, id: String, role: String, createdAt: Int, clientMessageId: String?, storedPreview: String
+    ) -> LiveMessageShape {
         let length = min(max(0, previewLength), MessagePreview.storedLength)
-        return WireShapes.preview(
+        let shape = WireShapes.preview(
             MessagePreview(
                 id: id, role: role, createdAt: createdAt, clientMessageId: clientMessageId,
                 text: MessagePreview.shown(storedPreview, length: length), truncated: true))
+        return LiveMessageShape(sequence: sequence, shape: shape, json: shape.jsonBytes)
     }
 
     /// Records one event about `conversationId` that is not a change of it (typing), for its audience.
@@ -213,8 +230,9 @@ extension StoreTransaction {
         try database.first("SELECT seq FROM sqlite_sequence WHERE name = 'events'") { $0.int(0) } ?? 0
     }
 
-    private func appendEvent(audience: String, type: String, data: JSONTree) throws {
-        let text = data.jsonText
+    /// Appends an event with `data` (its JSON `text` when already made, else serialized here).
+    private func appendEvent(audience: String, type: String, data: JSONTree, text: [UInt8]? = nil) throws {
+        let text = text.map { String(decoding: $0, as: UTF8.self) } ?? data.jsonText
         let size = text.utf8.count
         try database.run(
             "INSERT INTO events(owner_key, type, data, created_at, size) VALUES (?1, ?2, ?3, ?4, ?5)",
