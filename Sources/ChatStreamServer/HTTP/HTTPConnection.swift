@@ -19,6 +19,8 @@ struct HTTPConnection {
     let handler: @Sendable (HTTPServerRequest, HTTPServerResponseWriter) throws -> Void
     /// Gives the connection back to the server after a handed-off stream ended cleanly.
     var resumption: (@Sendable (Socket) -> Void)?
+    /// Called when a response hands the socket off, before its new owner has it.
+    var handingOff: (@Sendable () -> Void)?
 
     /// Serves requests until the peer closes, a request asks to close, a deadline passes, an error,
     /// or a handler hands the socket off (then true: the caller must not close it).
@@ -114,7 +116,7 @@ struct HTTPConnection {
     private func serve(_ request: HTTPServerRequest, resumable: Bool) -> Outcome {
         let writer = HTTPServerResponseWriter(
             socket: socket, request: request, configuration: configuration,
-            resumption: resumable ? resumption : nil)
+            resumption: resumable ? resumption : nil, handingOff: handingOff)
         var failure: (any Error)?
         do {
             try handler(request, writer)

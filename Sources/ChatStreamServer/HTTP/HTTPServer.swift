@@ -181,15 +181,13 @@ package final class HTTPServer: Sendable {
             guard resumed else { return reject(socket) }
             return rejections.async { socket.closeGracefully(drainMilliseconds: 50) }
         }
-        let connection = HTTPConnection(
-            socket: socket, remoteAddress: peer, configuration: configuration, handler: handler,
-            resumption: { [weak self] socket in
-                guard let self else { return socket.close() }
-                socket.prepareForRequests()
-                self.admit(socket, host: host, peer: peer, resumed: true)
-            })
-        workers.run { [self] in
-            let handedOff = connection.run()
+        // The connection leaves the registry once, when its thread ends or when a response hands
+        // its socket off (whichever comes first): a handed-off socket is its new owner's, who may
+        // close it at once, and `stop()` must never shut down a descriptor number the process has
+        // since given to another connection.
+        let registered = Atomic(true)
+        let release: @Sendable () -> Void = { [self] in
+            guard registered.exchange(false, ordering: .acquiringAndReleasing) else { return }
             state.withLock { state in
                 _ = state.connections.removeValue(forKey: id)
                 state.connectionsPerAddress[host, default: 1] -= 1
@@ -197,6 +195,17 @@ package final class HTTPServer: Sendable {
                 state.connectionsPerNetwork[network, default: 1] -= 1
                 if state.connectionsPerNetwork[network] == 0 { state.connectionsPerNetwork[network] = nil }
             }
+        }
+        let connection = HTTPConnection(
+            socket: socket, remoteAddress: peer, configuration: configuration, handler: handler,
+            resumption: { [weak self] socket in
+                guard let self else { return socket.close() }
+                socket.prepareForRequests()
+                self.admit(socket, host: host, peer: peer, resumed: true)
+            }, handingOff: release)
+        workers.run { [self] in
+            let handedOff = connection.run()
+            release()
             // A handed-off socket (a live stream) is its new owner's to close; its slot is free now.
             if !handedOff { socket.closeGracefully() }
             connectionThreads.leave()

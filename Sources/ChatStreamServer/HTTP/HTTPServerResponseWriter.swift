@@ -42,15 +42,19 @@ package final class HTTPServerResponseWriter {
     private(set) var keepAlive: Bool
     /// Gives a handed-off connection back to the server for its next requests (nil: it closes).
     private let resumption: (@Sendable (Socket) -> Void)?
+    /// Called by ``handOff()`` before the socket leaves: the server forgets the connection then.
+    private let handingOff: (@Sendable () -> Void)?
 
     /// A writer for the response to `request` on `socket`; `resumption` (given when nothing of a
-    /// next request was read yet) lets a handed-off stream give the connection back at its end.
+    /// next request was read yet) lets a handed-off stream give the connection back at its end;
+    /// `handingOff` is called when the socket is handed off, before its new owner has it.
     init(
         socket: Socket, request: HTTPServerRequest, configuration: HTTPServerConfiguration,
-        resumption: (@Sendable (Socket) -> Void)? = nil
+        resumption: (@Sendable (Socket) -> Void)? = nil, handingOff: (@Sendable () -> Void)? = nil
     ) {
         self.socket = socket
         self.resumption = resumption
+        self.handingOff = handingOff
         self.isHead = request.method == "HEAD"
         self.isHTTP10 = request.version.minor == 0
         self.serverName = configuration.serverName
@@ -145,6 +149,9 @@ package final class HTTPServerResponseWriter {
         guard case .streaming(let chunked) = state, !isHead else { return nil }
         state = .handedOff
         keepAlive = false
+        // Before the new owner has it: it may close the socket (or give it back as a new
+        // connection) at once, and the server must not still hold its descriptor then.
+        handingOff?()
         return (socket, chunked)
     }
 

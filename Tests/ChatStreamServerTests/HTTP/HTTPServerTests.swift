@@ -3,6 +3,7 @@
 import Dispatch
 import Foundation
 import HTTPTestSupport
+import Synchronization
 import TestSupport
 import Testing
 
@@ -260,6 +261,28 @@ struct HTTPServerTests {
             try second.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
             #expect(try second.readResponse().status == 503)
         }
+    }
+
+    @Test func aHandedOffConnectionLeavesTheRegistryBeforeItsNewOwnerHasIt() async throws {
+        // The new owner may close the socket at once; were the server still holding its
+        // descriptor, `stop()` could shut down whatever connection the process gave that number
+        // to next (another server's, in a test process).
+        let server = Mutex<HTTPServer?>(nil)
+        let held = Mutex<Int?>(nil)
+        let handedOff = HTTPServer(configuration: HTTPTestServer.configuration) { _, writer in
+            try writer.startStream(status: 200, headers: [("Content-Type", "text/plain")])
+            guard let (socket, _) = writer.handOff() else { return }
+            held.withLock { $0 = server.withLock { $0 }?.openConnections }
+            socket.close()
+        }
+        server.withLock { $0 = handedOff }
+        try handedOff.start()
+        defer { handedOff.stop() }
+        let connection = try RawHTTPConnection(port: handedOff.port)
+        try connection.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        _ = try? connection.readResponse()  // the head, then the new owner's close
+        #expect(await eventually { held.withLock { $0 } != nil })
+        #expect(held.withLock { $0 } == 0)
     }
 
     @Test func stopWakesBlockedConnectionsAndFinishes() async throws {
