@@ -86,6 +86,18 @@ struct GroupCommitTests {
         #expect(eventually(within: 5) { !queue.isCommitterRunning }, "the committer outlived its store")
     }
 
+    @Test func theCommitterRunsAtARaisedPriorityWhereTheSystemAllowsIt() throws {
+        let directory = try SQLiteStoreTests.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try ConversationStore(path: directory.appendingPathComponent("priority.sqlite").path)
+        _ = try store.write { try $0.createConversation(id: "c", title: nil, for: Caller(deviceId: "d"), now: 1) }
+        #expect(store.writeQueue.isCommitterRunning)
+        // Root (CI's machines) may lower a nice value; an unprivileged process keeps its own and
+        // writes just the same.
+        if geteuid() == 0 { #expect(store.writeQueue.committerPriorityRaised) }
+        #expect(try store.read { try $0.conversationCount() } == 1)
+    }
+
     @Test func aWriteThatThrowsUndoesOnlyItsOwnChanges() throws {
         let directory = try SQLiteStoreTests.directory()
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -14,12 +14,26 @@
 // third of the batch (64 streamed chats on 2 cores: 5.0 ms between batches of 13.7 ms); the
 // committer is still running when one batch ends and starts the next at once.
 //
+// The committer runs at a higher priority than the server's other threads where the system allows
+// it (Linux: a nice value 8 lower, which needs CAP_SYS_NICE or a raised RLIMIT_NICE, else it keeps
+// its own; Apple platforms: the user-interactive quality of service). Every write waits for it, and
+// at the same priority it was preempted by the very callers it had just woken: under 64 streamed
+// chats, waking a batch's 31 callers took 1.9 ms and the cycle of 21 ms held 5 ms of waiting for a
+// core; raised, 0.7 ms of a 18 ms cycle (an instrumented build), and in alternating wrk runs
+// 1,604-1,704 -> 1,756-1,924 req/s, p99 62-105 -> 55-57 ms.
+//
 // Example: three handlers write at once while a fourth's commit is syncing. When it is done, the
 // committer takes all three as one batch: one BEGIN, three savepoints, one COMMIT.
 
 import Dispatch
 import Foundation
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// One write waiting for (or in) a batch: its body, whether it records live events, its outcome.
 final class PendingWrite: @unchecked Sendable {
@@ -65,6 +79,7 @@ final class StoreWriteQueue: Sendable {
     private let wake = DispatchSemaphore(value: 0)
     private let batchCount = Atomic<Int>(0)
     private let committerRunning = Atomic<Bool>(false)
+    private let raisedPriority = Atomic<Bool>(false)
 
     /// Sets what commits a batch; called once, before the first write (the committer's thread
     /// starts with the first write).
@@ -110,11 +125,31 @@ final class StoreWriteQueue: Sendable {
     private func startCommitter() {
         committerRunning.store(true, ordering: .releasing)
         let thread = Thread { [self] in
+            raisedPriority.store(Self.raiseThisThreadsPriority(), ordering: .releasing)
             runCommitter()
             committerRunning.store(false, ordering: .releasing)
         }
         thread.name = "ConversationStore commits"
+        #if canImport(Darwin)
+            thread.qualityOfService = .userInteractive
+        #endif
         thread.start()
+    }
+
+    /// Whether the committer's thread runs at a raised priority (see the file header), for tests.
+    var committerPriorityRaised: Bool { raisedPriority.load(ordering: .acquiring) }
+
+    /// Lowers the calling thread's nice value by 8 (Linux: `setpriority` on a thread ID of 0 is
+    /// this thread alone); true when it took. Elsewhere the thread's quality of service does it.
+    private static func raiseThisThreadsPriority() -> Bool {
+        #if canImport(Glibc)
+            errno = 0
+            let current = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
+            guard errno == 0 else { return false }
+            return setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, max(-20, current - 8)) == 0
+        #else
+            return true
+        #endif
     }
 
     /// Commits batches until closed with nothing waiting, sleeping while nothing waits.
