@@ -53,6 +53,29 @@ struct WholeReplyTests {
         #expect(whole.numbered && generated.numbered)
     }
 
+    @Test func aLongReplyStoredWholeIsEncodedOnAReplyThreadAndStreamsWhole() throws {
+        // Past 64 KiB of events a reply stored whole is encoded on a reply thread as it streams.
+        let fixture = try APIFixture()
+        let store = fixture.server.handlers.store
+        let before = store.committedWriteCount
+        let message = (0..<12_000).map { "w\($0)" }.joined(separator: " ")
+        let response = try fixture.chat(message)
+        #expect(response.status == 200 && response.complete)
+        #expect(store.committedWriteCount - before == 1)
+        let events = ReplyEvent.parse(response.body)
+        #expect(events.count > 1_000)
+        #expect(events.map(\.id) == Array(1...events.count).map(Optional.some))
+        let text = events.compactMap {
+            $0.json?["type"]?.stringValue == "text-delta" ? $0.json?["delta"]?.stringValue : nil
+        }
+        .joined()
+        #expect(text.hasPrefix("You said: \(message)."))
+        let conversation = try #require(events.first?.json?["messageMetadata"]?["conversationId"]?.stringValue)
+        let history = try fixture.page(fixture.api("conversations/\(conversation)/messages?limit=10"))
+        let reply = try #require(history.items.first { $0["role"]?.stringValue == "assistant" })
+        #expect(reply["parts"]?[0]?["text"]?.stringValue == text)
+    }
+
     @Test func aReplyStoredWholeIsTypedAroundItsAnnouncement() throws {
         let fixture = try APIFixture()
         let (connection, _) = try LiveSubscribedTests.subscribe(fixture, until: LiveSubscribedTests.hasSubscribed)

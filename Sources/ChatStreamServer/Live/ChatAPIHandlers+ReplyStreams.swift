@@ -27,7 +27,10 @@ extension ChatAPIHandlers {
 
     /// Generates `plan` into `run`: its events at the configured pace, checkpoints, then the
     /// stored end. Returns early when someone else ended the reply (a stop, the server stopping).
+    /// A run its chat stored whole only gets its events, as fast as they encode: no pace, no
+    /// write (its typing was recorded with it).
     func generate(_ plan: ReplyPlan, _ run: ReplyRun) {
+        if run.storedWhole { return encode(plan, into: run) }
         let conversationId = run.metadata.conversationId
         typing(conversationId, active: true)
         defer { typing(conversationId, active: false) }
@@ -76,11 +79,28 @@ extension ChatAPIHandlers {
         }
     }
 
+    /// The events of a reply its chat stored whole, encoded into `run` one after another while
+    /// its readers stream them, then `finish` and `[DONE]` (the first byte does not wait for the
+    /// last chunk to be encoded, however long the reply).
+    func encode(_ plan: ReplyPlan, into run: ReplyRun) {
+        var encoder = UIMessageStreamEncoder()
+        var last: JSONTree?
+        for event in ReplyChunks.streamEvents(for: plan, metadata: run.metadata) {
+            for chunk in encoder.jsonChunks(for: event) {
+                if let previous = last { _ = run.append(previous.jsonText, parts: []) }
+                last = chunk
+            }
+        }
+        guard run.claimEnd(as: nil) != nil else { return }
+        run.end(appending: [(last ?? [:]).jsonText, "[DONE]"])
+    }
+
     /// Stops a generating reply: stores the text so far as stopped, then ends every stream of it
     /// with `abort`, `finish` (`finishReason` stop, `aborted: true`) and `[DONE]`. When the reply
-    /// is already ending (it finished, or another stop won) it waits for that end instead.
+    /// is already ending (it finished, or another stop won) it waits for that end instead, as it
+    /// does for a reply its chat stored whole (already finished in history).
     func stopReply(_ run: ReplyRun) {
-        guard let (parts, events) = run.claimEnd(as: .stopped) else {
+        guard !run.storedWhole, let (parts, events) = run.claimEnd(as: .stopped) else {
             _ = run.waitForEnd(timeout: .seconds(10))
             return
         }
@@ -99,7 +119,7 @@ extension ChatAPIHandlers {
     /// stopping); their streams are cut, and new replies are refused until ``reopenReplies()``.
     func interruptGeneratingReplies() {
         replies.close()
-        for run in replies.generating {
+        for run in replies.generating where !run.storedWhole {
             guard let (parts, events) = run.claimEnd(as: .interrupted) else { continue }
             let stored = StoredParts(parts)
             _ = try? store.write { store in
@@ -215,16 +235,11 @@ extension ReplyRun {
         return scratch.count
     }
 
-    /// An ended run holding the events of a stored reply: one no longer held (a resend replayed
-    /// after its events expired), or one stored whole by its chat (no pacing; `sequence` and
-    /// `ownerKey` then name its row and owner, as a generated run's do): the whole reply, or for a
-    /// stopped one its text then `abort` and the aborted `finish`, or for an interrupted one its
-    /// text then an `error` chunk.
-    static func ended(
-        _ plan: ReplyPlan, _ metadata: ReplyMetadata, state: ReplyState?, numbered: Bool, sequence: Int = 0,
-        ownerKey: String = ""
-    ) -> ReplyRun {
-        let run = ReplyRun(metadata: metadata, sequence: sequence, ownerKey: ownerKey, numbered: numbered)
+    /// An ended run holding the events of a stored reply no longer held (a resend replayed after
+    /// its events expired): the whole reply, or for a stopped one its text then `abort` and the
+    /// aborted `finish`, or for an interrupted one its text then an `error` chunk.
+    static func ended(_ plan: ReplyPlan, _ metadata: ReplyMetadata, state: ReplyState?, numbered: Bool) -> ReplyRun {
+        let run = ReplyRun(metadata: metadata, sequence: 0, ownerKey: "", numbered: numbered)
         var chunks = ReplyChunks.chunks(for: plan, metadata: metadata)
         var closing = [chunks.removeLast().jsonText, "[DONE]"]
         switch state {

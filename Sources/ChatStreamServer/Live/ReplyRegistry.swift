@@ -85,20 +85,6 @@ final class ReplyRegistry: Sendable {
         }
     }
 
-    /// Holds `run`, which ended before it was held (a streamed reply its chat stored whole), as an
-    /// ended reply: kept for the retention within the byte budget, never counted as generating,
-    /// never refused.
-    func hold(_ run: ReplyRun) {
-        let ended = Ended(run: run, endedAt: run.endedAt ?? .now, bytes: run.heldBytes)
-        state.withLock { state in
-            sweep(&state)
-            state.runs[run.messageId] = run
-            state.ended.append(ended)
-            state.endedBytes += ended.bytes
-            sweep(&state)
-        }
-    }
-
     /// Forgets `run` (registered by a write that then failed).
     func forget(_ run: ReplyRun) {
         state.withLock { state in

@@ -47,14 +47,21 @@ final class ReplyRun: Sendable {
     /// The bytes its events will hold once generated whole (reserved against
     /// ``ChatAPIServer/Replies/generatingBytes`` while it generates; 0 when not counted).
     let plannedBytes: Int
+    /// Whether its chat already stored the reply finished (no pacing to keep): its events are
+    /// only encoded into the run, with no store write, and it cannot be stopped.
+    let storedWhole: Bool
     private let state = Mutex(State())
 
-    init(metadata: ReplyMetadata, sequence: Int, ownerKey: String, numbered: Bool, plannedBytes: Int = 0) {
+    init(
+        metadata: ReplyMetadata, sequence: Int, ownerKey: String, numbered: Bool, plannedBytes: Int = 0,
+        storedWhole: Bool = false
+    ) {
         self.metadata = metadata
         self.sequence = sequence
         self.ownerKey = ownerKey
         self.numbered = numbered
         self.plannedBytes = plannedBytes
+        self.storedWhole = storedWhole
     }
 
     var messageId: String { metadata.messageId }

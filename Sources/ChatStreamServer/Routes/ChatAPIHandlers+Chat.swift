@@ -7,8 +7,9 @@
 // whether or not anyone reads it (PROTOCOLS.md section 8, ChatAPIHandlers+ReplyStreams.swift),
 // and the request becomes one reader of it. A streamed reply with no pacing to keep (the demo
 // agent's, `replyDelay` zero) is known whole before the write: it is stored finished in that one
-// transaction, like a non-streamed one, and streamed from a run held already ended, so a chat
-// costs one commit instead of two (the generating row, then its end) and resumes work the same. A chat whose `clientMessageId` is already stored is a
+// transaction, like a non-streamed one, and its run only has its events encoded (on a reply
+// thread, streamed as they come): a chat costs one commit instead of two (the generating row, then
+// its end), and resumes work the same. A chat whose `clientMessageId` is already stored is a
 // resend: nothing new is stored and the reply made for it is answered again (joined while it is
 // still generating), with `Idempotent-Replayed: true`.
 
@@ -265,16 +266,14 @@ extension ChatAPIHandlers {
         let pending = whole ? 0 : stored?.size ?? JSONTree.array(plan.parts.map(\.jsonValue)).jsonText.utf8.count
         try checkQuotas(store, for: caller, pendingBytes: pending)
         guard stream else { return .stored(plan, metadata) }
-        guard !whole else {
-            // Typing is recorded only while someone follows live events (see `typing(_:active:)`).
-            if self.store.liveEventSignal.subscriberCount > 0 { store.changes.typing(around: record.sequence) }
-            return .streamStored(plan, metadata, sequence: record.sequence, ownerKey: caller.ownerKey)
-        }
+        // Typing is recorded only while someone follows live events (see `typing(_:active:)`).
+        if whole, self.store.liveEventSignal.subscriberCount > 0 { store.changes.typing(around: record.sequence) }
         let run = ReplyRun(
             metadata: metadata, sequence: record.sequence, ownerKey: caller.ownerKey,
             numbered: configuration.resumableReplies,
             plannedBytes: reserving ?? counted?.bytes(for: metadata, reason: plan.finishReason)
-                ?? ReplyRun.plannedBytes(of: plan, metadata: metadata, numbered: configuration.resumableReplies))
+                ?? ReplyRun.plannedBytes(of: plan, metadata: metadata, numbered: configuration.resumableReplies),
+            storedWhole: whole)
         try replies.register(run)
         return .generate(plan, run)
     }
@@ -302,18 +301,16 @@ extension ChatAPIHandlers {
     ) throws {
         switch outcome {
         case .generate(let plan, let run):
-            startGenerating(plan, run)
+            // A short reply stored whole is encoded here, whole, before its stream starts (a thread
+            // hop and a wake-up of the stream writer for each event cost more than it); a long one
+            // on a reply thread while it streams, so its first byte does not wait for its last.
+            if run.storedWhole && run.plannedBytes <= Self.inlineEncodingBytes {
+                encode(plan, into: run)
+            } else {
+                startGenerating(plan, run)
+            }
             guard let place else {  // `reply` makes `.generate` only for a streamed answer
                 throw APIError(status: 500, code: "INTERNAL_SERVER_ERROR", message: "a new reply is only streamed")
-            }
-            try streamReply(run, after: 0, fault: fault, place: place, writer)
-        case .streamStored(let plan, let metadata, let sequence, let ownerKey):
-            let run = ReplyRun.ended(
-                plan, metadata, state: nil, numbered: configuration.resumableReplies, sequence: sequence,
-                ownerKey: ownerKey)
-            replies.hold(run)
-            guard let place else {  // `reply` makes `.streamStored` only for a streamed answer
-                throw APIError(status: 500, code: "INTERNAL_SERVER_ERROR", message: "a stored stream is only streamed")
             }
             try streamReply(run, after: 0, fault: fault, place: place, writer)
         case .stored(let plan, let metadata):
@@ -337,6 +334,9 @@ extension ChatAPIHandlers {
                 headers: headers, writer: writer)
         }
     }
+
+    /// The largest reply stored whole whose events are encoded on the request's thread (64 KiB).
+    static let inlineEncodingBytes = 64 << 10
 
     /// Answers `{"data":{"id","role","parts","metadata"}}`.
     func respond(
@@ -370,13 +370,10 @@ struct KnownReplyContext {
 
 /// What a chat or retry answers with.
 enum ChatOutcome {
-    /// A new streamed reply to generate.
+    /// A new streamed reply to generate (or, stored whole, only to encode into its run).
     case generate(ReplyPlan, ReplyRun)
     /// A new reply stored whole (not streamed).
     case stored(ReplyPlan, ReplyMetadata)
-    /// A new streamed reply stored whole (no pacing to keep): streamed from a run held already
-    /// ended, for the reply's row `sequence` of the conversation owned by `ownerKey`.
-    case streamStored(ReplyPlan, ReplyMetadata, sequence: Int, ownerKey: String)
     /// A resend: the reply already made (or being made) for its `clientMessageId`.
     case replay(ReplyPlan, ReplyMetadata, MessageRecord)
 }
