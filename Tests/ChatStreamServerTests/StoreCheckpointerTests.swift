@@ -68,21 +68,4 @@ struct StoreCheckpointerTests {
         #expect(log < 8_000_000, "the log grew to \(log) bytes")
         #expect(try store.read { try $0.conversationCount() } == 1_000)
     }
-    @Test func theStoreBudgetCountsThePagesInUse() throws {
-        // databaseBytes reads three pragmas in one statement (it runs in every chat's write).
-        let directory = try SQLiteStoreTests.directory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try ConversationStore(path: directory.appendingPathComponent("budget.sqlite").path)
-        Self.write(store, count: 40, threads: 1, tag: "c")
-        try store.write { store in try store.deleteMessages(of: "c-3", from: 0) }
-        let (counted, pages, free, size) = try store.read { store in
-            (
-                try store.databaseBytes(), try store.database.first("PRAGMA page_count") { $0.int(0) } ?? 0,
-                try store.database.first("PRAGMA freelist_count") { $0.int(0) } ?? 0,
-                try store.database.first("PRAGMA page_size") { $0.int(0) } ?? 0
-            )
-        }
-        #expect(pages > 40 && size == 4096)
-        #expect(counted == (pages - free) * size)
-    }
 }

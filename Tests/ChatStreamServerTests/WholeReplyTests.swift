@@ -1,6 +1,7 @@
 // A streamed reply with no pacing to keep (`replyDelay` zero) is known whole before its chat's
-// write: it is stored finished in that one write and streamed from a run held already ended. Its
-// stream, resumes, history and live events are those of a generated reply; only the writes differ.
+// write: it is stored finished in that one write, and its run only has its events encoded (a short
+// reply's on the request's thread, a long one's on a reply thread). Its stream, resumes, history
+// and live events are those of a generated reply; only the writes and threads differ.
 
 import ChatStream
 import Foundation
@@ -12,9 +13,10 @@ import Testing
 @Suite("Streamed replies stored whole", .blockingAllowed)
 struct WholeReplyTests {
     /// A chat's reply with `delay` between events: its events' types and text deltas, its resume
-    /// after event 2 (the same), the reply's history parts, and the writes the chat committed.
+    /// after event 2 (the same), the reply's history parts, the writes the chat committed, and the
+    /// reply threads the server started.
     static func chat(delay: Duration) throws -> (
-        events: [String], resumed: [String], parts: [JSONTree], writes: Int, numbered: Bool
+        events: [String], resumed: [String], parts: [JSONTree], writes: Int, numbered: Bool, threads: Int
     ) {
         let fixture = try APIFixture { $0.replyDelay = delay }
         let store = fixture.server.handlers.store
@@ -36,7 +38,8 @@ struct WholeReplyTests {
         let reply = try #require(history.items.first { $0["id"]?.stringValue == messageId })
         return (
             shape(events), shape(resumed), reply["parts"]?.arrayValue ?? [], writes,
-            events.map(\.id) == Array(1...events.count).map(Optional.some)
+            events.map(\.id) == Array(1...events.count).map(Optional.some),
+            fixture.server.handlers.replyThreads.counts.started
         )
     }
 
@@ -51,6 +54,8 @@ struct WholeReplyTests {
         #expect(whole.resumed == generated.resumed)
         #expect(!whole.parts.isEmpty && whole.parts == generated.parts)
         #expect(whole.numbered && generated.numbered)
+        #expect(whole.threads == 0, "a short reply stored whole is encoded on the request's thread")
+        #expect(generated.threads == 1)
     }
 
     @Test func aLongReplyStoredWholeIsEncodedOnAReplyThreadAndStreamsWhole() throws {
@@ -62,6 +67,7 @@ struct WholeReplyTests {
         let response = try fixture.chat(message)
         #expect(response.status == 200 && response.complete)
         #expect(store.committedWriteCount - before == 1)
+        #expect(fixture.server.handlers.replyThreads.counts.started == 1)
         let events = ReplyEvent.parse(response.body)
         #expect(events.count > 1_000)
         #expect(events.map(\.id) == Array(1...events.count).map(Optional.some))

@@ -14,9 +14,10 @@
 // (HTTPServerResponseWriter.handOff); its new owner may give it back when the stream ended cleanly,
 // and the connection is admitted again, as if just accepted, for its next requests (keep-alive).
 // Open connections are registered under a mutex; `stop()` shuts each registered socket down
-// (never closes it: only its own thread closes a descriptor, after unregistering, so a descriptor
-// number is never reused under someone's feet), which wakes blocked reads and makes writes fail,
-// then waits for the threads to finish.
+// (never closes it: only its own thread closes a descriptor, after unregistering, and a handed-off
+// one leaves the registry before its new owner has it, so a descriptor number is never reused
+// under someone's feet), which wakes blocked reads and makes writes fail, then waits for the
+// threads to finish.
 
 import Dispatch
 import Foundation

@@ -1,10 +1,10 @@
 // Streamed replies that survive the connection (PROTOCOLS.md section 8): the generator, the
 // readers, and the three ways a reply ends early.
 //
-// A streamed reply is generated on a thread of its own (a pool's, kept between replies): it appends the reply's events to its
-// ReplyRun at the configured pace, saves the text so far every checkpoint interval, and when done
-// stores the reply, then appends `finish` and `[DONE]` (so a client that saw `finish` finds the
-// reply in history). Every stream of the reply (the chat request, a resend joining it, a resume)
+// A streamed reply is generated on a thread of its own (a pool's, kept between replies): it
+// appends the reply's events to its ReplyRun at the configured pace, saves the text so far every
+// checkpoint interval, and when done stores the reply, then appends `finish` and `[DONE]` (so a
+// client that saw `finish` finds the reply in history). Every stream of the reply (the chat request, a resend joining it, a resume)
 // is a reader that writes the run's events after its position as they come: after the head it is
 // handed to the LiveStreamWriter (one poll thread for every stream, counted against the stream
 // caps), so a slow or idle reader holds no connection thread; a reader that goes away stops nothing.
@@ -50,28 +50,20 @@ extension ChatAPIHandlers {
             }
             return true
         }
-        // Chunks are encoded one at a time, each sent once the next is known: the last (`finish`)
-        // comes with the stored end.
-        var encoder = UIMessageStreamEncoder()
-        var last: JSONTree?
+        // The last chunk (`finish`) comes with the stored end.
         var index = 0
-        for event in ReplyChunks.streamEvents(for: plan, metadata: run.metadata) {
-            for chunk in encoder.jsonChunks(for: event) {
-                if let previous = last {
-                    guard emit(previous, index) else { return }
-                    index += 1
-                }
-                last = chunk
-            }
+        let last = ReplyChunks.eachBeforeFinish(of: plan, metadata: run.metadata) { chunk in
+            defer { index += 1 }
+            return emit(chunk, index)
         }
-        guard let (_, events) = run.claimEnd(as: nil) else { return }
+        guard let last, let (_, events) = run.claimEnd(as: nil) else { return }
         // The parts' stored forms (JSON, search text, preview) are made before the write lock.
         let stored = StoredParts(plan.parts.map(\.jsonValue))
         do {
             try store.write { store in
                 _ = try store.endReply(stored, state: nil, events: events + 2, ofMessage: run.sequence, now: Self.now)
             }
-            run.end(appending: [(last ?? [:]).jsonText, "[DONE]"])
+            run.end(appending: [last.jsonText, "[DONE]"])
         } catch {
             // Not stored: the row stays generating and the next start marks it interrupted.
             let failure: JSONTree = ["type": "error", "errorText": .string("the reply could not be stored: \(error)")]
@@ -83,16 +75,11 @@ extension ChatAPIHandlers {
     /// its readers stream them, then `finish` and `[DONE]` (the first byte does not wait for the
     /// last chunk to be encoded, however long the reply).
     func encode(_ plan: ReplyPlan, into run: ReplyRun) {
-        var encoder = UIMessageStreamEncoder()
-        var last: JSONTree?
-        for event in ReplyChunks.streamEvents(for: plan, metadata: run.metadata) {
-            for chunk in encoder.jsonChunks(for: event) {
-                if let previous = last { _ = run.append(previous.jsonText, parts: []) }
-                last = chunk
-            }
+        let last = ReplyChunks.eachBeforeFinish(of: plan, metadata: run.metadata) {
+            run.append($0.jsonText, parts: [])
         }
-        guard run.claimEnd(as: nil) != nil else { return }
-        run.end(appending: [(last ?? [:]).jsonText, "[DONE]"])
+        guard let last, run.claimEnd(as: nil) != nil else { return }
+        run.end(appending: [last.jsonText, "[DONE]"])
     }
 
     /// Stops a generating reply: stores the text so far as stopped, then ends every stream of it
@@ -191,7 +178,7 @@ extension ChatAPIHandlers {
         guard store.liveEventSignal.subscriberCount > 0 else { return }
         store.recordLiveEvent(
             type: "typing",
-            data: ["conversationId": .string(conversationId), "participant": "agent", "active": .bool(active)],
+            data: StoreTransaction.typing(conversationId, active),
             conversationId: conversationId)
     }
 }

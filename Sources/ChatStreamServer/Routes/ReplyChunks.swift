@@ -41,6 +41,22 @@ enum ReplyChunks {
         return streamEvents(for: plan, metadata: metadata).flatMap { encoder.jsonChunks(for: $0) }
     }
 
+    /// Hands `body` each chunk of `plan` but the last, one at a time as it is encoded (each once
+    /// the next is known), and returns the last (`finish`); nil when `body` answered false.
+    static func eachBeforeFinish(
+        of plan: ReplyPlan, metadata: ReplyMetadata, _ body: (JSONTree) -> Bool
+    ) -> JSONTree? {
+        var encoder = UIMessageStreamEncoder()
+        var last: JSONTree?
+        for event in streamEvents(for: plan, metadata: metadata) {
+            for chunk in encoder.jsonChunks(for: event) {
+                if let previous = last, !body(previous) { return nil }
+                last = chunk
+            }
+        }
+        return last ?? [:]
+    }
+
     /// The metadata a reply's stream opens with (its `message-metadata` chunk after `start`).
     static func startMetadata(_ metadata: ReplyMetadata) -> JSONTree {
         [

@@ -106,8 +106,7 @@ final class StoreCheckpointer: Sendable {
 
     /// The thread: a passive checkpoint after each nudge, then a pause of ``interval``.
     private func run(_ database: SQLiteDatabase) {
-        let pause = DispatchTimeInterval.nanoseconds(
-            Int(interval.components.seconds) * 1_000_000_000 + Int(interval.components.attoseconds / 1_000_000_000))
+        let pause = DispatchTimeInterval.milliseconds(Int(interval.pollMilliseconds))
         while true {
             wake.wait()
             let closed = state.withLock { state -> Bool in

@@ -311,11 +311,10 @@ struct StoreTransaction {
 
     /// The bytes the database file holds in use (its pages less the free ones), for the store budget.
     func databaseBytes() throws -> Int {
-        // One statement (the pragmas' table-valued forms) instead of three: it runs in every chat's write.
-        try database.first(
-            "SELECT (c.page_count - f.freelist_count) * s.page_size FROM pragma_page_count() c, "
-                + "pragma_freelist_count() f, pragma_page_size() s"
-        ) { $0.int(0) } ?? 0
+        let pages = try database.first("PRAGMA page_count") { $0.int(0) } ?? 0
+        let free = try database.first("PRAGMA freelist_count") { $0.int(0) } ?? 0
+        let size = try database.first("PRAGMA page_size") { $0.int(0) } ?? 0
+        return (pages - free) * size
     }
 
     /// The number of messages a conversation holds.
