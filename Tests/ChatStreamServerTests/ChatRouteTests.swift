@@ -32,7 +32,7 @@ struct ChatRouteTests {
         let start = try #require(chunks.first?["messageMetadata"])
         let finish = try #require(chunks.last)
         let conversationId = try #require(start["conversationId"]?.stringValue)
-        #expect(isLowercaseUUIDv4(conversationId))
+        #expect(isLowercaseUUIDv7(conversationId))
         #expect(finish["finishReason"] == "stop")
         let metadata = try #require(finish["messageMetadata"])
         #expect(metadata["conversationId"]?.stringValue == conversationId)
@@ -83,7 +83,7 @@ struct ChatRouteTests {
         #expect(data["id"]?.stringValue != nil)
         #expect(data["parts"]?[0]?["type"] == "text")
         #expect(data["parts"]?[0]?["text"]?.stringValue?.hasPrefix("You said: plain please.") == true)
-        #expect(data["metadata"]?["conversationId"]?.stringValue.map(isLowercaseUUIDv4) == true)
+        #expect(data["metadata"]?["conversationId"]?.stringValue.map(isLowercaseUUIDv7) == true)
     }
 
     @Test(arguments: ["end", "takeOver", "close"])
@@ -206,8 +206,8 @@ struct ChatRouteTests {
     }
 }
 
-/// Whether `text` is a lowercase UUID of version 4.
-func isLowercaseUUIDv4(_ text: String) -> Bool {
+/// Whether `text` is a lowercase UUID of version 7 (the server's IDs: `TimeOrderedUUID`).
+func isLowercaseUUIDv7(_ text: String) -> Bool {
     let characters = Array(text)
     guard characters.count == 36, text == text.lowercased() else { return false }
     for (index, character) in characters.enumerated() {
@@ -217,5 +217,5 @@ func isLowercaseUUIDv4(_ text: String) -> Bool {
             return false
         }
     }
-    return characters[14] == "4" && "89ab".contains(characters[19])
+    return characters[14] == "7" && "89ab".contains(characters[19])
 }

@@ -174,6 +174,6 @@ final class ChatAPIHandlers: Sendable {
     /// The current time in epoch seconds.
     static var now: Int { Int(Date().timeIntervalSince1970) }
 
-    /// A new random lowercase UUID v4.
-    static func newID() -> String { RandomUUID.make() }
+    /// A new lower-case UUID of version 7 (time-ordered; see `TimeOrderedUUID`).
+    static func newID() -> String { TimeOrderedUUID.make() }
 }
