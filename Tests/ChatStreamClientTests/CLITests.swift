@@ -51,15 +51,9 @@ struct CLITests {
 
     struct CLIFailure: Error { var message: String }
 
-    /// Whether `text` is a lowercase UUID of version 4 (what a client makes).
-    static func isUUIDv4(_ text: Substring) -> Bool { isUUID(text, version: "4") }
-
-    /// Whether `text` is a lowercase UUID of version 7 (what the server makes).
-    static func isUUIDv7(_ text: Substring) -> Bool { isUUID(text, version: "7") }
-
-    private static func isUUID(_ text: Substring, version: Character) -> Bool {
+    static func isUUIDv4(_ text: Substring) -> Bool {
         guard text == text.lowercased(), let uuid = UUID(uuidString: String(text)) else { return false }
-        return uuid.uuidString.lowercased() == text && text[text.index(text.startIndex, offsetBy: 14)] == version
+        return uuid.uuidString.lowercased() == text && text[text.index(text.startIndex, offsetBy: 14)] == "4"
     }
 
     // MARK: Embedded server (no --base-url)
@@ -72,7 +66,7 @@ struct CLITests {
         #expect(run.stdout.hasSuffix("\n"))
         let stderrLines = run.stderr.split(separator: "\n")
         #expect(stderrLines.count == 1, "\(run)")
-        #expect(Self.isUUIDv7(stderrLines.last ?? ""), "\(run)")
+        #expect(Self.isUUIDv4(stderrLines.last ?? ""), "\(run)")
     }
 
     @Test func chatJSONThenConversationsAndMessagesShareTheDeviceAndTheData() async throws {

@@ -50,7 +50,7 @@ struct RelaunchCLITests {
         #expect(sync.status == 0, "\(sync)")
         #expect(sync.stdout == whole + "\n", "\(sync)")
         let conversationId = sync.stderr.trimmingCharacters(in: .whitespacesAndNewlines)
-        #expect(CLITests.isUUIDv7(Substring(conversationId)), "\(sync)")
+        #expect(CLITests.isUUIDv4(Substring(conversationId)), "\(sync)")
 
         // In the cache, the message and its whole reply, once each.
         let local = try await home.run(["messages", conversationId, "--base-url", url, "--source", "local", "--json"])
