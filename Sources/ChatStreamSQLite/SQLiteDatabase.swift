@@ -57,6 +57,7 @@ package final class SQLiteDatabase: @unchecked Sendable {
 
     private let handle: OpaquePointer
     private var statements: [String: SQLiteStatement] = [:]
+    private var cachedPageSize: Int?
     private var inTransaction = false
     /// The path opened (`:memory:` for an in-memory database).
     package let path: String
@@ -167,6 +168,17 @@ package final class SQLiteDatabase: @unchecked Sendable {
         return try row(SQLiteRow(handle: statement.handle))
     }
 
+    /// The database's page size in bytes (`PRAGMA page_size`), read once: it changes only with a
+    /// `VACUUM` after a new `PRAGMA page_size`, which the project never runs.
+    package var pageSize: Int {
+        get throws {
+            if let cachedPageSize { return cachedPageSize }
+            let size = try first("PRAGMA page_size") { $0.int(0) } ?? 0
+            cachedPageSize = size
+            return size
+        }
+    }
+
     /// The rowid of the last row inserted.
     package var lastInsertRowID: Int { Int(chatstream_sqlite3_last_insert_rowid(handle)) }
 
@@ -197,8 +209,12 @@ package final class SQLiteDatabase: @unchecked Sendable {
     /// the result, nil for a part that succeeded), and one commit (one sync of the log) covers all
     /// the others. Throws, with nothing of any part kept, when the transaction cannot begin or
     /// commit, or when SQLite ended it on its own inside a part (a full disk, an I/O error).
+    /// `beforeCommit` runs after the last part, outside every savepoint (what the parts share,
+    /// written once); when it throws, nothing of any part is kept.
     /// `transaction(parts: 2) { try insert(row[$0]) }` gives `[nil, nil]`: both rows, one commit.
-    package func transaction(parts count: Int, _ part: (Int) throws -> Void) throws -> [(any Error)?] {
+    package func transaction(
+        parts count: Int, _ part: (Int) throws -> Void, beforeCommit: () throws -> Void = {}
+    ) throws -> [(any Error)?] {
         precondition(!inTransaction, "a grouped transaction cannot join another")
         _ = try run("BEGIN IMMEDIATE")
         inTransaction = true
@@ -219,6 +235,7 @@ package final class SQLiteDatabase: @unchecked Sendable {
                     errors[index] = error
                 }
             }
+            try beforeCommit()
             _ = try run("COMMIT")
             return errors
         } catch {

@@ -210,14 +210,28 @@ final class ConversationStore: Sendable {
         lock.lock()
         let acquired = ContinuousClock.now
         var changes: [StoreChanges?] = Array(repeating: nil, count: batch.count)
+        // The store-wide sequence is read by the batch's first part that needs it, handed from
+        // each committed part to the next, and written back once before the commit: two statements
+        // a batch instead of two a write. A part that fails hands on what it was given (its
+        // numbers were rolled back with it).
+        var sequence: (last: Int, moved: Bool)?
         let outcome = Result {
-            try database.transaction(parts: batch.count) { index in
-                let store = StoreTransaction(database: database, previewLength: previewLength)
-                try batch[index].run(store)
-                if batch[index].recording { try store.recordLiveEvents(bounds: liveEventBounds) }
-                try store.saveSequence()
-                changes[index] = store.changes
-            }
+            try database.transaction(
+                parts: batch.count,
+                { index in
+                    let store = StoreTransaction(database: database, previewLength: previewLength)
+                    store.changes.sequence = sequence.map { ($0.last, false) }
+                    try batch[index].run(store)
+                    if batch[index].recording { try store.recordLiveEvents(bounds: liveEventBounds) }
+                    try store.finish(savingSequence: false)
+                    changes[index] = store.changes
+                    if let given = store.changes.sequence {
+                        sequence = (given.last, given.moved || sequence?.moved == true)
+                    }
+                },
+                beforeCommit: {
+                    if let sequence, sequence.moved { try StoreTransaction.saveSequence(sequence.last, in: database) }
+                })
         }
         // Past its bound the log is checkpointed here once, so the next write restarts it
         // (StoreCheckpointer); otherwise the checkpointer's thread is only nudged.

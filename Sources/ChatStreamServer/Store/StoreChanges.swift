@@ -70,9 +70,34 @@ final class StoreChanges {
         typedReplies.insert(sequence)
     }
 
+    /// Bytes this transaction added to (or took from) conversations' messages and has not stored
+    /// in their `stored_bytes` yet, per conversation (StoreTransaction.addStoredBytes).
+    private var unsavedStoredBytes: [String: Int] = [:]
+
+    /// Notes `bytes` more (negative: fewer) stored in conversation `id`'s messages.
+    func addUnsavedStoredBytes(_ bytes: Int, to id: String) {
+        guard bytes != 0 else { return }
+        unsavedStoredBytes[id, default: 0] += bytes
+    }
+
+    /// The bytes noted for conversation `id` and not stored yet (0 for none); forgets them.
+    func takeUnsavedStoredBytes(of id: String) -> Int {
+        unsavedStoredBytes.removeValue(forKey: id) ?? 0
+    }
+
+    /// Every conversation's bytes noted and not stored yet, leaving none.
+    func takeUnsavedStoredBytes() -> [(id: String, bytes: Int)] {
+        defer { unsavedStoredBytes = [:] }
+        return unsavedStoredBytes.compactMap { $0.value == 0 ? nil : ($0.key, $0.value) }
+    }
+
     /// The store-wide sequence as this transaction moved it: its last number given, and whether
-    /// it moved since it was read (StoreTransaction.nextSequence, .saveSequence).
+    /// it moved since it was read (StoreTransaction.nextSequence, .finish).
     var sequence: (last: Int, moved: Bool)?
+
+    /// Per audience, the events the log holds and their bytes, once read in this transaction
+    /// (StoreTransaction.eventTotals; nil again after a prune deletes some).
+    var eventTotals: [String: (count: Int, bytes: Int)] = [:]
 
     /// Per audience, the newest event ID this transaction pruned (kept by ``reset()``).
     private(set) var evictions: [String: Int] = [:]

@@ -71,7 +71,7 @@ enum StorePersistence {
             try database.transaction {
                 let store = StoreTransaction(database: database)
                 try write(state, into: store)
-                try store.saveSequence()
+                try store.finish()
             }
             try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         }

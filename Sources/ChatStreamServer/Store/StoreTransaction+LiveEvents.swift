@@ -239,6 +239,8 @@ extension StoreTransaction {
             [audience, type, text, ChatAPIHandlers.now, size])
         changes.recorded(
             LiveEventRecord(id: database.lastInsertRowID, type: type, data: data), bytes: size, for: audience)
+        changes.eventTotals[audience]?.count += 1
+        changes.eventTotals[audience]?.bytes += size
     }
 
     /// Drops `audience`'s events beyond its newest `bounds.count`, or beyond `bounds.bytes` of JSON
@@ -248,10 +250,7 @@ extension StoreTransaction {
         // says so at a fraction of the window query's cost (a sorter and two window functions, run
         // on every write). Within both, no row is past either bound: the window's running total
         // never exceeds the sum, nor its row number the count.
-        let (count, bytes) =
-            try database.first(
-                "SELECT count(*), coalesce(sum(size), 0) FROM events WHERE owner_key = ?1", [audience]
-            ) { ($0.int(0), $0.int(1)) } ?? (0, 0)
+        let (count, bytes) = try eventTotals(of: audience)
         guard count > max(1, bounds.count) || (count > 1 && bytes > max(0, bounds.bytes)) else { return }
         guard
             let boundary = try database.first(
@@ -264,6 +263,7 @@ extension StoreTransaction {
                 [audience, max(1, bounds.count), max(0, bounds.bytes)], { $0.int(0) })
         else { return }
         try database.run("DELETE FROM events WHERE owner_key = ?1 AND seq <= ?2", [audience, boundary])
+        changes.eventTotals[audience] = nil
         try database.run(
             """
             INSERT INTO event_evictions(owner_key, through) VALUES (?1, ?2)
@@ -275,9 +275,20 @@ extension StoreTransaction {
 
     /// The bytes of event JSON the log holds for `audience` (counted in its storage quota).
     func eventBytes(of audience: String) throws -> Int {
-        try database.first("SELECT coalesce(sum(size), 0) FROM events WHERE owner_key = ?1", [audience]) {
-            $0.int(0)
-        } ?? 0
+        try eventTotals(of: audience).bytes
+    }
+
+    /// How many events the log holds for `audience` and the bytes of their JSON: read once per
+    /// write and then kept up to date by ``appendEvent(audience:type:data:text:)`` (a chat's quota
+    /// check and its pruning after its events both need them: one read instead of two).
+    private func eventTotals(of audience: String) throws -> (count: Int, bytes: Int) {
+        if let totals = changes.eventTotals[audience] { return totals }
+        let totals =
+            try database.first(
+                "SELECT count(*), coalesce(sum(size), 0) FROM events WHERE owner_key = ?1", [audience]
+            ) { (count: $0.int(0), bytes: $0.int(1)) } ?? (0, 0)
+        changes.eventTotals[audience] = totals
+        return totals
     }
 
     /// Per audience, the newest event ID pruned.

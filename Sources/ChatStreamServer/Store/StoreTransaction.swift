@@ -18,7 +18,7 @@ struct StoreTransaction {
     // MARK: - Sequence
 
     /// The next number of the store-wide sequence. The counter is read once per write and
-    /// written back once, by ``saveSequence()``, which every write calls before it commits.
+    /// written back once, by ``finish()``, which every write calls before it commits.
     func nextSequence() throws -> Int {
         let last =
             try changes.sequence?.last
@@ -27,11 +27,20 @@ struct StoreTransaction {
         return last + 1
     }
 
-    /// Stores the sequence's last number given by this write, when it moved.
-    func saveSequence() throws {
-        guard let sequence = changes.sequence, sequence.moved else { return }
-        try database.run("UPDATE counters SET value = ?1 WHERE name = 'sequence'", [sequence.last])
+    /// Writes back what this write kept in memory: the stored bytes its conversations gained or
+    /// lost (``addStoredBytes(_:to:)``) and, unless `savingSequence` is false (a batch of writes
+    /// saves it once for all, ConversationStore.commit), the sequence's last number given, when
+    /// it moved. Every write calls it before it commits.
+    func finish(savingSequence: Bool = true) throws {
+        try saveStoredBytes()
+        guard savingSequence, let sequence = changes.sequence, sequence.moved else { return }
+        try Self.saveSequence(sequence.last, in: database)
         changes.sequence = (sequence.last, false)
+    }
+
+    /// Stores `last` as the store-wide sequence's last number given.
+    static func saveSequence(_ last: Int, in database: SQLiteDatabase) throws {
+        try database.run("UPDATE counters SET value = ?1 WHERE name = 'sequence'", [last])
     }
 
     // MARK: - Conversations
@@ -86,10 +95,12 @@ struct StoreTransaction {
         return record
     }
 
-    /// Marks a conversation changed now (bumps its list position).
+    /// Marks a conversation changed now (bumps its list position), and stores the bytes its
+    /// messages gained or lost in this write so far in the same statement.
     func touch(_ id: String, now: Int) throws {
         try database.run(
-            "UPDATE conversations SET updated_at = ?2, update_seq = ?3 WHERE id = ?1", [id, now, try nextSequence()])
+            "UPDATE conversations SET updated_at = ?2, update_seq = ?3, stored_bytes = stored_bytes + ?4 WHERE id = ?1",
+            [id, now, try nextSequence(), changes.takeUnsavedStoredBytes(of: id)])
         changes.changed(id)
     }
 
@@ -248,7 +259,7 @@ struct StoreTransaction {
                 record.sequence, id, conversationId, role, json, !parts.isEmpty, prepared.searchText, now,
                 clientMessageId, replyTo, finishReason, prepared.size, prepared.preview,
             ])
-        try addStoredBytes(prepared.size, to: conversationId)
+        addStoredBytes(prepared.size, to: conversationId)
         changes.appended(record.sequence, to: conversationId)
         changes.stored(record, visible: !parts.isEmpty, parts: prepared)
         return record
@@ -267,7 +278,7 @@ struct StoreTransaction {
             [
                 sequence, json, !parts.isEmpty, text.lowercased(), json.utf8.count, MessagePreview.stored(text),
             ])
-        try addStoredBytes(json.utf8.count - oldSize, to: conversation)
+        addStoredBytes(json.utf8.count - oldSize, to: conversation)
         changes.forgetStoredMessage(sequence)
         changes.changed(conversation)
     }
@@ -279,16 +290,25 @@ struct StoreTransaction {
                 "SELECT coalesce(sum(size), 0) FROM messages WHERE conversation_id = ?1 AND seq >= ?2",
                 [conversationId, sequence], { $0.int(0) }) ?? 0
         try database.run("DELETE FROM messages WHERE conversation_id = ?1 AND seq >= ?2", [conversationId, sequence])
-        try addStoredBytes(-removed, to: conversationId)
+        addStoredBytes(-removed, to: conversationId)
         changes.forgetStoredMessages(from: sequence)
         changes.changed(conversationId)
     }
 
-    /// Adds `bytes` (negative to take away) to what a conversation's messages hold (for the per-identity quota).
-    private func addStoredBytes(_ bytes: Int, to conversationId: String) throws {
-        guard bytes != 0 else { return }
-        try database.run(
-            "UPDATE conversations SET stored_bytes = stored_bytes + ?2 WHERE id = ?1", [conversationId, bytes])
+    /// Adds `bytes` (negative to take away) to what a conversation's messages hold (for the
+    /// per-identity quota). Kept in memory until the conversation's ``touch(_:now:)``, a
+    /// ``usage(of:)`` or the write's ``finish()``: a chat appends two messages and touches their
+    /// conversation, one statement instead of three.
+    private func addStoredBytes(_ bytes: Int, to conversationId: String) {
+        changes.addUnsavedStoredBytes(bytes, to: conversationId)
+    }
+
+    /// Stores every conversation's bytes noted by ``addStoredBytes(_:to:)`` and not stored yet.
+    private func saveStoredBytes() throws {
+        for (conversationId, bytes) in changes.takeUnsavedStoredBytes() {
+            try database.run(
+                "UPDATE conversations SET stored_bytes = stored_bytes + ?2 WHERE id = ?1", [conversationId, bytes])
+        }
     }
 
     // MARK: - Quotas
@@ -296,6 +316,7 @@ struct StoreTransaction {
     /// What an identity (an owner key) holds: its conversations, and the bytes of their messages,
     /// titles and its tags on them, and of its live events.
     func usage(of ownerKey: String) throws -> (conversations: Int, bytes: Int) {
+        try saveStoredBytes()
         let (count, bytes) =
             try database.first(
                 """
@@ -313,8 +334,7 @@ struct StoreTransaction {
     func databaseBytes() throws -> Int {
         let pages = try database.first("PRAGMA page_count") { $0.int(0) } ?? 0
         let free = try database.first("PRAGMA freelist_count") { $0.int(0) } ?? 0
-        let size = try database.first("PRAGMA page_size") { $0.int(0) } ?? 0
-        return (pages - free) * size
+        return (pages - free) * (try database.pageSize)
     }
 
     /// The number of messages a conversation holds.
