@@ -51,6 +51,25 @@ struct ReplyLimitTests {
         #expect(fixture.server.conversationCount == 2)
     }
 
+    @Test func aReplyCountedBeforeItsWriteHasItsRealSizeWhateverMetadataTheWriteSettles() {
+        let plan = ReplyGenerator.reply(to: "count me, then count me again", messageId: "reply")
+        let guess = ReplyMetadata(
+            conversationId: "new-conversation", messageId: "reply", userMessageId: "user-message", userId: nil)
+        let counted = CountedReply(plan, metadata: guess, numbered: true)
+        let settled = [
+            guess,
+            ReplyMetadata(conversationId: "an-older-one", messageId: "reply", userMessageId: nil, userId: nil),
+            ReplyMetadata(
+                conversationId: "new-conversation", messageId: "reply", userMessageId: "user-message",
+                userId: "someone \"quoted\" é"),
+        ]
+        for metadata in settled {
+            #expect(
+                counted.bytes(for: metadata, reason: plan.finishReason)
+                    == ReplyRun.plannedBytes(of: plan, metadata: metadata, numbered: true), "\(metadata)")
+        }
+    }
+
     @Test func aNonStreamedResendOfAnInFlightMessageWaitsForTheWholeReply() throws {
         let fixture = try APIFixture { $0.replyDelay = .milliseconds(20) }
         let clientMessageId = UUID().uuidString.lowercased()

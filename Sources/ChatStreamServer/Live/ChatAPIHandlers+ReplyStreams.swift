@@ -284,32 +284,29 @@ struct PartialReply {
 }
 
 /// A streamed reply's size in bytes (``ReplyRun/plannedBytes(of:metadata:numbered:)``) counted
-/// before the store transaction, with stand-in metadata: encoding a long reply's chunks to count
-/// them took the write lock's time for a 1 MiB message. In the transaction, ``bytes(for:reason:)``
-/// corrects the count by the metadata the transaction settled (the IDs it gives).
+/// before the store transaction, with the metadata the transaction will most likely settle:
+/// encoding a long reply's chunks to count them took the write lock's time for a 1 MiB message.
+/// In the transaction, ``bytes(for:reason:)`` is that count when the guess held (a new
+/// conversation's chat), else it corrects it by the metadata the transaction settled.
 struct CountedReply: Sendable {
     /// The count with ``standIn``.
     let bytes: Int
-    /// The metadata counted with: the reply's and the conversation's IDs as far as they are known.
+    /// The metadata counted with.
     let standIn: ReplyMetadata
-    /// The plan's finish reason, and the bytes of ``standIn``'s metadata trees with it.
+    /// The plan's finish reason.
     private let reason: String
-    private let standInMetadataBytes: Int
 
-    /// Counts `plan`, the reply `replyId` in `conversationId` (nil for a new conversation, whose
-    /// ID has the same length as a reply's).
-    init(_ plan: ReplyPlan, replyId: String, in conversationId: String?, numbered: Bool) {
-        standIn = ReplyMetadata(
-            conversationId: conversationId ?? replyId, messageId: replyId, userMessageId: nil, userId: nil)
+    /// Counts `plan` with `metadata` (the IDs as far as they are known or guessed).
+    init(_ plan: ReplyPlan, metadata: ReplyMetadata, numbered: Bool) {
+        standIn = metadata
         bytes = ReplyRun.plannedBytes(of: plan, metadata: standIn, numbered: numbered)
         reason = plan.finishReason
-        standInMetadataBytes = ReplyRun.metadataBytes(standIn, reason: reason)
     }
 
     /// The count for the reply's real `metadata`, finishing for `reason`.
     func bytes(for metadata: ReplyMetadata, reason: String) -> Int {
-        let counted =
-            reason == self.reason ? standInMetadataBytes : ReplyRun.metadataBytes(standIn, reason: reason)
-        return bytes - counted + ReplyRun.metadataBytes(metadata, reason: reason)
+        if metadata == standIn, reason == self.reason { return bytes }
+        return bytes - ReplyRun.metadataBytes(standIn, reason: self.reason)
+            + ReplyRun.metadataBytes(metadata, reason: reason)
     }
 }

@@ -65,13 +65,21 @@ extension ChatAPIHandlers {
         // message they took over a second under it (WriteLockHoldTests).
         let prepared = message.map { StoredParts([AssembledPart.text($0).jsonValue]) }
         let derivedTitle = message.map(Self.title(for:))
+        // The IDs too (each draws on the system's random source): the reply's, and the new
+        // conversation's and the user message's the write may give.
         let replyId = Self.newID()
+        let newConversationId = Self.newID()
+        let userMessageId = Self.newID()
         let plannedReply = message.map { ReplyGenerator.reply(to: $0, messageId: replyId) }
         let preparedReply = plannedReply.map { StoredParts($0.parts.map(\.jsonValue)) }
+        // Counted with the metadata the write will most likely settle: then it need not count again.
+        let likelyMetadata = ReplyMetadata(
+            conversationId: conversationId ?? newConversationId, messageId: replyId, userMessageId: userMessageId,
+            userId: caller.userId)
         let countedReply =
             stream
             ? plannedReply.map {
-                CountedReply($0, replyId: replyId, in: conversationId, numbered: configuration.resumableReplies)
+                CountedReply($0, metadata: likelyMetadata, numbered: configuration.resumableReplies)
             } : nil
         let outcome = try write { store -> ChatOutcome in
             if let clientMessageId, message != nil,
@@ -88,7 +96,7 @@ extension ChatAPIHandlers {
                 existing = conversation
             } else {
                 // A new conversation with a message takes its title from it at once.
-                id = Self.newID()
+                id = newConversationId
                 existing = nil
                 _ = try store.createConversation(id: id, title: derivedTitle, for: caller, now: now)
             }
@@ -96,7 +104,7 @@ extension ChatAPIHandlers {
             var known: KnownReplyContext?
             if message != nil, let prepared {
                 let stored = try store.appendMessage(
-                    id: Self.newID(), role: "user", prepared: prepared, to: id, now: now,
+                    id: userMessageId, role: "user", prepared: prepared, to: id, now: now,
                     clientMessageId: clientMessageId)
                 userSequence = stored.sequence
                 if let existing, existing.title == nil, let derivedTitle {

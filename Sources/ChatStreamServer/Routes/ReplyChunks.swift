@@ -10,7 +10,7 @@
 import ChatStream
 
 /// The IDs a reply's metadata names.
-struct ReplyMetadata: Sendable {
+struct ReplyMetadata: Sendable, Equatable {
     var conversationId: String
     var messageId: String
     var userMessageId: String?
