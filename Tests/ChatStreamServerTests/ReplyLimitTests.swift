@@ -63,11 +63,21 @@ struct ReplyLimitTests {
                 conversationId: "new-conversation", messageId: "reply", userMessageId: "user-message",
                 userId: "someone \"quoted\" é"),
         ]
+        let kept = CountedReply(plan, metadata: guess, numbered: true, keepingUpTo: 64 << 10)
         for metadata in settled {
-            #expect(
-                counted.bytes(for: metadata, reason: plan.finishReason)
-                    == ReplyRun.plannedBytes(of: plan, metadata: metadata, numbered: true), "\(metadata)")
+            let planned = ReplyRun.plannedBytes(of: plan, metadata: metadata, numbered: true)
+            #expect(counted.bytes(for: metadata, reason: plan.finishReason) == planned, "\(metadata)")
+            #expect(kept.bytes(for: metadata, reason: plan.finishReason) == planned, "\(metadata)")
         }
+        // The chunks kept are the reply's own, for the metadata counted with and no other.
+        #expect(kept.chunks(for: guess) == ReplyChunks.chunks(for: plan, metadata: guess).map(\.jsonText))
+        #expect(kept.chunks(for: settled[1]) == nil)
+        #expect(counted.chunks(for: guess) == nil)
+        // A reply past the bytes to keep keeps none, and counts the same.
+        let over = CountedReply(plan, metadata: guess, numbered: true, keepingUpTo: counted.bytes - 1)
+        #expect(over.chunks(for: guess) == nil)
+        #expect(over.bytes == counted.bytes)
+        #expect(CountedReply(plan, metadata: guess, numbered: true, keepingUpTo: counted.bytes).chunks(for: guess) != nil)
     }
 
     @Test func aNonStreamedResendOfAnInFlightMessageWaitsForTheWholeReply() throws {

@@ -82,6 +82,16 @@ extension ChatAPIHandlers {
         run.end(appending: [last.jsonText, "[DONE]"])
     }
 
+    /// As ``encode(_:into:)`` from chunks already encoded (``CountedReply/chunks(for:)``, `finish` last).
+    func append(_ chunks: [String], into run: ReplyRun) {
+        guard let last = chunks.last else { return }
+        for chunk in chunks.dropLast() {
+            guard run.append(chunk, parts: []) else { return }
+        }
+        guard run.claimEnd(as: nil) != nil else { return }
+        run.end(appending: [last, "[DONE]"])
+    }
+
     /// Stops a generating reply: stores the text so far as stopped, then ends every stream of it
     /// with `abort`, `finish` (`finishReason` stop, `aborted: true`) and `[DONE]`. When the reply
     /// is already ending (it finished, or another stop won) it waits for that end instead, as it
@@ -189,13 +199,7 @@ extension ReplyRun {
     /// of the same order). Encodes the chunks one at a time without keeping them.
     static func plannedBytes(of plan: ReplyPlan, metadata: ReplyMetadata, numbered: Bool) -> Int {
         var encoder = UIMessageStreamEncoder()
-        var number = 0
-        var bytes = 0
-        func count(_ data: Int) {
-            number += 1
-            bytes += data + 8  // "data: " and the blank line
-            if numbered { bytes += 5 + String(number).utf8.count }  // "id: N\n"
-        }
+        var counter = ByteCount(numbered: numbered)
         // Each chunk is written into one reused buffer: its length is all that is wanted, not a String.
         var scratch: [UInt8] = []
         scratch.reserveCapacity(256)
@@ -203,11 +207,30 @@ extension ReplyRun {
             for chunk in encoder.jsonChunks(for: event) {
                 scratch.removeAll(keepingCapacity: true)
                 chunk.write(to: &scratch)
-                count(scratch.count)
+                counter.add(scratch.count)
             }
         }
-        count(6)  // [DONE]
-        return bytes
+        counter.addDone()
+        return counter.bytes
+    }
+
+    /// The SSE bytes of a run's events, counted one event's data at a time.
+    struct ByteCount {
+        let numbered: Bool
+        private(set) var bytes = 0
+        private var number = 0
+
+        init(numbered: Bool) { self.numbered = numbered }
+
+        /// Counts the event carrying `data` bytes.
+        mutating func add(_ data: Int) {
+            number += 1
+            bytes += data + 8  // "data: " and the blank line
+            if numbered { bytes += 5 + String(number).utf8.count }  // "id: N\n"
+        }
+
+        /// Counts the closing `[DONE]`.
+        mutating func addDone() { add(6) }
     }
 
     /// The JSON bytes of a reply's two metadata trees: the only part of
@@ -295,12 +318,38 @@ struct CountedReply: Sendable {
     let standIn: ReplyMetadata
     /// The plan's finish reason.
     private let reason: String
+    /// The chunks' JSON texts as counted (`finish` last), when kept (see ``init(_:metadata:numbered:keepingUpTo:)``).
+    private let chunks: [String]?
 
-    /// Counts `plan` with `metadata` (the IDs as far as they are known or guessed).
-    init(_ plan: ReplyPlan, metadata: ReplyMetadata, numbered: Bool) {
+    /// Counts `plan` with `metadata` (the IDs as far as they are known or guessed), and keeps the
+    /// chunks' texts when the reply's bytes are at most `keptBytes`: a reply stored whole is then
+    /// streamed from them (``chunks(for:)``) instead of being encoded a second time.
+    init(_ plan: ReplyPlan, metadata: ReplyMetadata, numbered: Bool, keepingUpTo keptBytes: Int = 0) {
         standIn = metadata
-        bytes = ReplyRun.plannedBytes(of: plan, metadata: standIn, numbered: numbered)
         reason = plan.finishReason
+        guard keptBytes > 0 else {
+            bytes = ReplyRun.plannedBytes(of: plan, metadata: standIn, numbered: numbered)
+            chunks = nil
+            return
+        }
+        var counter = ReplyRun.ByteCount(numbered: numbered)
+        var texts: [String]? = []
+        var encoder = UIMessageStreamEncoder()
+        for event in ReplyChunks.streamEvents(for: plan, metadata: metadata) {
+            for chunk in encoder.jsonChunks(for: event) {
+                let text = chunk.jsonText
+                counter.add(text.utf8.count)
+                if counter.bytes <= keptBytes { texts?.append(text) } else { texts = nil }
+            }
+        }
+        counter.addDone()
+        bytes = counter.bytes
+        chunks = bytes <= keptBytes ? texts : nil
+    }
+
+    /// The chunks' JSON texts (`finish` last) when kept and counted with `metadata`, else nil.
+    func chunks(for metadata: ReplyMetadata) -> [String]? {
+        metadata == standIn ? chunks : nil
     }
 
     /// The count for the reply's real `metadata`, finishing for `reason`.

@@ -72,14 +72,17 @@ extension ChatAPIHandlers {
         let userMessageId = Self.newID()
         let plannedReply = message.map { ReplyGenerator.reply(to: $0, messageId: replyId) }
         let preparedReply = plannedReply.map { StoredParts($0.parts.map(\.jsonValue)) }
-        // Counted with the metadata the write will most likely settle: then it need not count again.
+        // Counted with the metadata the write will most likely settle: then it need not count
+        // again, and a short reply stored whole (no pacing) streams the chunks counted.
         let likelyMetadata = ReplyMetadata(
             conversationId: conversationId ?? newConversationId, messageId: replyId, userMessageId: userMessageId,
             userId: caller.userId)
         let countedReply =
             stream
             ? plannedReply.map {
-                CountedReply($0, metadata: likelyMetadata, numbered: configuration.resumableReplies)
+                CountedReply(
+                    $0, metadata: likelyMetadata, numbered: configuration.resumableReplies,
+                    keepingUpTo: configuration.replyDelay == .zero ? Self.inlineEncodingBytes : 0)
             } : nil
         let outcome = try write { store -> ChatOutcome in
             if let clientMessageId, message != nil,
@@ -118,7 +121,7 @@ extension ChatAPIHandlers {
                 plan, prepared: preparedReply, counted: countedReply, id: replyId, in: id,
                 replyTo: userSequence, stream: stream, caller: caller, known: known, store)
         }
-        try answer(outcome, place: chat.place, fault: fault, writer)
+        try answer(outcome, place: chat.place, fault: fault, counted: countedReply, writer)
     }
 
     /// The reply already made for the user message sent with `clientMessageId`, nil when there is none.
@@ -303,16 +306,21 @@ extension ChatAPIHandlers {
 
     /// Answers a chat or retry: starts generating and streams the new reply, or streams or joins
     /// the reply a resend replays, or answers the whole reply as JSON. Streamed when `place` (the
-    /// stream caps' place the request took) is given.
+    /// stream caps' place the request took) is given. `counted`: the new reply as counted before
+    /// the write (a short one stored whole streams the chunks it kept).
     func answer(
-        _ outcome: ChatOutcome, place: StreamPlace?, fault: ChatAPIServer.Fault, _ writer: HTTPServerResponseWriter
+        _ outcome: ChatOutcome, place: StreamPlace?, fault: ChatAPIServer.Fault, counted: CountedReply? = nil,
+        _ writer: HTTPServerResponseWriter
     ) throws {
         switch outcome {
         case .generate(let plan, let run):
             // A short reply stored whole is encoded here, whole, before its stream starts (a thread
-            // hop and a wake-up of the stream writer for each event cost more than it); a long one
-            // on a reply thread while it streams, so its first byte does not wait for its last.
-            if run.storedWhole && run.plannedBytes <= Self.inlineEncodingBytes {
+            // hop and a wake-up of the stream writer for each event cost more than it), or taken
+            // as `counted` encoded it before the write; a long one is encoded on a reply thread
+            // while it streams, so its first byte does not wait for its last.
+            if run.storedWhole, let chunks = counted?.chunks(for: run.metadata) {
+                append(chunks, into: run)
+            } else if run.storedWhole && run.plannedBytes <= Self.inlineEncodingBytes {
                 encode(plan, into: run)
             } else {
                 startGenerating(plan, run)
