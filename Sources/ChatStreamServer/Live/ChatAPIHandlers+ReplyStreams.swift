@@ -198,20 +198,36 @@ extension ReplyRun {
     /// ``ChatAPIHandlers/generate(_:_:)`` sends them, then `[DONE]` (a stop's closing events are
     /// of the same order). Encodes the chunks one at a time without keeping them.
     static func plannedBytes(of plan: ReplyPlan, metadata: ReplyMetadata, numbered: Bool) -> Int {
+        count(plan, metadata: metadata, numbered: numbered, keepingUpTo: 0).bytes
+    }
+
+    /// ``plannedBytes(of:metadata:numbered:)``, and the chunks' JSON texts (`finish` last) when
+    /// those bytes are at most `keptBytes` (nil otherwise).
+    static func count(
+        _ plan: ReplyPlan, metadata: ReplyMetadata, numbered: Bool, keepingUpTo keptBytes: Int
+    ) -> (bytes: Int, chunks: [String]?) {
         var encoder = UIMessageStreamEncoder()
         var counter = ByteCount(numbered: numbered)
-        // Each chunk is written into one reused buffer: its length is all that is wanted, not a String.
+        var texts: [String]? = keptBytes > 0 ? [] : nil
+        // Once nothing is kept, each chunk is written into one reused buffer: its length is all
+        // that is wanted, not a String.
         var scratch: [UInt8] = []
         scratch.reserveCapacity(256)
         for event in ReplyChunks.streamEvents(for: plan, metadata: metadata) {
             for chunk in encoder.jsonChunks(for: event) {
-                scratch.removeAll(keepingCapacity: true)
-                chunk.write(to: &scratch)
-                counter.add(scratch.count)
+                guard texts != nil else {
+                    scratch.removeAll(keepingCapacity: true)
+                    chunk.write(to: &scratch)
+                    counter.add(scratch.count)
+                    continue
+                }
+                let text = chunk.jsonText
+                counter.add(text.utf8.count)
+                if counter.bytes <= keptBytes { texts?.append(text) } else { texts = nil }
             }
         }
         counter.addDone()
-        return counter.bytes
+        return (counter.bytes, counter.bytes <= keptBytes ? texts : nil)
     }
 
     /// The SSE bytes of a run's events, counted one event's data at a time.
@@ -327,24 +343,7 @@ struct CountedReply: Sendable {
     init(_ plan: ReplyPlan, metadata: ReplyMetadata, numbered: Bool, keepingUpTo keptBytes: Int = 0) {
         standIn = metadata
         reason = plan.finishReason
-        guard keptBytes > 0 else {
-            bytes = ReplyRun.plannedBytes(of: plan, metadata: standIn, numbered: numbered)
-            chunks = nil
-            return
-        }
-        var counter = ReplyRun.ByteCount(numbered: numbered)
-        var texts: [String]? = []
-        var encoder = UIMessageStreamEncoder()
-        for event in ReplyChunks.streamEvents(for: plan, metadata: metadata) {
-            for chunk in encoder.jsonChunks(for: event) {
-                let text = chunk.jsonText
-                counter.add(text.utf8.count)
-                if counter.bytes <= keptBytes { texts?.append(text) } else { texts = nil }
-            }
-        }
-        counter.addDone()
-        bytes = counter.bytes
-        chunks = bytes <= keptBytes ? texts : nil
+        (bytes, chunks) = ReplyRun.count(plan, metadata: metadata, numbered: numbered, keepingUpTo: keptBytes)
     }
 
     /// The chunks' JSON texts (`finish` last) when kept and counted with `metadata`, else nil.
