@@ -66,8 +66,8 @@ struct ReplyLimitTests {
         let kept = CountedReply(plan, metadata: guess, numbered: true, keepingUpTo: 64 << 10)
         for metadata in settled {
             let planned = ReplyRun.plannedBytes(of: plan, metadata: metadata, numbered: true)
-            #expect(counted.bytes(for: metadata, reason: plan.finishReason) == planned, "\(metadata)")
-            #expect(kept.bytes(for: metadata, reason: plan.finishReason) == planned, "\(metadata)")
+            #expect(counted.bytes(for: metadata) == planned, "\(metadata)")
+            #expect(kept.bytes(for: metadata) == planned, "\(metadata)")
         }
         // The chunks kept are the reply's own, for the metadata counted with and no other.
         #expect(kept.chunks(for: guess) == ReplyChunks.chunks(for: plan, metadata: guess).map(\.jsonText))

@@ -42,6 +42,7 @@ struct StoreBookkeepingTests {
             return (reply.sequence, usage)
         }
         var bytes = try Self.storedBytes(store)
+        #expect(bytes.keys.sorted() == ["a"])
         #expect(bytes["a"]?.stored == bytes["a"]?.messages)
         #expect(usageSeen == JSONTree.array(Self.text("hello")).jsonText.utf8.count)
         // Messages appended with no touch: the write's end stores them.
@@ -51,6 +52,7 @@ struct StoreBookkeepingTests {
             try store.appendMessage(id: "m4", role: "user", parts: Self.text("in b"), to: "b", now: 3)
         }
         bytes = try Self.storedBytes(store)
+        #expect(bytes.keys.sorted() == ["a", "b"])
         #expect(bytes["a"]?.stored == bytes["a"]?.messages)
         #expect(bytes["b"]?.stored == bytes["b"]?.messages)
         #expect((bytes["b"]?.stored ?? 0) > 0)
@@ -83,6 +85,15 @@ struct StoreBookkeepingTests {
         let directory = try SQLiteStoreTests.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try ConversationStore(path: directory.appendingPathComponent("sequence.sqlite").path)
+        // Every write of the counter is logged by a trigger: one a batch, not one a write.
+        try store.write { store in
+            try store.database.execute(
+                """
+                CREATE TABLE counter_writes (n INTEGER);
+                CREATE TRIGGER counter_written AFTER UPDATE ON counters BEGIN INSERT INTO counter_writes VALUES (1); END;
+                """)
+        }
+        let batchesBefore = store.writeQueue.batches
         struct Refused: Error {}
         let count = 9
         // Writes 1, 4, 7 and 8 take numbers and fail (their numbers go back to the next write).
@@ -95,6 +106,12 @@ struct StoreBookkeepingTests {
         }
         let committed = outcomes.count { (try? $0.get()) != nil }
         #expect(committed == 5)
+        let batches = store.writeQueue.batches - batchesBefore
+        let counterWrites = try store.read { store in
+            try store.database.first("SELECT count(*) FROM counter_writes") { $0.int(0) }
+        }
+        #expect(batches < committed, "the writes were not batched: \(batches) batches")
+        #expect(counterWrites == batches)
         func numbers() throws -> (counter: Int, used: [Int]) {
             try store.read { store in
                 let counter = try store.database.first("SELECT value FROM counters WHERE name = 'sequence'") {

@@ -4,8 +4,8 @@
 // A streamed reply is generated on a thread of its own (a pool's, kept between replies): it
 // appends the reply's events to its ReplyRun at the configured pace, saves the text so far every
 // checkpoint interval, and when done stores the reply, then appends `finish` and `[DONE]` (so a
-// client that saw `finish` finds the reply in history). Every stream of the reply (the chat request, a resend joining it, a resume)
-// is a reader that writes the run's events after its position as they come: after the head it is
+// client that saw `finish` finds the reply in history). Every stream of the reply (the chat
+// request, a resend joining it, a resume) is a reader that writes the run's events after its position as they come: after the head it is
 // handed to the LiveStreamWriter (one poll thread for every stream, counted against the stream
 // caps), so a slow or idle reader holds no connection thread; a reader that goes away stops nothing.
 // When the reply ended and its last chunk was written, the writer gives the connection back to the
@@ -325,7 +325,7 @@ struct PartialReply {
 /// A streamed reply's size in bytes (``ReplyRun/plannedBytes(of:metadata:numbered:)``) counted
 /// before the store transaction, with the metadata the transaction will most likely settle:
 /// encoding a long reply's chunks to count them took the write lock's time for a 1 MiB message.
-/// In the transaction, ``bytes(for:reason:)`` is that count when the guess held (a new
+/// In the transaction, ``bytes(for:)`` is that count when the guess held (a new
 /// conversation's chat), else it corrects it by the metadata the transaction settled.
 struct CountedReply: Sendable {
     /// The count with ``standIn``.
@@ -351,10 +351,10 @@ struct CountedReply: Sendable {
         metadata == standIn ? chunks : nil
     }
 
-    /// The count for the reply's real `metadata`, finishing for `reason`.
-    func bytes(for metadata: ReplyMetadata, reason: String) -> Int {
-        if metadata == standIn, reason == self.reason { return bytes }
-        return bytes - ReplyRun.metadataBytes(standIn, reason: self.reason)
+    /// The count for the reply's real `metadata`.
+    func bytes(for metadata: ReplyMetadata) -> Int {
+        guard metadata != standIn else { return bytes }
+        return bytes - ReplyRun.metadataBytes(standIn, reason: reason)
             + ReplyRun.metadataBytes(metadata, reason: reason)
     }
 }

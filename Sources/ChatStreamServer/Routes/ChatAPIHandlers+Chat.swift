@@ -282,7 +282,7 @@ extension ChatAPIHandlers {
         let run = ReplyRun(
             metadata: metadata, sequence: record.sequence, ownerKey: caller.ownerKey,
             numbered: configuration.resumableReplies,
-            plannedBytes: reserving ?? counted?.bytes(for: metadata, reason: plan.finishReason)
+            plannedBytes: reserving ?? counted?.bytes(for: metadata)
                 ?? ReplyRun.plannedBytes(of: plan, metadata: metadata, numbered: configuration.resumableReplies),
             storedWhole: whole)
         try replies.register(run)
