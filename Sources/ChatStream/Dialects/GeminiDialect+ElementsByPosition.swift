@@ -2,11 +2,12 @@
 // `{"candidates":[{"content":{"parts":[{"text":"Hi"}],"role":"model"},"index":0}],
 // "usageMetadata":{"promptTokenCount":9},"modelVersion":"gemini-2.0-flash","responseId":"…"}`,
 // and parsing each with the JSON parser costs more than the rest of the work on it. The usual
-// element is scanned member by member (ChatStreamJSON's JSONScan): the one text part of candidate 0,
-// when it has no escapes, is lent straight from the unit; every member the general path does not
+// element is scanned member by member (ChatStreamJSON's JSONScan): the one text part of candidate 0
+// is lent straight from the unit (or, when it holds two-character escapes such as `\n`, from a
+// decoded copy); every member the general path does not
 // read is skipped (checked), and a `usageMetadata` object must be the bytes of the usage last
 // emitted (so it is the same value and the general path would emit nothing for it). Any other
-// shape, or a text with escapes, goes the general way, which yields the same events (or the same
+// shape, or a text with a `\u` escape, goes the general way, which yields the same events (or the same
 // error).
 //
 // What the general path reads of an element once the message has started: `error`, `candidates`
@@ -20,7 +21,7 @@ import ChatStreamFraming
 
 extension GeminiDialect {
     /// Reads `unit` as an element whose candidate 0 has one text part (a non-empty text without
-    /// escapes, no `thought`) and no finish reason, with no error, no prompt feedback and the
+    /// a `\u` escape, no `thought`) and no finish reason, with no error, no prompt feedback and the
     /// last usage again (or none), and does what the general path does with it; false, with
     /// nothing done, otherwise. Only once the message has started.
     mutating func decodeTextElementByPosition(
@@ -29,7 +30,7 @@ extension GeminiDialect {
         guard var read = parser.scanMembers(unit, depth: 6), read.literal("{") else {
             return false
         }
-        var text: UnsafeRawBufferPointer? = nil
+        var text: JSONScan.StringContent? = nil
         repeat {
             guard let key = read.memberKey() else { return false }
             if key.sameBytes(as: "candidates") {
@@ -50,15 +51,15 @@ extension GeminiDialect {
             if !more { break }
         } while true
         guard read.isAtEnd, let text else { return false }
-        try parts.text(text, textDelta: textDelta, emit: emit)
+        try text.withDecoded { try parts.text($0, textDelta: textDelta, emit: emit) }
         return true
     }
 
     /// `[…]` after `"candidates":`: candidate 0's one text (the others skipped); nil when
     /// candidate 0 is not a candidate of that kind.
-    private static func readCandidates(_ read: inout JSONScan) -> UnsafeRawBufferPointer? {
+    private static func readCandidates(_ read: inout JSONScan) -> JSONScan.StringContent? {
         guard read.literal("[{") else { return nil }
-        var text: UnsafeRawBufferPointer? = nil
+        var text: JSONScan.StringContent? = nil
         repeat {
             guard let key = read.memberKey() else { return nil }
             if key.sameBytes(as: "content") {
@@ -81,8 +82,8 @@ extension GeminiDialect {
     }
 
     /// A content's members after its `{`: the text of its one part.
-    private static func readContent(_ read: inout JSONScan) -> UnsafeRawBufferPointer? {
-        var text: UnsafeRawBufferPointer? = nil
+    private static func readContent(_ read: inout JSONScan) -> JSONScan.StringContent? {
+        var text: JSONScan.StringContent? = nil
         repeat {
             guard let key = read.memberKey() else { return nil }
             if key.sameBytes(as: "parts") {
@@ -99,16 +100,15 @@ extension GeminiDialect {
         return text
     }
 
-    /// A part's members after its `{`: its `text`, when that is a non-empty string without
-    /// escapes and the part has no `thought`.
-    private static func readTextPart(_ read: inout JSONScan) -> UnsafeRawBufferPointer? {
-        var text: UnsafeRawBufferPointer? = nil
+    /// A part's members after its `{`: its `text`, when that is a non-empty string without a
+    /// `\u` escape and the part has no `thought`.
+    private static func readTextPart(_ read: inout JSONScan) -> JSONScan.StringContent? {
+        var text: JSONScan.StringContent? = nil
         repeat {
             guard let key = read.memberKey() else { return nil }
             if key.sameBytes(as: "text") {
-                guard text == nil, read.literal("\""), let part = read.checkedPlainString(), !part.isEmpty else {
-                    return nil
-                }
+                guard text == nil, read.literal("\""), let part = read.checkedStringContent(), !part.raw.isEmpty
+                else { return nil }
                 text = part
             } else if key.sameBytes(as: "thought") {
                 return nil

@@ -4,11 +4,11 @@
 // streamed tool call one per piece of its arguments, `…"delta":{"tool_calls":[{"index":0,
 // "function":{"arguments":"x"}}]}…`; parsing each with the JSON parser costs more than the rest
 // of the work on it. The usual chunk is scanned member by member (ChatStreamJSON's JSONScan): its
-// one choice's text, when it has no escapes, is lent straight from the unit, and a piece of a
-// started call's arguments is taken with its two-character escapes decoded; every member the
-// general path does not read is skipped (checked); any other shape (a call not yet started, a
-// `\u` escape, a text with escapes) goes the general way, which yields the same events (or the
-// same error).
+// one choice's text is lent straight from the unit (or, when it holds two-character escapes such
+// as `\n`, from a decoded copy), and a piece of a started call's arguments is taken with its
+// two-character escapes decoded; every member the general path does not read is skipped
+// (checked); any other shape (a call not yet started, a `\u` escape) goes the general way, which
+// yields the same events (or the same error).
 //
 // What the general path reads of a chunk once the message has started, and so what this read
 // must understand rather than skip: `error`, `choices` and `usage` at the top (`finish_reason`
@@ -22,15 +22,15 @@ import ChatStreamFraming
 extension OpenAIChatDialect {
     /// What the one choice's delta of a chunk read by position holds.
     private enum DeltaPiece {
-        /// A non-empty text without escapes.
-        case text(UnsafeRawBufferPointer)
+        /// A non-empty text, its escapes (two-character ones only) decoded when it is taken.
+        case text(JSONScan.StringContent)
         /// A piece of the arguments of the tool call at wire index `index`: its JSON string's
         /// content, escapes and all (decoded when the piece is taken).
         case toolArguments(index: Int, piece: UnsafeRawBufferPointer)
     }
 
     /// Reads `unit` as a chunk of one choice whose delta's only content is a non-empty text
-    /// without escapes, or one piece of a started tool call's arguments (its other readable
+    /// (no `\u` escape), or one piece of a started tool call's arguments (its other readable
     /// members null or absent, no usage object, no error), and does what the general path does
     /// with it; false, with nothing done, otherwise. Only once the message has started (the
     /// general path reads the first chunk's `id`).
@@ -67,7 +67,8 @@ extension OpenAIChatDialect {
                 choices.append(contentsOf: repeatElement(Choice(), count: k + 1 - choices.count))
             }
             choices[k].seen = true
-            try textDelta(openText(k, textDelta: textDelta, emit: emit), CheckedUTF8(unchecked: text))
+            let part = try openText(k, textDelta: textDelta, emit: emit)
+            try text.withDecoded { try textDelta(part, CheckedUTF8(unchecked: $0)) }
         case .toolArguments(let index, let piece):
             // Only a call already started (its ID and name known, so the general path would read
             // neither again); its arguments' escapes decoded as the parser decodes them.
@@ -117,14 +118,15 @@ extension OpenAIChatDialect {
     }
 
     /// A delta's members after its `{`: the text of its `content`, when that is a non-empty
-    /// string without escapes, or its one tool call's arguments, when every other member the
+    /// string without a `\u` escape, or its one tool call's arguments, when every other member the
     /// general path reads is null.
     private static func readDelta(_ read: inout JSONScan, toolCalls: Bool) -> DeltaPiece? {
         var piece: DeltaPiece? = nil
         repeat {
             guard let key = read.memberKey() else { return nil }
             if key.sameBytes(as: "content") {
-                guard piece == nil, read.literal("\""), let content = read.checkedPlainString(), !content.isEmpty
+                guard piece == nil, read.literal("\""), let content = read.checkedStringContent(),
+                    !content.raw.isEmpty
                 else { return nil }
                 piece = .text(content)
             } else if key.sameBytes(as: "tool_calls") {
