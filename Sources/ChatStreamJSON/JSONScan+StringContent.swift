@@ -69,7 +69,7 @@ extension JSONScan {
     @inlinable @inline(__always)
     public mutating func checkedStringContent() -> StringContent? {
         let start = position
-        var i = JSONValueScanner.firstQuoteOrBackslash(UnsafeRawPointer(base), from: start, to: end)
+        let i = JSONValueScanner.firstQuoteOrBackslash(UnsafeRawPointer(base), from: start, to: end)
         guard i < end else { return nil }
         if base[i] == UInt8(ascii: "\"") {
             position = i &+ 1

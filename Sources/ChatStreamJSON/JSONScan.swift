@@ -82,6 +82,10 @@ public struct JSONScan {
     @inlinable @inline(__always)
     public var isAtEnd: Bool { position == end }
 
+    /// How many bytes have been read (the offset of the next one in the unit).
+    @inlinable @inline(__always)
+    public var offset: Int { position }
+
     /// The next byte, without reading it; nil at the end.
     @inlinable @inline(__always)
     public var next: UInt8? { position < end ? base[position] : nil }

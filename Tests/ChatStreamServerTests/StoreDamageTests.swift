@@ -13,10 +13,12 @@ import Testing
 struct StoreDamageTests {
     /// A database at `directory/name` with `count` conversations whose commits are still in its
     /// write-ahead log: the files copied while the store is open, as a crash would leave them.
+    /// (Without the checkpointer's thread, which could copy the last commit into the database
+    /// file before the copy: the test of a cut log then read 5 conversations, not 4.)
     static func loggedStore(in directory: URL, _ name: String, count: Int) throws -> String {
         let source = directory.appendingPathComponent("source-\(name)").path
         let copy = directory.appendingPathComponent(name).path
-        let store = try ConversationStore(path: source)
+        let store = try ConversationStore(path: source, checkpointInterval: nil)
         for index in 0..<count {
             try store.write { store in
                 _ = try store.createConversation(

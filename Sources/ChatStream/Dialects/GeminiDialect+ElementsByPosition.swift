@@ -8,7 +8,10 @@
 // read is skipped (checked), and a `usageMetadata` object must be the bytes of the usage last
 // emitted (so it is the same value and the general path would emit nothing for it). Any other
 // shape, or a text with a `\u` escape, goes the general way, which yields the same events (or the same
-// error).
+// error). An element that is the last one read this way but for its text (Gemini repeats
+// everything else, usage and response ID included) is read through that shape (ChatStreamJSON's
+// JSONScan.RepeatedShape): its text checked and the rest compared, while the last usage stays
+// what it was when the shape was taken.
 //
 // What the general path reads of an element once the message has started: `error`, `candidates`
 // (its first element only), `usageMetadata` and, without a finish reason, `promptFeedback`; a
@@ -27,6 +30,12 @@ extension GeminiDialect {
     mutating func decodeTextElementByPosition(
         _ unit: FramedUnit, textDelta: TextDeltaSink, emit: EventSink
     ) throws -> Bool {
+        if let matched = repeatedElement.match(unit.data, depth: 6, configuration: parser.configuration),
+            matched.scan.isAtEnd, !matched.content.raw.isEmpty
+        {
+            try matched.content.withDecoded { try parts.text($0, textDelta: textDelta, emit: emit) }
+            return true
+        }
         guard var read = parser.scanMembers(unit, depth: 6), read.literal("{") else {
             return false
         }
@@ -51,6 +60,7 @@ extension GeminiDialect {
             if !more { break }
         } while true
         guard read.isAtEnd, let text else { return false }
+        repeatedElement.record(unit.data, content: text.raw, suffixEnd: unit.data.count)
         try text.withDecoded { try parts.text($0, textDelta: textDelta, emit: emit) }
         return true
     }

@@ -26,7 +26,7 @@
 // text part goes to the sink as the bytes of its text.
 
 import ChatStreamFraming
-import ChatStreamJSON
+@_spi(JSONScan) import ChatStreamJSON
 
 /// Decodes Gemini's streamed JSON array (`streamGenerateContent`).
 ///
@@ -56,11 +56,18 @@ public struct GeminiDialect: StreamDialect {
     /// saying `willContinue` (GeminiDialect+StreamedArguments).
     var streamedCall: StreamedCall?
     private var lastUsage: JSONTree? {
-        didSet { lastUsageBytes = lastUsage?.jsonBytes ?? [] }
+        didSet {
+            lastUsageBytes = lastUsage?.jsonBytes ?? []
+            repeatedElement.clear()
+        }
     }
     /// `lastUsage` as compact JSON text: an element whose `usageMetadata` is these bytes repeats
     /// it (what the elements read by position compare).
     private(set) var lastUsageBytes: [UInt8] = []
+    /// The last element read by position, as the bytes around its text: the next element of that
+    /// shape is read through it (GeminiDialect+ElementsByPosition). Forgotten when the last usage
+    /// changes, which that read compares.
+    var repeatedElement = JSONScan.RepeatedShape()
 
     /// A decoder using the configuration's JSON limits.
     public init(configuration: StreamDecoderConfiguration) {

@@ -8,7 +8,10 @@
 // as `\n`, from a decoded copy), and a piece of a started call's arguments is taken with its
 // two-character escapes decoded; every member the general path does not read is skipped
 // (checked); any other shape (a call not yet started, a `\u` escape) goes the general way, which
-// yields the same events (or the same error).
+// yields the same events (or the same error). A chunk whose bytes around its text or arguments,
+// up to the end of `choices`, are the last such chunk's (the envelope repeats token after
+// token) is read through that shape (ChatStreamJSON's JSONScan.RepeatedShape): one comparison
+// instead of the read of `id`, `object`, `created`, `model` and the path down to the text.
 //
 // What the general path reads of a chunk once the message has started, and so what this read
 // must understand rather than skip: `error`, `choices` and `usage` at the top (`finish_reason`
@@ -37,29 +40,17 @@ extension OpenAIChatDialect {
     mutating func decodeContentChunkByPosition(
         _ unit: FramedUnit, textDelta: TextDeltaSink, emit: EventSink
     ) throws -> Bool {
-        guard var read = parser.scanMembers(unit, depth: 4), read.literal("{") else {
+        // A tool call's function is 7 levels deep: read by position only within the limit.
+        let toolCalls = parser.configuration.maxDepth >= 7
+        let read: (index: Int, piece: DeltaPiece)
+        if let repeated = readRepeatedChunk(unit.data, toolCalls: toolCalls) {
+            read = repeated
+        } else if let chunk = readChunk(unit.data, toolCalls: toolCalls) {
+            read = chunk
+        } else {
             return false
         }
-        var choice: (index: Int, piece: DeltaPiece)? = nil
-        repeat {
-            guard let key = read.memberKey() else { return false }
-            if key.sameBytes(as: "choices") {
-                // A tool call's function is 7 levels deep: read by position only within the limit.
-                let toolCalls = parser.configuration.maxDepth >= 7
-                guard choice == nil, let one = Self.readOnlyChoice(&read, toolCalls: toolCalls) else { return false }
-                choice = one
-            } else if key.sameBytes(as: "usage") {
-                // Not an object: not read (the general path reads an object only).
-                guard read.next != UInt8(ascii: "{"), read.skipValue(depth: 1) else { return false }
-            } else if key.sameBytes(as: "error") {
-                return false
-            } else {
-                guard read.skipValue(depth: 1) else { return false }
-            }
-            guard let more = read.moreMembers() else { return false }
-            if !more { break }
-        } while true
-        guard read.isAtEnd, let (k, piece) = choice else { return false }
+        let (k, piece) = read
         switch piece {
         case .text(let text):
             // What the general path does with it, in its order.
@@ -86,6 +77,82 @@ extension OpenAIChatDialect {
             guard taken == true else { return false }
         }
         return true
+    }
+
+    /// The chunk read member by member, its shape remembered for the next one (see
+    /// JSONScan.RepeatedShape): the bytes around its text or arguments up to the end of `choices`.
+    private mutating func readChunk(_ data: UnsafeRawBufferPointer, toolCalls: Bool) -> (index: Int, piece: DeltaPiece)?
+    {
+        guard var read = JSONScan(members: data, depth: 4, configuration: parser.configuration), read.literal("{")
+        else { return nil }
+        var choice: (index: Int, piece: DeltaPiece)? = nil
+        var choicesEnd = 0
+        guard
+            Self.readMembers(&read, choice: &choice, choicesEnd: &choicesEnd, toolCalls: toolCalls, afterValue: false),
+            let choice
+        else { return nil }
+        switch choice.piece {
+        case .text(let text):
+            repeatedChunk.record(data, content: text.raw, suffixEnd: choicesEnd)
+            repeatedChunkRead = (choice.index, nil)
+        case .toolArguments(let index, let piece):
+            repeatedChunk.record(data, content: piece, suffixEnd: choicesEnd)
+            repeatedChunkRead = (choice.index, index)
+        }
+        return choice
+    }
+
+    /// The chunk read through the last chunk's shape: the same bytes before its text (or
+    /// arguments) and after it up to the end of `choices`, so the same choice and the same kind
+    /// of piece; the members after `choices` are read as in full. Nil when the shape does not
+    /// match or the rest does not read.
+    private func readRepeatedChunk(_ data: UnsafeRawBufferPointer, toolCalls: Bool) -> (index: Int, piece: DeltaPiece)?
+    {
+        guard let matched = repeatedChunk.match(data, depth: 4, configuration: parser.configuration) else { return nil }
+        var read = matched.scan
+        let content = matched.content
+        var choice: (index: Int, piece: DeltaPiece)?
+        if let toolCall = repeatedChunkRead.toolCall {
+            choice = (repeatedChunkRead.choice, .toolArguments(index: toolCall, piece: content.raw))
+        } else {
+            guard !content.raw.isEmpty else { return nil }
+            choice = (repeatedChunkRead.choice, .text(content))
+        }
+        var choicesEnd = 0
+        guard Self.readMembers(&read, choice: &choice, choicesEnd: &choicesEnd, toolCalls: toolCalls, afterValue: true)
+        else { return nil }
+        return choice
+    }
+
+    /// A chunk's members from the scan's place (after its `{`, or after a member's value when
+    /// `afterValue`) to its end: `choices` read into `choice` (where its value ends into
+    /// `choicesEnd`), a `usage` that is not an object and every member the general path does not
+    /// read skipped; false on an `error`, a second `choices`, anything else, or bytes after the end.
+    private static func readMembers(
+        _ read: inout JSONScan, choice: inout (index: Int, piece: DeltaPiece)?, choicesEnd: inout Int,
+        toolCalls: Bool, afterValue: Bool
+    ) -> Bool {
+        var afterValue = afterValue
+        while true {
+            if afterValue {
+                guard let more = read.moreMembers() else { return false }
+                if !more { return read.isAtEnd }
+            }
+            afterValue = true
+            guard let key = read.memberKey() else { return false }
+            if key.sameBytes(as: "choices") {
+                guard choice == nil, let one = readOnlyChoice(&read, toolCalls: toolCalls) else { return false }
+                choice = one
+                choicesEnd = read.offset
+            } else if key.sameBytes(as: "usage") {
+                // Not an object: not read (the general path reads an object only).
+                guard read.next != UInt8(ascii: "{"), read.skipValue(depth: 1) else { return false }
+            } else if key.sameBytes(as: "error") {
+                return false
+            } else {
+                guard read.skipValue(depth: 1) else { return false }
+            }
+        }
     }
 
     /// `[{…}]` after `"choices":`: the one choice's index (0 when absent) and its delta's piece;

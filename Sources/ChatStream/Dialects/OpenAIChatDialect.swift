@@ -31,7 +31,7 @@
 // `[DONE]` (never parsed) or the end of the input.
 
 import ChatStreamFraming
-import ChatStreamJSON
+@_spi(JSONScan) import ChatStreamJSON
 
 /// Decodes OpenAI Chat Completions streams (`chat.completion.chunk` events) into ``StreamEvent``s.
 ///
@@ -59,6 +59,11 @@ public struct OpenAIChatDialect: StreamDialect {
     private var currentChoice = 0
     var choices: [Choice] = []
     private var bytesSeen = 0
+    /// The last chunk read by position, as bytes around its text or arguments, and its choice and
+    /// tool call (nil for text): the next chunk of that shape is read through it
+    /// (OpenAIChatDialect+ChunksByPosition).
+    var repeatedChunk = JSONScan.RepeatedShape()
+    var repeatedChunkRead: (choice: Int, toolCall: Int?) = (0, nil)
 
     /// What is open in one choice.
     struct Choice {

@@ -238,7 +238,7 @@ extension ReplyRunner {
     ) async throws -> Resumption {
         let conversationId = reading.message.conversationId ?? round.conversationId
         if let conversationId, let messageId = reading.messageId {
-            var request = try client.request(
+            let request = try client.request(
                 "GET", ["conversations", conversationId, "messages", messageId, "stream"],
                 accept: "text/event-stream")
             do {

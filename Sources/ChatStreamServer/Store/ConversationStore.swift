@@ -71,13 +71,15 @@ final class ConversationStore: Sendable {
     /// Throws ``StoreOpenError`` for a file the process cannot write, and (unless `recover`) for an
     /// empty file that was there before or a damaged database or log (`recover` moves those aside,
     /// listed in ``movedAside``, and starts a new store). A file's write-ahead log is copied back by
-    /// a thread of the store's own, and restarted once it holds `logRestartPages` pages
-    /// (StoreCheckpointer).
+    /// a thread of the store's own at most every `checkpointInterval`, and restarted once it holds
+    /// `logRestartPages` pages (StoreCheckpointer); with no interval, by SQLite's automatic
+    /// checkpoint in the committing connection instead (a test that copies the files as a crash
+    /// leaves them needs the log's last commits not yet copied back).
     init(
         path: String?, options: SQLiteDatabase.Options = .durable, liveEventCapacity: Int = 0,
         liveEventBytes: Int = 1 << 20, inlineMessageBytes: Int = 4 << 10, tailBytes: Int = 8 << 20,
         previewLength: Int = 200, readerCount: Int = 4, searchReaders: Int? = nil, readWait: Duration = .seconds(2),
-        recover: Bool = false, logRestartPages: Int = 16_384
+        recover: Bool = false, logRestartPages: Int = 16_384, checkpointInterval: Duration? = .milliseconds(50)
     ) throws {
         self.readWait = readWait
         self.path = path
@@ -100,7 +102,7 @@ final class ConversationStore: Sendable {
         let database: SQLiteDatabase
         // The log is copied back by the checkpointer's thread, not by the committing connection.
         var writer = options
-        writer.automaticCheckpoint = path == nil
+        writer.automaticCheckpoint = path == nil || checkpointInterval == nil
         do {
             database = try Self.open(path, options: writer)
         } catch let error as StoreOpenError {
@@ -112,7 +114,11 @@ final class ConversationStore: Sendable {
         self.movedAside = movedAside
         if let path { try StoreFiles.restrict(path) }
         self.database = database
-        checkpointer = try path.map { try StoreCheckpointer(path: $0, options: options, restartPages: logRestartPages) }
+        checkpointer = try checkpointInterval.flatMap { interval in
+            try path.map {
+                try StoreCheckpointer(path: $0, options: options, interval: interval, restartPages: logRestartPages)
+            }
+        }
         var pool: [SQLiteDatabase] = []
         if let path {
             var readOnly = options

@@ -1,0 +1,91 @@
+// JSONScan+RepeatedShape: a unit that repeats the last one's bytes around its one string. A
+// provider sends the same envelope with every token: an OpenAI chat chunk is
+// `{"id":"chatcmpl-…","object":"chat.completion.chunk","created":…,"model":…,"choices":[{"index":0,
+// "delta":{"content":"` + the text + `"},"logprobs":null,"finish_reason":null}]` + the rest, and a
+// Gemini element repeats everything but its text. A dialect that has read a unit member by
+// member remembers the bytes before its string (through the opening quote) and after it (from
+// the closing quote up to where its read may go on); the next unit that holds the same bytes
+// there, around any string, has the same structure with the same values, since a JSON string
+// can be swapped for another without changing what surrounds it. So only the new string and
+// the bytes after the remembered ones are checked and read: the ~150 bytes of an OpenAI chunk's
+// envelope cost one comparison instead of a member-by-member read (the callgrind profiles of the
+// bench's OpenAI chat and Gemini streams, issue 32).
+//
+// What a match proves is only what the bytes prove: a dialect whose read by position also
+// compares its own state (Gemini's last usage) clears the shape when that state changes.
+
+import ChatStreamBytes
+
+extension JSONScan {
+    /// The bytes around one string of the last unit a dialect read member by member (see the
+    /// file comment): before the string's content, and from its closing quote up to where the
+    /// dialect's read goes on.
+    public struct RepeatedShape {
+        /// The bytes before the string's content, then the bytes after its closing quote.
+        @usableFromInline var bytes: [UInt8] = []
+        /// How many of ``bytes`` come before the content; 0 when nothing is remembered.
+        @usableFromInline var prefixCount = 0
+
+        /// Nothing remembered.
+        public init() {}
+
+        /// Whether nothing is remembered (``match(_:depth:configuration:)`` returns nil).
+        public var isEmpty: Bool { prefixCount == 0 }
+
+        /// Forgets the shape.
+        public mutating func clear() {
+            bytes.removeAll(keepingCapacity: true)
+            prefixCount = 0
+        }
+
+        /// Remembers `data`'s bytes before `content` (a string's content in `data`, between its
+        /// quotes) and those from after its closing quote up to offset `suffixEnd` of `data`:
+        /// bytes a read has accepted, whose structure does not depend on the string. Forgets
+        /// instead when `content` is not a quoted string's content in `data`.
+        public mutating func record(_ data: UnsafeRawBufferPointer, content: UnsafeRawBufferPointer, suffixEnd: Int) {
+            clear()
+            guard let base = data.baseAddress, let start = content.baseAddress else { return }
+            let first = start - base
+            let afterQuote = first + content.count + 1
+            guard first > 0, afterQuote <= suffixEnd, suffixEnd <= data.count,
+                data[first - 1] == UInt8(ascii: "\""), data[afterQuote - 1] == UInt8(ascii: "\"")
+            else { return }
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: data[0..<first]))
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: data[afterQuote..<suffixEnd]))
+            prefixCount = first
+        }
+
+        /// A scan of `data` (as ``JSONScan/init(members:depth:configuration:)`` would make it)
+        /// placed after the remembered bytes that follow the string, and the string's content,
+        /// when `data` begins with the remembered bytes before the string, then holds a string
+        /// (no `\u` escape) and then the remembered bytes after it; the string and every byte
+        /// after those are checked as that initializer checks a unit. Nil otherwise (the dialect
+        /// then reads the unit in full).
+        @inlinable
+        public func match(
+            _ data: UnsafeRawBufferPointer, depth: Int, configuration: JSONConfiguration
+        ) -> (scan: JSONScan, content: StringContent)? {
+            let prefix = prefixCount
+            guard prefix > 0, data.count > bytes.count, let start = data.baseAddress else { return nil }
+            return bytes.withUnsafeBytes { shape -> (scan: JSONScan, content: StringContent)? in
+                guard let remembered = shape.baseAddress, memcmpBytes(start, remembered, prefix),
+                    var scan = JSONScan(data, depth: depth, configuration: configuration)
+                else { return nil }
+                scan.position = prefix
+                // The content's quote and backslash search reads bytes only; the content itself
+                // is checked next, the remembered bytes were checked when they were read.
+                guard let content = scan.checkedStringContent(),
+                    JSONPayloadScan.isUTF8WithoutControlBytes(content.raw)
+                else { return nil }
+                let suffix = shape.count &- prefix
+                guard scan.end &- scan.position >= suffix,
+                    memcmpBytes(start + scan.position, remembered + prefix, suffix)
+                else { return nil }
+                scan.position &+= suffix
+                let rest = UnsafeRawBufferPointer(start: start + scan.position, count: scan.end &- scan.position)
+                guard JSONPayloadScan.isUTF8WithoutControlBytes(rest) else { return nil }
+                return (scan, content)
+            }
+        }
+    }
+}

@@ -1,0 +1,106 @@
+// The repeated shape of a unit (JSONScan+RepeatedShape): once the bytes around a string are
+// recorded, a unit with the same bytes around any string matches, its scan placed after the
+// recorded bytes and its string read as the checked read reads it; a unit that differs before or
+// after the string, a string with a `\u` escape, a control byte or bad UTF-8 (in the string or
+// in the bytes after the shape), a string that runs into the recorded bytes, and a unit over
+// the limits do not. A record whose content is not a quoted string remembers nothing.
+
+import Testing
+
+@_spi(JSONScan) @testable import ChatStreamJSON
+
+@Suite struct JSONScanRepeatedShapeTests {
+    static let first = #"{"id":"c1","choices":[{"delta":{"content":"Hi"},"n":null}],"usage":null}"#
+    /// Where the recorded suffix ends in `first`: after `]`.
+    static let suffixEnd = Array(first.utf8).firstIndex(of: UInt8(ascii: "]"))! + 1
+
+    /// A shape recorded from `first` around its `Hi`.
+    static func recorded() -> JSONScan.RepeatedShape {
+        var shape = JSONScan.RepeatedShape()
+        Array(first.utf8).withUnsafeBytes { data in
+            let at = Array(first.utf8).firstIndex(of: UInt8(ascii: "H"))!
+            shape.record(data, content: UnsafeRawBufferPointer(rebasing: data[at..<(at + 2)]), suffixEnd: suffixEnd)
+        }
+        return shape
+    }
+
+    /// `shape`'s match of `unit`: the decoded string and the bytes left after the shape.
+    static func match(
+        _ unit: [UInt8], _ shape: JSONScan.RepeatedShape, _ limits: JSONConfiguration = JSONConfiguration()
+    ) -> (text: String, rest: String)? {
+        unit.withUnsafeBytes { data -> (String, String)? in
+            guard let (scan, content) = shape.match(data, depth: 4, configuration: limits) else { return nil }
+            let rest = String(decoding: data[scan.offset...], as: UTF8.self)
+            return (content.withDecoded { String(decoding: $0, as: UTF8.self) }, rest)
+        }
+    }
+
+    static func unit(_ string: String, after: String = #","usage":null}"#) -> [UInt8] {
+        Array((#"{"id":"c1","choices":[{"delta":{"content":""# + string + #""},"n":null}]"# + after).utf8)
+    }
+
+    @Test func theSameBytesAroundAnotherStringMatch() {
+        let shape = Self.recorded()
+        #expect(!shape.isEmpty)
+        #expect(Self.match(Array(Self.first.utf8), shape)?.text == "Hi")
+        #expect(Self.match(Self.unit("there"), shape)?.text == "there")
+        #expect(Self.match(Self.unit(""), shape)?.text == "")
+        #expect(Self.match(Self.unit(#"a \"b\"\n"#), shape)?.text == "a \"b\"\n")
+        #expect(Self.match(Self.unit("café 🚀"), shape)?.text == "café 🚀")
+        // What follows the shape is left to the reader, checked for control bytes and UTF-8 only.
+        let rest = Self.match(Self.unit("x", after: #","obfuscation":"abc"}"#), shape)
+        #expect(rest?.rest == #","obfuscation":"abc"}"#)
+    }
+
+    @Test func otherBytesAroundTheStringDoNotMatch() {
+        let shape = Self.recorded()
+        let others = [
+            #"{"id":"c2","choices":[{"delta":{"content":"x"},"n":null}],"usage":null}"#,  // before it
+            #"{"id":"c1","choices":[{"delta":{"content":"x"},"n":0}],"usage":null}"#,  // after it
+            #"{"id":"c1","choices":[{"delta":{"content":"x"}}],"usage":null}"#,  // shorter after it
+            #"{"id":"c1","choices":[{"delta":{"content":"x"},"n":null}]"#,  // cut right after the shape: the reader's
+            #"{"id":"c1""#,  // shorter than the shape
+        ]
+        #expect(Self.match(Array(others[0].utf8), shape) == nil)
+        #expect(Self.match(Array(others[1].utf8), shape) == nil)
+        #expect(Self.match(Array(others[2].utf8), shape) == nil)
+        #expect(Self.match(Array(others[3].utf8), shape)?.rest == "")
+        #expect(Self.match(Array(others[4].utf8), shape) == nil)
+    }
+
+    @Test func stringsAndRestsTheCheckedReadRefusesDoNotMatch() {
+        let shape = Self.recorded()
+        #expect(Self.match(Self.unit(#"caf\u00e9"#), shape) == nil)  // `\u`: yajl's
+        #expect(Self.match(Self.unit(#"bad \x"#), shape) == nil)
+        #expect(Self.match(Self.unit("tab\there"), shape) == nil)  // a raw control byte
+        #expect(Self.match(Self.unit("x", after: ",\"usage\":\n null}"), shape) == nil)  // one after the shape
+        var badUTF8 = Self.unit("ab")
+        badUTF8[badUTF8.firstIndex(of: UInt8(ascii: "a"))!] = 0xC3
+        #expect(Self.match(badUTF8, shape) == nil)
+        // A string ending in a backslash runs into the recorded `"`: it does not end where the shape does.
+        #expect(Self.match(Self.unit(#"x\"#), shape) == nil)
+    }
+
+    @Test func aUnitOverTheLimitsDoesNotMatch() {
+        var limits = JSONConfiguration()
+        limits.maxValueBytes = Self.first.utf8.count + 4
+        #expect(Self.match(Self.unit("there"), Self.recorded(), limits) != nil)
+        #expect(Self.match(Self.unit("there, and more"), Self.recorded(), limits) == nil)
+        limits = JSONConfiguration()
+        limits.reading = .tapeOnly
+        #expect(Self.match(Self.unit("there"), Self.recorded(), limits) == nil)
+    }
+
+    @Test func aRecordOfBytesThatAreNotAQuotedStringRemembersNothing() {
+        var shape = Self.recorded()
+        Array(Self.first.utf8).withUnsafeBytes { data in
+            // `id":"c` is not between quotes.
+            shape.record(data, content: UnsafeRawBufferPointer(rebasing: data[2..<7]), suffixEnd: Self.suffixEnd)
+        }
+        #expect(shape.isEmpty)
+        #expect(Self.match(Array(Self.first.utf8), shape) == nil)
+        shape = Self.recorded()
+        shape.clear()
+        #expect(shape.isEmpty && Self.match(Array(Self.first.utf8), shape) == nil)
+    }
+}

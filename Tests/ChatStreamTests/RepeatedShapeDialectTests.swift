@@ -1,0 +1,120 @@
+// Units read through the last unit's shape (JSONScan.RepeatedShape) in OpenAI chat and Gemini:
+// streams whose envelope repeats, changes, grows members after `choices` (modern OpenAI's
+// `obfuscation`, a usage object, an error) or changes its usage between elements decode at every
+// chunking, owned and lent, exactly as the general path decodes them; and a repeated unit is read
+// through the shape (the dialect's shape matches it), not member by member.
+
+@_spi(Dialects) import ChatStreamFraming
+@_spi(JSONScan) import ChatStreamJSON
+import TestSupport
+import Testing
+
+@testable import ChatStream
+
+@Suite(.blockingAllowed) struct RepeatedShapeDialectTests {
+    static func openAIChunk(_ delta: String, id: String = "c1", after: String = "", finish: String = "null") -> String {
+        #"{"id":"\#(id)","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":\#(delta),"logprobs":null,"finish_reason":\#(finish)}]\#(after)}"#
+    }
+
+    static func sse(_ units: [String]) -> [UInt8] { Array(units.map { "data: \($0)\n\n" }.joined().utf8) }
+
+    static let openAIUnits: [String] = [
+        openAIChunk(#"{"role":"assistant","content":""}"#),
+        openAIChunk(#"{"content":"Hello"}"#), openAIChunk(#"{"content":" there\n"}"#),
+        openAIChunk(#"{"content":" caf\u00e9"}"#), openAIChunk(#"{"content":""}"#),
+        openAIChunk(#"{"content":" again"}"#),
+        // Another envelope, then members after `choices`.
+        openAIChunk(#"{"content":" new id"}"#, id: "c2"), openAIChunk(#"{"content":" more"}"#, id: "c2"),
+        openAIChunk(#"{"content":" o"}"#, id: "c2", after: #","usage":null,"obfuscation":"Qup1""#),
+        openAIChunk(#"{"content":" p"}"#, id: "c2", after: #","usage":null,"obfuscation":"yh""#),
+        openAIChunk(#"{"content":" u"}"#, id: "c2", after: #","usage":{"prompt_tokens":3,"completion_tokens":4}"#),
+        openAIChunk(#"{"content":" v"}"#, id: "c2", after: #","choices":[]"#),
+        openAIChunk(#"{"content":" w"}"#, id: "c2"),
+        // Another choice, then a tool call whose arguments repeat the envelope.
+        #"{"id":"c2","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":1,"delta":{"content":" one"},"finish_reason":null}]}"#,
+        #"{"id":"c2","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":1,"delta":{"content":" two"},"finish_reason":null}]}"#,
+        openAIChunk(
+            #"{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"f","arguments":""}}]}"#,
+            id: "c2"),
+        openAIChunk(#"{"tool_calls":[{"index":0,"function":{"arguments":"{\"a\""}}]}"#, id: "c2"),
+        openAIChunk(#"{"tool_calls":[{"index":0,"function":{"arguments":":1"}}]}"#, id: "c2"),
+        openAIChunk(#"{"tool_calls":[{"index":0,"function":{"arguments":""}}]}"#, id: "c2"),
+        openAIChunk(#"{"tool_calls":[{"index":0,"function":{"arguments":"}"}}]}"#, id: "c2"),
+        openAIChunk(#"{}"#, id: "c2", finish: #""tool_calls""#), "[DONE]",
+    ]
+
+    @Test func openAIChunksDecodeAsTheGeneralPathDecodesThem() {
+        let decoded = ScannedShapesTesting.expectSameAsGeneralPath(OpenAIChatDialect.self, Self.sse(Self.openAIUnits))
+        #expect(decoded.error == nil, "\(decoded)")
+        #expect(ScannedEscapesTests.text(of: decoded.events).hasPrefix("Hello there\n café again new id more o p u"))
+        // An error after `choices` is the general path's too.
+        var withError = Self.openAIUnits
+        withError.insert(Self.openAIChunk(#"{"content":" e"}"#, id: "c2", after: #","error":{"message":"no"}"#), at: 13)
+        ScannedShapesTesting.expectSameAsGeneralPath(OpenAIChatDialect.self, Self.sse(withError))
+    }
+
+    /// Feeds `units` to a fresh dialect the usual way; whether `shape` of it then matches `next`.
+    static func matchesAfter<D: StreamDialect>(
+        _: D.Type, _ units: [String], next: String, depth: Int, shape: (D) -> JSONScan.RepeatedShape
+    ) throws -> Bool {
+        var dialect = D(configuration: StreamDecoderConfiguration())
+        for unit in units {
+            try Array(unit.utf8).withUnsafeBytes { data in
+                try dialect.decode(FramedUnit(data: data, streamOffset: 0), textDelta: { _, _ in }, emit: { _ in })
+            }
+        }
+        return Array(next.utf8).withUnsafeBytes {
+            shape(dialect).match($0, depth: depth, configuration: JSONConfiguration()) != nil
+        }
+    }
+
+    @Test func aRepeatedChunkIsReadThroughTheShape() throws {
+        let units = Array(Self.openAIUnits.prefix(3))
+        #expect(
+            try Self.matchesAfter(OpenAIChatDialect.self, units, next: Self.openAIUnits[5], depth: 4) {
+                $0.repeatedChunk
+            })
+        #expect(
+            try !Self.matchesAfter(OpenAIChatDialect.self, units, next: Self.openAIUnits[6], depth: 4) {
+                $0.repeatedChunk
+            })
+        let tool = Array(Self.openAIUnits.prefix(17))
+        #expect(
+            try Self.matchesAfter(OpenAIChatDialect.self, tool, next: Self.openAIUnits[17], depth: 4) {
+                $0.repeatedChunk
+            })
+    }
+
+    static func geminiElement(_ text: String, usage: Int = 9, finish: String = "") -> String {
+        #"{"candidates":[{"content":{"parts":[{"text":"\#(text)"}],"role":"model"},\#(finish)"index":0}],"usageMetadata":{"promptTokenCount":\#(usage)},"modelVersion":"g","responseId":"r1"}"#
+    }
+
+    static let geminiUnits: [String] = [
+        geminiElement("Hello"), geminiElement(#" there\n"#), geminiElement(" again"), geminiElement(#" caf\u00e9"#),
+        // The usage changes, then comes back: each change is an event, so an element with the old
+        // usage must not be read through a shape taken before the change.
+        geminiElement(" u"), geminiElement(" v", usage: 12), geminiElement(" w"), geminiElement(" x"),
+        geminiElement("", usage: 12), geminiElement(".", usage: 12, finish: #""finishReason":"STOP","#),
+    ]
+
+    @Test func geminiElementsDecodeAsTheGeneralPathDecodesThem() {
+        let bytes = Array(("[" + Self.geminiUnits.joined(separator: "\r\n,") + "]").utf8)
+        let decoded = ScannedShapesTesting.expectSameAsGeneralPath(GeminiDialect.self, bytes)
+        #expect(decoded.error == nil, "\(decoded)")
+        #expect(ScannedEscapesTests.text(of: decoded.events) == "Hello there\n again café u v w x.")
+        let usages = decoded.events.filter { if case .metadata = $0 { true } else { false } }
+        #expect(usages.count == 4, "\(usages)")
+    }
+
+    @Test func aRepeatedElementIsReadThroughTheShapeUntilTheUsageChanges() throws {
+        let units = Array(Self.geminiUnits.prefix(3))
+        #expect(
+            try Self.matchesAfter(GeminiDialect.self, units, next: Self.geminiUnits[4], depth: 6) { $0.repeatedElement }
+        )
+        let changed = Array(Self.geminiUnits.prefix(6))
+        #expect(
+            try !Self.matchesAfter(GeminiDialect.self, changed, next: Self.geminiUnits[6], depth: 6) {
+                $0.repeatedElement
+            })
+    }
+}
