@@ -11,6 +11,10 @@
 // envelope cost one comparison instead of a member-by-member read (the callgrind profiles of the
 // bench's OpenAI chat and Gemini streams, issue 32).
 //
+// One member before the string may hold a counter instead (OpenAI Responses' `sequence_number`,
+// one more on every event): the shape then has a hole there that any run of up to 18 digits
+// fills, as the read it replaces would have skipped any number there.
+//
 // What a match proves is only what the bytes prove: a dialect whose read by position also
 // compares its own state (Gemini's last usage) clears the shape when that state changes.
 
@@ -25,6 +29,8 @@ extension JSONScan {
         @usableFromInline var bytes: [UInt8] = []
         /// How many of ``bytes`` come before the content; 0 when nothing is remembered.
         @usableFromInline var prefixCount = 0
+        /// Where in ``bytes`` a number's digits were left out (the hole), or -1.
+        @usableFromInline var holeAt = -1
 
         /// Nothing remembered.
         public init() {}
@@ -36,13 +42,18 @@ extension JSONScan {
         public mutating func clear() {
             bytes.removeAll(keepingCapacity: true)
             prefixCount = 0
+            holeAt = -1
         }
 
         /// Remembers `data`'s bytes before `content` (a string's content in `data`, between its
         /// quotes) and those from after its closing quote up to offset `suffixEnd` of `data`:
-        /// bytes a read has accepted, whose structure does not depend on the string. Forgets
-        /// instead when `content` is not a quoted string's content in `data`.
-        public mutating func record(_ data: UnsafeRawBufferPointer, content: UnsafeRawBufferPointer, suffixEnd: Int) {
+        /// bytes a read has accepted, whose structure does not depend on the string. With
+        /// `number`, the range of a member's value before the string that the read skipped,
+        /// those bytes are a hole any digits fill. Forgets instead when `content` is not a quoted
+        /// string's content in `data`, or `number` is not 1 to 18 digits before it.
+        public mutating func record(
+            _ data: UnsafeRawBufferPointer, content: UnsafeRawBufferPointer, suffixEnd: Int, number: Range<Int>? = nil
+        ) {
             clear()
             guard let base = data.baseAddress, let start = content.baseAddress else { return }
             let first = start - base
@@ -50,9 +61,31 @@ extension JSONScan {
             guard first > 0, afterQuote <= suffixEnd, suffixEnd <= data.count,
                 data[first - 1] == UInt8(ascii: "\""), data[afterQuote - 1] == UInt8(ascii: "\"")
             else { return }
-            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: data[0..<first]))
+            if let number {
+                guard number.lowerBound > 0, number.upperBound < first, number.count <= 18,
+                    Self.digits(UnsafeRawPointer(base), from: number.lowerBound, to: number.upperBound)
+                        == number.upperBound
+                else { return }
+                bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: data[0..<number.lowerBound]))
+                bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: data[number.upperBound..<first]))
+                holeAt = number.lowerBound
+            } else {
+                bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: data[0..<first]))
+            }
+            prefixCount = bytes.count
             bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: data[afterQuote..<suffixEnd]))
-            prefixCount = first
+        }
+
+        /// The end of the run of at most 18 digits at `from` (`from` when there is none, or when
+        /// it has a leading zero and more digits: a read by position takes only plain integers).
+        @inlinable
+        static func digits(_ base: UnsafeRawPointer, from: Int, to end: Int) -> Int {
+            var i = from
+            while i < end, i &- from < 18, base.load(fromByteOffset: i, as: UInt8.self) &- UInt8(ascii: "0") < 10 {
+                i &+= 1
+            }
+            if i &- from > 1, base.load(fromByteOffset: from, as: UInt8.self) == UInt8(ascii: "0") { return from }
+            return i
         }
 
         /// A scan of `data` (as ``JSONScan/init(members:depth:configuration:)`` would make it)
@@ -68,10 +101,22 @@ extension JSONScan {
             let prefix = prefixCount
             guard prefix > 0, data.count > bytes.count, let start = data.baseAddress else { return nil }
             return bytes.withUnsafeBytes { shape -> (scan: JSONScan, content: StringContent)? in
-                guard let remembered = shape.baseAddress, memcmpBytes(start, remembered, prefix),
+                guard let remembered = shape.baseAddress,
                     var scan = JSONScan(data, depth: depth, configuration: configuration)
                 else { return nil }
-                scan.position = prefix
+                if holeAt < 0 {
+                    guard memcmpBytes(start, remembered, prefix) else { return nil }
+                    scan.position = prefix
+                } else {
+                    // The bytes before the hole, its digits, the bytes after it.
+                    let afterHole = Self.digits(start, from: holeAt, to: scan.end)
+                    let rest = prefix &- holeAt
+                    guard afterHole > holeAt, scan.end &- afterHole > rest &+ (shape.count &- prefix),
+                        memcmpBytes(start, remembered, holeAt),
+                        memcmpBytes(start + afterHole, remembered + holeAt, rest)
+                    else { return nil }
+                    scan.position = afterHole &+ rest
+                }
                 // The content's quote and backslash search reads bytes only; the content itself
                 // is checked next, the remembered bytes were checked when they were read.
                 guard let content = scan.checkedStringContent(),

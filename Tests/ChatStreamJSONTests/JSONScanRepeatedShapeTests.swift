@@ -3,7 +3,8 @@
 // recorded bytes and its string read as the checked read reads it; a unit that differs before or
 // after the string, a string with a `\u` escape, a control byte or bad UTF-8 (in the string or
 // in the bytes after the shape), a string that runs into the recorded bytes, and a unit over
-// the limits do not. A record whose content is not a quoted string remembers nothing.
+// the limits do not. A record whose content is not a quoted string remembers nothing. A shape
+// with a hole for a number matches any plain integer there, and nothing else.
 
 import Testing
 
@@ -102,5 +103,55 @@ import Testing
         shape = Self.recorded()
         shape.clear()
         #expect(shape.isEmpty && Self.match(Array(Self.first.utf8), shape) == nil)
+    }
+
+    static let counted = #"{"type":"d","sequence_number":9,"i":0,"delta":"Hi","x":[]}"#
+
+    /// A shape recorded from `counted` around its `Hi`, with a hole at its `9`.
+    static func recordedWithHole() -> JSONScan.RepeatedShape {
+        var shape = JSONScan.RepeatedShape()
+        let bytes = Array(counted.utf8)
+        bytes.withUnsafeBytes { data in
+            let number = bytes.firstIndex(of: UInt8(ascii: "9"))!
+            let at = bytes.firstIndex(of: UInt8(ascii: "H"))!
+            shape.record(
+                data, content: UnsafeRawBufferPointer(rebasing: data[at..<(at + 2)]), suffixEnd: at + 3,
+                number: number..<(number + 1))
+        }
+        return shape
+    }
+
+    static func counted(_ number: String, _ text: String = "x") -> [UInt8] {
+        Array(#"{"type":"d","sequence_number":\#(number),"i":0,"delta":"\#(text)","x":[]}"#.utf8)
+    }
+
+    @Test func aHoleTakesAnyPlainInteger() {
+        let shape = Self.recordedWithHole()
+        #expect(!shape.isEmpty)
+        for number in ["9", "0", "10", "12345", "999999999999999999"] {
+            let read = Self.match(Self.counted(number, "there"), shape)
+            #expect(read?.text == "there", "\(number)")
+            #expect(read?.rest == #","x":[]}"#, "\(number)")
+        }
+        for number in ["", "-1", "01", "1.5", "1e3", "\"9\"", "null", "1234567890123456789"] {
+            #expect(Self.match(Self.counted(number), shape) == nil, "\(number)")
+        }
+        // The bytes on either side of the hole are still compared.
+        #expect(Self.match(Array(#"{"type":"e","sequence_number":9,"i":0,"delta":"x","x":[]}"#.utf8), shape) == nil)
+        #expect(Self.match(Array(#"{"type":"d","sequence_number":9,"i":1,"delta":"x","x":[]}"#.utf8), shape) == nil)
+    }
+
+    @Test func aHoleThatIsNotPlainDigitsBeforeTheStringIsNotRecorded() {
+        let bytes = Array(Self.counted.utf8)
+        let at = bytes.firstIndex(of: UInt8(ascii: "H"))!
+        for number in [0..<1, (at + 1)..<(at + 2), 5..<7] {  // `{`, inside the string, `pe`
+            var shape = JSONScan.RepeatedShape()
+            bytes.withUnsafeBytes { data in
+                shape.record(
+                    data, content: UnsafeRawBufferPointer(rebasing: data[at..<(at + 2)]), suffixEnd: at + 3,
+                    number: number)
+            }
+            #expect(shape.isEmpty, "\(number)")
+        }
     }
 }

@@ -1,4 +1,5 @@
-// Units read through the last unit's shape (JSONScan.RepeatedShape) in OpenAI chat and Gemini:
+// Units read through the last unit's shape (JSONScan.RepeatedShape) in OpenAI chat, Gemini and
+// OpenAI Responses (a hole for its sequence number):
 // streams whose envelope repeats, changes, grows members after `choices` (modern OpenAI's
 // `obfuscation`, a usage object, an error) or changes its usage between elements decode at every
 // chunking, owned and lent, exactly as the general path decodes them; and a repeated unit is read
@@ -116,5 +117,77 @@ import Testing
             try !Self.matchesAfter(GeminiDialect.self, changed, next: Self.geminiUnits[6], depth: 6) {
                 $0.repeatedElement
             })
+    }
+
+    static func responsesDelta(_ n: Int, _ text: String, part: Int = 0, after: String = "") -> String {
+        #"{"type":"response.output_text.delta","sequence_number":\#(n),"item_id":"msg_1","output_index":0,"content_index":\#(part),"delta":"\#(text)","logprobs":[]\#(after)}"#
+    }
+
+    static let responsesUnits: [(type: String, data: String)] = {
+        let added =
+            #"{"type":"response.output_item.added","sequence_number":1,"output_index":0,"item":{"id":"msg_1","type":"message","status":"in_progress","content":[],"role":"assistant"}}"#
+        func part(_ n: Int, _ k: Int) -> String {
+            #"{"type":"response.content_part.added","sequence_number":\#(n),"item_id":"msg_1","output_index":0,"content_index":\#(k),"part":{"type":"output_text"}}"#
+        }
+        var units: [(String, String)] = [
+            (
+                "response.created",
+                #"{"type":"response.created","sequence_number":0,"response":{"id":"resp_1","status":"in_progress","output":[]}}"#
+            ),
+            ("response.output_item.added", added), ("response.content_part.added", part(2, 0)),
+        ]
+        // Sequence numbers of one, two and three digits; escapes; a `\u` escape; obfuscation after the text.
+        let texts = ["Hello", " there\\n", " caf\\u00e9", " a", " b"]
+        for n in 3..<120 {
+            let after = n % 3 == 0 ? #","obfuscation":"q\#(n)""# : ""
+            units.append(("response.output_text.delta", responsesDelta(n, texts[n % texts.count], after: after)))
+        }
+        // A delta with its sequence number written another way goes the general way.
+        units.append(
+            (
+                "response.output_text.delta",
+                responsesDelta(120, " neg").replacingOccurrences(of: ":120,", with: ":120.0,")
+            ))
+        // Another part: the last shape's content_index no longer matches what the dialect expects.
+        units.append(("response.content_part.added", part(121, 1)))
+        units.append(("response.output_text.delta", responsesDelta(122, " second", part: 1)))
+        units.append(("response.output_text.delta", responsesDelta(123, " part", part: 1)))
+        units.append(
+            (
+                "response.completed",
+                #"{"type":"response.completed","sequence_number":124,"response":{"id":"resp_1","status":"completed","output":[]}}"#
+            ))
+        return units
+    }()
+
+    @Test func responsesDeltasDecodeAsTheGeneralPathDecodesThem() {
+        let bytes = Array(Self.responsesUnits.map { "event: \($0.type)\ndata: \($0.data)\n\n" }.joined().utf8)
+        let decoded = ScannedShapesTesting.expectSameAsGeneralPath(OpenAIResponsesDialect.self, bytes, chunkings: false)
+        #expect(decoded.error == nil, "\(decoded)")
+        let text = ScannedEscapesTests.text(of: decoded.events)
+        #expect(text.hasPrefix(" a bHello there\n café a b"), "\(text.prefix(40))")
+        #expect(text.hasSuffix(" neg second part"))
+        // Every chunking, on a shorter stream.
+        let short = Array(Self.responsesUnits.prefix(14)) + Array(Self.responsesUnits.suffix(5))
+        ScannedShapesTesting.expectSameAsGeneralPath(
+            OpenAIResponsesDialect.self, Array(short.map { "event: \($0.type)\ndata: \($0.data)\n\n" }.joined().utf8))
+    }
+
+    @Test func aRepeatedDeltaIsReadThroughTheShapeWhateverItsSequenceNumber() throws {
+        var dialect = OpenAIResponsesDialect(configuration: StreamDecoderConfiguration())
+        for unit in Self.responsesUnits.prefix(5) {
+            try Array(unit.type.utf8).withUnsafeBytes { type in
+                try Array(unit.data.utf8).withUnsafeBytes { data in
+                    try dialect.decode(
+                        FramedUnit(type: type, data: data, streamOffset: 0), textDelta: { _, _ in }, emit: { _ in })
+                }
+            }
+        }
+        for n in [5, 99, 1000, 123_456] {
+            let matched = Array(Self.responsesDelta(n, " next").utf8).withUnsafeBytes {
+                dialect.repeatedDelta.match($0, depth: 1, configuration: JSONConfiguration())
+            }
+            #expect(matched != nil, "\(n)")
+        }
     }
 }

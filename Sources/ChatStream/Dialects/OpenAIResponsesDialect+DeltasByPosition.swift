@@ -5,7 +5,9 @@
 // to is scanned member by member (ChatStreamJSON's JSONScan): its text is lent straight from the
 // unit, or decoded into a temporary copy when it holds two-character escapes; every member the
 // general path does not read is skipped (checked); any other shape, another part, or a text with a
-// `\u` escape goes the general way, which yields the same events (or the same error).
+// `\u` escape goes the general way, which yields the same events (or the same error). A delta whose
+// bytes before its text are the last such delta's but for its `sequence_number` is read through
+// that shape (ChatStreamJSON's JSONScan.RepeatedShape): its type and indexes are the last one's.
 //
 // What the general path reads of an `output_text.delta` whose `output_index` is an integer:
 // `type`, `delta`, `output_index` and `content_index` (`item_id` only without an integer
@@ -16,42 +18,105 @@ import ChatStreamFraming
 @_spi(JSONScan) import ChatStreamJSON
 
 extension OpenAIResponsesDialect {
+    /// The members of a delta read so far.
+    struct DeltaMembers {
+        var isTextDelta = false
+        var text: JSONScan.StringContent? = nil
+        var outputIndex: Int? = nil
+        var contentIndex: Int? = nil
+    }
+
     /// Reads `unit` as an `output_text.delta` with a text without `\u` escapes for the part `last` (the
     /// part the last delta went to), and lends the text as the general path does; false, with
     /// nothing done, otherwise.
     mutating func decodeTextDeltaByPosition(
         _ unit: FramedUnit, to last: (outputIndex: Int, part: Int, id: String), textDelta: TextDeltaSink
     ) throws -> Bool {
-        guard var read = parser.scanMembers(unit, depth: 1), read.literal("{") else {
-            return false
-        }
-        var isTextDelta = false
-        var text: JSONScan.StringContent? = nil
-        var outputIndex: Int? = nil
-        var contentIndex: Int? = nil
-        repeat {
-            guard let key = read.memberKey() else { return false }
-            if key.sameBytes(as: "type") {
-                guard !isTextDelta, read.literal(#""response.output_text.delta""#) else { return false }
-                isTextDelta = true
-            } else if key.sameBytes(as: "delta") {
-                guard text == nil, read.literal("\""), let delta = read.checkedStringContent() else { return false }
-                text = delta
-            } else if key.sameBytes(as: "output_index") {
-                guard outputIndex == nil, let index = read.smallInteger() else { return false }
-                outputIndex = index
-            } else if key.sameBytes(as: "content_index") {
-                guard contentIndex == nil, let index = read.smallInteger() else { return false }
-                contentIndex = index
-            } else {
-                guard read.skipValue(depth: 1) else { return false }
-            }
-            guard let more = read.moreMembers() else { return false }
-            if !more { break }
-        } while true
-        guard read.isAtEnd, isTextDelta, let text, outputIndex == last.outputIndex, (contentIndex ?? 0) == last.part
+        guard let members = readRepeatedDelta(unit.data) ?? readDelta(unit.data), members.isTextDelta,
+            let text = members.text, members.outputIndex == last.outputIndex, (members.contentIndex ?? 0) == last.part
         else { return false }
         if !text.raw.isEmpty { try text.withDecoded { try textDelta(last.id, CheckedUTF8(unchecked: $0)) } }
         return true
+    }
+
+    /// The delta read member by member, its shape remembered for the next one when its text
+    /// comes after its type and both indexes (JSONScan.RepeatedShape: the bytes before the text, with
+    /// a hole for `sequence_number`, which counts the events).
+    private mutating func readDelta(_ data: UnsafeRawBufferPointer) -> DeltaMembers? {
+        guard var read = JSONScan(members: data, depth: 1, configuration: parser.configuration), read.literal("{")
+        else {
+            return nil
+        }
+        var members = DeltaMembers()
+        var sequenceNumber: Range<Int>? = nil
+        var textEnd = 0
+        guard Self.readMembers(&read, &members, sequenceNumber: &sequenceNumber, textEnd: &textEnd, afterValue: false)
+        else { return nil }
+        if let text = members.text, textEnd > 0 {
+            repeatedDelta.record(data, content: text.raw, suffixEnd: textEnd, number: sequenceNumber)
+            repeatedDeltaIndexes = (members.outputIndex, members.contentIndex)
+        }
+        return members
+    }
+
+    /// The delta read through the last one's shape: the same bytes before its text (but for
+    /// the sequence number), so the same type and indexes; the members after the text are read
+    /// as in full. Nil when the shape does not match or the rest does not read.
+    private func readRepeatedDelta(_ data: UnsafeRawBufferPointer) -> DeltaMembers? {
+        guard let matched = repeatedDelta.match(data, depth: 1, configuration: parser.configuration) else { return nil }
+        var read = matched.scan
+        var members = DeltaMembers(
+            isTextDelta: true, text: matched.content, outputIndex: repeatedDeltaIndexes.output,
+            contentIndex: repeatedDeltaIndexes.content)
+        var sequenceNumber: Range<Int>? = nil
+        var textEnd = 0
+        guard Self.readMembers(&read, &members, sequenceNumber: &sequenceNumber, textEnd: &textEnd, afterValue: true)
+        else { return nil }
+        return members
+    }
+
+    /// A delta's members from the scan's place (after its `{`, or after a member's value when
+    /// `afterValue`) to its end, into `members`; every other member skipped (checked). Where the
+    /// text ends goes to `textEnd` and the digits of a `sequence_number` before it to
+    /// `sequenceNumber`, when the type and both indexes came before the text (so a shape taken
+    /// up to the text holds them). False on a member read twice, anything else, or bytes after
+    /// the end.
+    private static func readMembers(
+        _ read: inout JSONScan, _ members: inout DeltaMembers, sequenceNumber: inout Range<Int>?, textEnd: inout Int,
+        afterValue: Bool
+    ) -> Bool {
+        var afterValue = afterValue
+        while true {
+            if afterValue {
+                guard let more = read.moreMembers() else { return false }
+                if !more { return read.isAtEnd }
+            }
+            afterValue = true
+            guard let key = read.memberKey() else { return false }
+            if key.sameBytes(as: "type") {
+                guard !members.isTextDelta, read.literal(#""response.output_text.delta""#) else { return false }
+                members.isTextDelta = true
+            } else if key.sameBytes(as: "delta") {
+                guard members.text == nil, read.literal("\""), let delta = read.checkedStringContent() else {
+                    return false
+                }
+                members.text = delta
+                if members.isTextDelta, members.outputIndex != nil, members.contentIndex != nil {
+                    textEnd = read.offset
+                }
+            } else if key.sameBytes(as: "output_index") {
+                guard members.outputIndex == nil, let index = read.smallInteger() else { return false }
+                members.outputIndex = index
+            } else if key.sameBytes(as: "content_index") {
+                guard members.contentIndex == nil, let index = read.smallInteger() else { return false }
+                members.contentIndex = index
+            } else if members.text == nil, key.sameBytes(as: "sequence_number") {
+                let start = read.offset
+                guard read.skipValue(depth: 1) else { return false }
+                sequenceNumber = start..<read.offset
+            } else {
+                guard read.skipValue(depth: 1) else { return false }
+            }
+        }
     }
 }

@@ -29,7 +29,7 @@
 // textStart before the first).
 
 import ChatStreamFraming
-import ChatStreamJSON
+@_spi(JSONScan) import ChatStreamJSON
 
 /// Decodes OpenAI Responses API streams into ``StreamEvent``s.
 ///
@@ -57,6 +57,10 @@ public struct OpenAIResponsesDialect: StreamDialect {
     /// The part the last text or reasoning delta went to, used again without a lookup while
     /// `items` is unchanged (a part's deltas come in a run).
     var lastDeltaPart: (outputIndex: Int, part: Int, id: String)?
+    /// The last text delta read by position, as the bytes before its text, and its indexes: the
+    /// next delta of that shape is read through it (OpenAIResponsesDialect+DeltasByPosition).
+    var repeatedDelta = JSONScan.RepeatedShape()
+    var repeatedDeltaIndexes: (output: Int?, content: Int?) = (nil, nil)
     var sourceCount = 0
     var bytesSeen = 0
 
