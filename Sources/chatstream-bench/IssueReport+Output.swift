@@ -48,7 +48,7 @@ extension IssueReport {
 
         print(
             "\n1. bytes to text (tool input: to the call's arguments), whole processes in alternation, CPU net of "
-                + "start-up, median of \(formatRuns) runs")
+                + "start-up, \(formatRuns) rounds: MB/s medians, ratios the median of the rounds' ratios")
         print(
             pad("", 54, right: false) + pad("simdjson", 10) + pad("ChatStream", 12) + pad("yajl copy", 11)
                 + pad("ChatStream", 12) + pad("target", 9) + pad("", 8) + pad("ChatStream", 12))

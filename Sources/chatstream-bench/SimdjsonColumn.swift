@@ -7,8 +7,11 @@
 // the text or tool input appended to one growing byte array). Each side also reads a tiny stream of the same
 // format, so the figure is net of start-up (reported apart). A third side is the yajl copy ceiling
 // (`--ceiling-file`, SimdjsonColumn+Ceiling). Runs alternate between the sides (peer, ours, yajl,
-// then each on the tiny stream) so load on a shared machine falls on all; medians of
-// `--runs` rounds. The throughput figures are CPU time (user + system, from wait4), which a
+// then each on the tiny stream) so load on a shared machine falls on all, `--runs` rounds. A ratio
+// is the median of its rounds' ratios (a round's runs of the two sides are neighbours in time, so
+// a slow stretch of the machine falls on both; medians of each side apart moved the ratio of an
+// unchanged decoder by up to 0.2 between reports), each net of the sides' median start-up; the
+// MB/s columns are medians. The throughput figures are CPU time (user + system, from wait4), which a
 // loaded machine disturbs far less than wall time; the whole-process wall ratio is shown beside. Both sides must print the same number of text bytes, and that number must be
 // the payload's, before anything is timed.
 //
@@ -126,10 +129,11 @@ enum SimdjsonColumn {
         /// Wall seconds of each side on the payload, whole process.
         var peerWall: Double
         var oursWall: Double
-        /// ChatStream's throughput over simdjson's, net of each side's start-up.
-        var netRatio: Double { max(peer - peerStart, 1e-9) / max(ours - oursStart, 1e-9) }
+        /// ChatStream's throughput over simdjson's, net of each side's start-up: the median of
+        /// the rounds' ratios.
+        var netRatio: Double
         /// ChatStream's throughput over the yajl copy ceiling's, the same way.
-        var yajlRatio: Double { max(yajl - yajlStart, 1e-9) / max(ours - oursStart, 1e-9) }
+        var yajlRatio: Double
         var wholeRatio: Double { peerWall / oursWall }
         func megabytesPerSecond(_ seconds: Double, _ start: Double) -> Double {
             Double(bytes) / 1e6 / max(seconds - start, 1e-9)
@@ -199,11 +203,16 @@ enum SimdjsonColumn {
                 }
             }
             let medians = times.map(median)
+            // Each round's ratios, net of the median start-ups (a start-up is too short to pair).
+            func net(_ side: Int, _ round: Int) -> Double { max(times[side][round] - medians[side + 3], 1e-9) }
+            let netRatios = (0..<runs).map { net(0, $0) / net(1, $0) }
+            let yajlRatios = (0..<runs).map { net(2, $0) / net(1, $0) }
             rows.append(
                 Row(
                     name: item.name, format: item.format, tool: item.tool, bytes: bytes.count, peer: medians[0],
                     ours: medians[1], yajl: medians[2], peerStart: medians[3], oursStart: medians[4],
-                    yajlStart: medians[5], peerWall: median(walls[0]), oursWall: median(walls[1])))
+                    yajlStart: medians[5], peerWall: median(walls[0]), oursWall: median(walls[1]),
+                    netRatio: median(netRatios), yajlRatio: median(yajlRatios)))
             try? FileManager.default.removeItem(atPath: big)
         }
         return rows
@@ -212,7 +221,7 @@ enum SimdjsonColumn {
     /// The table: MB/s net of start-up on each side, and the ratios.
     static func table(_ rows: [Row], runs: Int) -> String {
         var lines = [
-            "whole processes, alternating, median of \(runs) runs each; MB/s and the first ratio are CPU time "
+            "whole processes, alternating, \(runs) rounds (ratios: the median of the rounds'); MB/s and the first ratio are CPU time "
                 + "(user + system) net of each side's start-up (its run on a tiny stream of the format); the last "
                 + "is whole-process wall time",
             "| payload | MB | simdjson MB/s | ChatStream MB/s | yajl copy MB/s | ChatStream / simdjson | "
