@@ -210,6 +210,28 @@ public struct JSONScan {
         return key
     }
 
+    /// One step of a member-by-member read (``nextMember(afterValue:)``).
+    public enum MemberStep {
+        /// A member's key (its colon read too).
+        case key(UnsafeRawBufferPointer)
+        /// Past the `}` that ends the object.
+        case end
+    }
+
+    /// The next member of an object read member by member: its key after the object's `{`, or,
+    /// when `afterValue`, after the last member's value and its `,` (or `.end` past the `}`); nil
+    /// on anything else. For a read that may begin after a member's value (a shape read up to a
+    /// string and the members after it read as in full).
+    @inlinable @inline(__always)
+    public mutating func nextMember(afterValue: Bool) -> MemberStep? {
+        if afterValue {
+            guard let more = moreMembers() else { return nil }
+            if !more { return .end }
+        }
+        guard let key = memberKey() else { return nil }
+        return .key(key)
+    }
+
     /// After a member's value: true past a `,` (another member follows), false past the `}` that
     /// ends the object, nil on any other byte.
     @inlinable @inline(__always)

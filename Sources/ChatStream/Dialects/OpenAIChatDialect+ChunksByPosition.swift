@@ -133,13 +133,9 @@ extension OpenAIChatDialect {
         toolCalls: Bool, afterValue: Bool
     ) -> Bool {
         var afterValue = afterValue
-        while true {
-            if afterValue {
-                guard let more = read.moreMembers() else { return false }
-                if !more { return read.isAtEnd }
-            }
+        while let step = read.nextMember(afterValue: afterValue) {
+            guard case .key(let key) = step else { return read.isAtEnd }
             afterValue = true
-            guard let key = read.memberKey() else { return false }
             if key.sameBytes(as: "choices") {
                 guard choice == nil, let one = readOnlyChoice(&read, toolCalls: toolCalls) else { return false }
                 choice = one
@@ -153,6 +149,7 @@ extension OpenAIChatDialect {
                 guard read.skipValue(depth: 1) else { return false }
             }
         }
+        return false
     }
 
     /// `[{…}]` after `"choices":`: the one choice's index (0 when absent) and its delta's piece;

@@ -86,13 +86,9 @@ extension OpenAIResponsesDialect {
         afterValue: Bool
     ) -> Bool {
         var afterValue = afterValue
-        while true {
-            if afterValue {
-                guard let more = read.moreMembers() else { return false }
-                if !more { return read.isAtEnd }
-            }
+        while let step = read.nextMember(afterValue: afterValue) {
+            guard case .key(let key) = step else { return read.isAtEnd }
             afterValue = true
-            guard let key = read.memberKey() else { return false }
             if key.sameBytes(as: "type") {
                 guard !members.isTextDelta, read.literal(#""response.output_text.delta""#) else { return false }
                 members.isTextDelta = true
@@ -118,5 +114,6 @@ extension OpenAIResponsesDialect {
                 guard read.skipValue(depth: 1) else { return false }
             }
         }
+        return false
     }
 }
