@@ -5,8 +5,7 @@
 // block the last delta went to are scanned (ChatStreamJSON's JSONScan): a text delta is lent
 // straight from the unit (or, when it holds two-character escapes such as `\n`, from a decoded
 // copy), a tool-input delta is decoded; any other shape, another block, or a text with a `\u`
-// escape goes the general way, which yields the same event (or the same
-// error).
+// escape goes the general way, which yields the same event (or the same error).
 
 import ChatStreamFraming
 @_spi(JSONScan) import ChatStreamJSON

@@ -2,16 +2,15 @@
 // `{"candidates":[{"content":{"parts":[{"text":"Hi"}],"role":"model"},"index":0}],
 // "usageMetadata":{"promptTokenCount":9},"modelVersion":"gemini-2.0-flash","responseId":"…"}`,
 // and parsing each with the JSON parser costs more than the rest of the work on it. The usual
-// element is scanned member by member (ChatStreamJSON's JSONScan): the one text part of candidate 0
-// is lent straight from the unit (or, when it holds two-character escapes such as `\n`, from a
-// decoded copy); every member the general path does not
-// read is skipped (checked), and a `usageMetadata` object must be the bytes of the usage last
-// emitted (so it is the same value and the general path would emit nothing for it). Any other
-// shape, or a text with a `\u` escape, goes the general way, which yields the same events (or the same
-// error). An element that is the last one read this way but for its text (Gemini repeats
-// everything else, usage and response ID included) is read through that shape (ChatStreamJSON's
-// JSONScan.RepeatedShape): its text checked and the rest compared, while the last usage stays
-// what it was when the shape was taken.
+// element is scanned member by member (ChatStreamJSON's JSONScan): the one text part of candidate
+// 0 is lent straight from the unit (or, when it holds two-character escapes such as `\n`, from a
+// decoded copy); every member the general path does not read is skipped (checked), and a
+// `usageMetadata` object must be the bytes of the usage last emitted (so it is the same value and
+// the general path would emit nothing for it). Any other shape, or a text with a `\u` escape, goes
+// the general way, which yields the same events (or the same error). An element that is the last
+// one read this way but for its text (Gemini repeats everything else, usage and response ID
+// included) is read through that shape (ChatStreamJSON's JSONScan.RepeatedShape): its text checked
+// and the rest compared, while the last usage stays what it was when the shape was taken.
 //
 // What the general path reads of an element once the message has started: `error`, `candidates`
 // (its first element only), `usageMetadata` and, without a finish reason, `promptFeedback`; a

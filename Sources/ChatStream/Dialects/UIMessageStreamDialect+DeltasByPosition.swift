@@ -4,7 +4,8 @@
 // of those with the JSON parser costs more than the rest of the work on it. The usual bytes are
 // scanned (ChatStreamJSON's JSONScan): a text delta is lent straight from the unit (or, when it
 // holds two-character escapes such as `\n`, from a decoded copy), a tool-input delta is decoded;
-// any other shape (an ID with escapes, a text with a `\u` escape) goes the general way, which yields the same event (or the same error).
+// any other shape (an ID with escapes, a text with a `\u` escape) goes the general way, which
+// yields the same event (or the same error).
 
 import ChatStreamFraming
 @_spi(JSONScan) import ChatStreamJSON
