@@ -190,4 +190,71 @@ import Testing
             #expect(matched != nil, "\(n)")
         }
     }
+
+    /// `units` (SSE event type, or none, and data) fed to `dialect` the usual way; the text deltas
+    /// it lent, as part ID and text.
+    static func feed<D: StreamDialect>(_ dialect: inout D, _ units: [(type: String, data: String)]) throws -> [(
+        id: String, text: String
+    )] {
+        var deltas: [(id: String, text: String)] = []
+        for unit in units {
+            try Array(unit.type.utf8).withUnsafeBytes { type in
+                try Array(unit.data.utf8).withUnsafeBytes { data in
+                    try dialect.decode(
+                        FramedUnit(type: type, data: data, streamOffset: 0),
+                        textDelta: { id, delta in
+                            var text = ""
+                            delta.append(to: &text)
+                            deltas.append((id, text))
+                        }, emit: { _ in })
+                }
+            }
+        }
+        return deltas
+    }
+
+    /// `shape` recorded from `unit` around the first occurrence of `string`'s content, up to the
+    /// unit's end or (`throughString`) to the string's closing quote.
+    static func record(
+        _ shape: inout JSONScan.RepeatedShape, _ unit: String, around string: String, throughString: Bool = false
+    ) {
+        let bytes = Array(unit.utf8)
+        let quoted = Array("\"\(string)\"".utf8)
+        let at = (0...(bytes.count - quoted.count)).first { Array(bytes[$0..<($0 + quoted.count)]) == quoted }! + 1
+        bytes.withUnsafeBytes { data in
+            shape.record(
+                data, content: UnsafeRawBufferPointer(rebasing: data[at..<(at + quoted.count - 2)]),
+                suffixEnd: throughString ? at + quoted.count - 1 : data.count)
+        }
+    }
+
+    /// Each dialect reads a unit of its shape through the shape, trusting it: a shape that says
+    /// something the unit's own read would not (another choice, a text that is a thought, another
+    /// content part) shows in what the dialect makes of the unit. (A dialect that read such units in
+    /// full instead would pass every other test here.)
+    @Test func eachDialectReadsAUnitOfItsShapeThroughIt() throws {
+        var openAI = OpenAIChatDialect(configuration: StreamDecoderConfiguration())
+        let head = try Self.feed(&openAI, Self.openAIUnits.prefix(3).map { ("", $0) })
+        openAI.repeatedChunkRead = (choice: 1, toolCall: nil)
+        let next = try Self.feed(&openAI, [("", Self.openAIUnits[5])])
+        #expect(next.map(\.text) == [" again"])
+        #expect(next.first?.id != head.last?.id, "read in full: the text went to choice 0")
+
+        var gemini = GeminiDialect(configuration: StreamDecoderConfiguration())
+        _ = try Self.feed(&gemini, Self.geminiUnits.prefix(2).map { ("", $0) })
+        let thought = { (text: String) in
+            #"{"candidates":[{"content":{"parts":[{"text":"\#(text)","thought":true}],"role":"model"},"index":0}],"usageMetadata":{"promptTokenCount":9},"modelVersion":"g","responseId":"r1"}"#
+        }
+        Self.record(&gemini.repeatedElement, thought("T"), around: "T")
+        #expect(try Self.feed(&gemini, [("", thought(" deep"))]).map(\.text) == [" deep"], "read in full: a thought")
+
+        var responses = OpenAIResponsesDialect(configuration: StreamDecoderConfiguration())
+        let parts = try Self.feed(&responses, Array(Self.responsesUnits.prefix(5)))
+        let elsewhere = Self.responsesDelta(9, " other", part: 3)
+        Self.record(&responses.repeatedDelta, elsewhere, around: " other", throughString: true)
+        responses.repeatedDeltaIndexes = (output: 0, content: 0)
+        let taken = try Self.feed(&responses, [("response.output_text.delta", elsewhere)])
+        #expect(taken.map(\.text) == [" other"], "read in full: content part 3 is no part of the reply")
+        #expect(taken.first?.id == parts.last?.id)
+    }
 }

@@ -45,7 +45,7 @@ extension OpenAIChatDialect {
         let read: (index: Int, piece: DeltaPiece)
         if let repeated = readRepeatedChunk(unit.data, toolCalls: toolCalls) {
             read = repeated
-        } else if let chunk = readChunk(unit.data, toolCalls: toolCalls) {
+        } else if let chunk = readChunk(unit, toolCalls: toolCalls) {
             read = chunk
         } else {
             return false
@@ -81,24 +81,18 @@ extension OpenAIChatDialect {
 
     /// The chunk read member by member, its shape remembered for the next one (see
     /// JSONScan.RepeatedShape): the bytes around its text or arguments up to the end of `choices`.
-    private mutating func readChunk(_ data: UnsafeRawBufferPointer, toolCalls: Bool) -> (index: Int, piece: DeltaPiece)?
-    {
-        guard var read = JSONScan(members: data, depth: 4, configuration: parser.configuration), read.literal("{")
+    private mutating func readChunk(_ unit: FramedUnit, toolCalls: Bool) -> (index: Int, piece: DeltaPiece)? {
+        guard var read = parser.scanMembers(unit, depth: 4), read.literal("{") else { return nil }
+        var members = ChunkMembers()
+        guard Self.readMembers(&read, &members, toolCalls: toolCalls, afterValue: false), let choice = members.choice
         else { return nil }
-        var choice: (index: Int, piece: DeltaPiece)? = nil
-        var choicesEnd = 0
-        guard
-            Self.readMembers(&read, choice: &choice, choicesEnd: &choicesEnd, toolCalls: toolCalls, afterValue: false),
-            let choice
-        else { return nil }
-        switch choice.piece {
-        case .text(let text):
-            repeatedChunk.record(data, content: text.raw, suffixEnd: choicesEnd)
-            repeatedChunkRead = (choice.index, nil)
-        case .toolArguments(let index, let piece):
-            repeatedChunk.record(data, content: piece, suffixEnd: choicesEnd)
-            repeatedChunkRead = (choice.index, index)
-        }
+        let (content, toolCall): (UnsafeRawBufferPointer, Int?) =
+            switch choice.piece {
+            case .text(let text): (text.raw, nil)
+            case .toolArguments(let index, let piece): (piece, index)
+            }
+        repeatedChunk.record(unit.data, content: content, suffixEnd: members.choicesEnd)
+        repeatedChunkRead = (choice.index, toolCall)
         return choice
     }
 
@@ -111,35 +105,40 @@ extension OpenAIChatDialect {
         guard let matched = repeatedChunk.match(data, depth: 4, configuration: parser.configuration) else { return nil }
         var read = matched.scan
         let content = matched.content
-        var choice: (index: Int, piece: DeltaPiece)?
+        var members = ChunkMembers()
         if let toolCall = repeatedChunkRead.toolCall {
-            choice = (repeatedChunkRead.choice, .toolArguments(index: toolCall, piece: content.raw))
+            members.choice = (repeatedChunkRead.choice, .toolArguments(index: toolCall, piece: content.raw))
         } else {
             guard !content.raw.isEmpty else { return nil }
-            choice = (repeatedChunkRead.choice, .text(content))
+            members.choice = (repeatedChunkRead.choice, .text(content))
         }
+        guard Self.readMembers(&read, &members, toolCalls: toolCalls, afterValue: true) else { return nil }
+        return members.choice
+    }
+
+    /// The members of a chunk read so far: its one choice, and where the value of `choices` ends.
+    private struct ChunkMembers {
+        var choice: (index: Int, piece: DeltaPiece)? = nil
         var choicesEnd = 0
-        guard Self.readMembers(&read, choice: &choice, choicesEnd: &choicesEnd, toolCalls: toolCalls, afterValue: true)
-        else { return nil }
-        return choice
     }
 
     /// A chunk's members from the scan's place (after its `{`, or after a member's value when
-    /// `afterValue`) to its end: `choices` read into `choice` (where its value ends into
-    /// `choicesEnd`), a `usage` that is not an object and every member the general path does not
-    /// read skipped; false on an `error`, a second `choices`, anything else, or bytes after the end.
+    /// `afterValue`) to its end: `choices` read into `members`, a `usage` that is not an object
+    /// and every member the general path does not read skipped; false on an `error`, a second
+    /// `choices`, anything else, or bytes after the end.
     private static func readMembers(
-        _ read: inout JSONScan, choice: inout (index: Int, piece: DeltaPiece)?, choicesEnd: inout Int,
-        toolCalls: Bool, afterValue: Bool
+        _ read: inout JSONScan, _ members: inout ChunkMembers, toolCalls: Bool, afterValue: Bool
     ) -> Bool {
         var afterValue = afterValue
         while let step = read.nextMember(afterValue: afterValue) {
             guard case .key(let key) = step else { return read.isAtEnd }
             afterValue = true
             if key.sameBytes(as: "choices") {
-                guard choice == nil, let one = readOnlyChoice(&read, toolCalls: toolCalls) else { return false }
-                choice = one
-                choicesEnd = read.offset
+                guard members.choice == nil, let one = readOnlyChoice(&read, toolCalls: toolCalls) else {
+                    return false
+                }
+                members.choice = one
+                members.choicesEnd = read.offset
             } else if key.sameBytes(as: "usage") {
                 // Not an object: not read (the general path reads an object only).
                 guard read.next != UInt8(ascii: "{"), read.skipValue(depth: 1) else { return false }

@@ -18,12 +18,16 @@ import ChatStreamFraming
 @_spi(JSONScan) import ChatStreamJSON
 
 extension OpenAIResponsesDialect {
-    /// The members of a delta read so far.
+    /// The members of a delta read so far, and what a shape of it needs: the range of the digits
+    /// of a `sequence_number` before the text, and where the text ends when the type and both
+    /// indexes came before it (0 otherwise).
     struct DeltaMembers {
         var isTextDelta = false
         var text: JSONScan.StringContent? = nil
         var outputIndex: Int? = nil
         var contentIndex: Int? = nil
+        var sequenceNumber: Range<Int>? = nil
+        var textEnd = 0
     }
 
     /// Reads `unit` as an `output_text.delta` with a text without `\u` escapes for the part `last` (the
@@ -32,7 +36,7 @@ extension OpenAIResponsesDialect {
     mutating func decodeTextDeltaByPosition(
         _ unit: FramedUnit, to last: (outputIndex: Int, part: Int, id: String), textDelta: TextDeltaSink
     ) throws -> Bool {
-        guard let members = readRepeatedDelta(unit.data) ?? readDelta(unit.data), members.isTextDelta,
+        guard let members = readRepeatedDelta(unit.data) ?? readDelta(unit), members.isTextDelta,
             let text = members.text, members.outputIndex == last.outputIndex, (members.contentIndex ?? 0) == last.part
         else { return false }
         if !text.raw.isEmpty { try text.withDecoded { try textDelta(last.id, CheckedUTF8(unchecked: $0)) } }
@@ -42,18 +46,13 @@ extension OpenAIResponsesDialect {
     /// The delta read member by member, its shape remembered for the next one when its text
     /// comes after its type and both indexes (JSONScan.RepeatedShape: the bytes before the text, with
     /// a hole for `sequence_number`, which counts the events).
-    private mutating func readDelta(_ data: UnsafeRawBufferPointer) -> DeltaMembers? {
-        guard var read = JSONScan(members: data, depth: 1, configuration: parser.configuration), read.literal("{")
-        else {
-            return nil
-        }
+    private mutating func readDelta(_ unit: FramedUnit) -> DeltaMembers? {
+        guard var read = parser.scanMembers(unit, depth: 1), read.literal("{") else { return nil }
         var members = DeltaMembers()
-        var sequenceNumber: Range<Int>? = nil
-        var textEnd = 0
-        guard Self.readMembers(&read, &members, sequenceNumber: &sequenceNumber, textEnd: &textEnd, afterValue: false)
-        else { return nil }
-        if let text = members.text, textEnd > 0 {
-            repeatedDelta.record(data, content: text.raw, suffixEnd: textEnd, number: sequenceNumber)
+        guard Self.readMembers(&read, &members, afterValue: false) else { return nil }
+        if let text = members.text, members.textEnd > 0 {
+            repeatedDelta.record(
+                unit.data, content: text.raw, suffixEnd: members.textEnd, number: members.sequenceNumber)
             repeatedDeltaIndexes = (members.outputIndex, members.contentIndex)
         }
         return members
@@ -68,23 +67,15 @@ extension OpenAIResponsesDialect {
         var members = DeltaMembers(
             isTextDelta: true, text: matched.content, outputIndex: repeatedDeltaIndexes.output,
             contentIndex: repeatedDeltaIndexes.content)
-        var sequenceNumber: Range<Int>? = nil
-        var textEnd = 0
-        guard Self.readMembers(&read, &members, sequenceNumber: &sequenceNumber, textEnd: &textEnd, afterValue: true)
-        else { return nil }
+        guard Self.readMembers(&read, &members, afterValue: true) else { return nil }
         return members
     }
 
     /// A delta's members from the scan's place (after its `{`, or after a member's value when
-    /// `afterValue`) to its end, into `members`; every other member skipped (checked). Where the
-    /// text ends goes to `textEnd` and the digits of a `sequence_number` before it to
-    /// `sequenceNumber`, when the type and both indexes came before the text (so a shape taken
-    /// up to the text holds them). False on a member read twice, anything else, or bytes after
-    /// the end.
-    private static func readMembers(
-        _ read: inout JSONScan, _ members: inout DeltaMembers, sequenceNumber: inout Range<Int>?, textEnd: inout Int,
-        afterValue: Bool
-    ) -> Bool {
+    /// `afterValue`) to its end, into `members` (a shape's `textEnd` only when the type and both
+    /// indexes came before the text, so a shape taken up to the text holds them); every other
+    /// member skipped (checked). False on a member read twice, anything else, or bytes after the end.
+    private static func readMembers(_ read: inout JSONScan, _ members: inout DeltaMembers, afterValue: Bool) -> Bool {
         var afterValue = afterValue
         while let step = read.nextMember(afterValue: afterValue) {
             guard case .key(let key) = step else { return read.isAtEnd }
@@ -98,7 +89,7 @@ extension OpenAIResponsesDialect {
                 }
                 members.text = delta
                 if members.isTextDelta, members.outputIndex != nil, members.contentIndex != nil {
-                    textEnd = read.offset
+                    members.textEnd = read.offset
                 }
             } else if key.sameBytes(as: "output_index") {
                 guard members.outputIndex == nil, let index = read.smallInteger() else { return false }
@@ -109,7 +100,7 @@ extension OpenAIResponsesDialect {
             } else if members.text == nil, key.sameBytes(as: "sequence_number") {
                 let start = read.offset
                 guard read.skipValue(depth: 1) else { return false }
-                sequenceNumber = start..<read.offset
+                members.sequenceNumber = start..<read.offset
             } else {
                 guard read.skipValue(depth: 1) else { return false }
             }

@@ -5,9 +5,10 @@
 // appends the reply's events to its ReplyRun at the configured pace, saves the text so far every
 // checkpoint interval, and when done stores the reply, then appends `finish` and `[DONE]` (so a
 // client that saw `finish` finds the reply in history). Every stream of the reply (the chat
-// request, a resend joining it, a resume) is a reader that writes the run's events after its position as they come: after the head it is
-// handed to the LiveStreamWriter (one poll thread for every stream, counted against the stream
-// caps), so a slow or idle reader holds no connection thread; a reader that goes away stops nothing.
+// request, a resend joining it, a resume) is a reader that writes the run's events after its
+// position as they come: after the head it is handed to the LiveStreamWriter (one poll thread for
+// every stream, counted against the stream caps), so a slow or idle reader holds no connection
+// thread; a reader that goes away stops nothing.
 // When the reply ended and its last chunk was written, the writer gives the connection back to the
 // server for the client's next request (keep-alive), unless the client asked to close it, spoke
 // HTTP/1.0, or had already sent more (then the head says `Connection: close`).
