@@ -4,6 +4,8 @@
 // is written, and the client's next request on it is served (keep-alive); a client that asked to
 // close, or that had sent more before the reply began, still gets `Connection: close`. A request
 // sent while the reply streams must wait in the socket, never be read and dropped by the writer.
+// A short reply known whole before its head (no pacing) is written with the head by the
+// connection's thread, as any other answer, and the connection goes on at once.
 
 import ChatStream
 import Foundation
@@ -75,8 +77,8 @@ struct ReplyKeepAliveTests {
         #expect(list.text.contains("one two three"))
     }
 
-    @Test func requestsSentTogetherWithTheChatCloseTheConnectionAfterTheReply() throws {
-        let fixture = try APIFixture()
+    @Test func requestsSentTogetherWithAPacedChatCloseTheConnectionAfterTheReply() throws {
+        let fixture = try APIFixture { $0.replyDelay = .milliseconds(1) }
         let connection = try RawHTTPConnection(port: fixture.server.port, timeout: 10)
         // Both requests in one write: the server reads the list request with the chat, before the
         // reply is handed off, so it cannot give the connection back; it says so and closes it.
@@ -90,5 +92,27 @@ struct ReplyKeepAliveTests {
             // The list request came in a later read: it was answered after the reply.
             #expect(try connection.readResponse().status == 200)
         }
+    }
+
+    @Test func aShortReplyIsWrittenWithItsHeadAndRequestsSentWithItAreAnswered() throws {
+        // No pacing: the chat stores its reply whole and writes it with its head on the
+        // connection's own thread, which then answers the list request read with the chat (a
+        // handed-off reply could not: see the test above).
+        let fixture = try APIFixture()
+        let connection = try RawHTTPConnection(port: fixture.server.port, timeout: 10)
+        for round in 0..<2 {
+            try connection.send(Self.chatRequest(fixture, "together \(round)") + Self.listRequest(fixture))
+            let reply = try connection.readResponse(head: true)
+            #expect(reply.status == 200)
+            #expect(reply.header("Connection") == nil, "round \(round): \(reply.headers)")
+            let body = try connection.readChunk()
+            #expect(body.hasPrefix("id: 1\ndata: {\"type\":\"start\""))
+            #expect(body.hasSuffix("data: [DONE]\n\n"))
+            #expect(try connection.readChunk().isEmpty, "one chunk, then the last")
+            let list = try connection.readResponse()
+            #expect(list.status == 200)
+            #expect(list.text.contains("together \(round)"))
+        }
+        #expect(fixture.server.replyStreamCount == 0)
     }
 }

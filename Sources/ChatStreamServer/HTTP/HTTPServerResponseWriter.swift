@@ -96,6 +96,34 @@ package final class HTTPServerResponseWriter {
         state = .streaming(chunked: chunked)
     }
 
+    /// Sends a whole streamed response at once: the head of ``startStream(status:headers:)``, `body`
+    /// as one chunk and the last chunk, in one send (a body known whole before its head: a short
+    /// reply stored finished). The client reads the same bytes as from ``startStream(status:headers:)``,
+    /// ``write(_:)-([UInt8])`` and ``finishStream()``; an HTTP/1.0 client gets the body unframed and the
+    /// connection closes after it.
+    ///
+    /// - Throws: as ``respond(status:headers:body:)``.
+    package func streamWhole(status: Int, headers: [(String, String)] = [], body: [UInt8]) throws {
+        guard case .idle = state else { throw HTTPServerError.invalidState.with(message: "response already started") }
+        let chunked = !isHTTP10
+        if !chunked { keepAlive = false }
+        var bytes = try makeHead(
+            status: status, headers: headers, framing: chunked ? [("Transfer-Encoding", "chunked")] : [])
+        if !isHead {
+            if chunked && !body.isEmpty {
+                bytes.append(contentsOf: String(body.count, radix: 16).utf8)
+                bytes.append(contentsOf: [0x0D, 0x0A])
+            }
+            bytes.append(contentsOf: body)
+            if chunked {
+                if !body.isEmpty { bytes.append(contentsOf: [0x0D, 0x0A]) }
+                bytes.append(contentsOf: Array("0\r\n\r\n".utf8))
+            }
+        }
+        try send(bytes)
+        state = .done
+    }
+
     /// Sends `bytes` as one chunk, at once. An empty write sends nothing.
     ///
     /// - Throws: `HTTPServerError.connectionClosed` when the peer has gone (stop producing then),

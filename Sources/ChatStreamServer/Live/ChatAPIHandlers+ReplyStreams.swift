@@ -8,7 +8,9 @@
 // request, a resend joining it, a resume) is a reader that writes the run's events after its
 // position as they come: after the head it is handed to the LiveStreamWriter (one poll thread for
 // every stream, counted against the stream caps), so a slow or idle reader holds no connection
-// thread; a reader that goes away stops nothing.
+// thread; a reader that goes away stops nothing. A short reply that already ended when its
+// stream starts (stored whole by its chat) is written with its head at once, on the request's
+// thread, like any other answer.
 // When the reply ended and its last chunk was written, the writer gives the connection back to the
 // server for the client's next request (keep-alive), unless the client asked to close it, spoke
 // HTTP/1.0, or had already sent more (then the head says `Connection: close`).
@@ -152,6 +154,13 @@ extension ChatAPIHandlers {
         var head = ReplyStreamer.headers + headers
         if configuration.resumableReplies { head.append(("X-Message-Id", run.messageId)) }
         let handsOff = fault.chunkSize == nil && fault.delay == nil && fault.dropAfterBytes == nil
+        // A short reply that already ended (one its chat stored whole, encoded before its head) is
+        // sent in one write with its head on this thread, which then reads the connection's next
+        // request: handing it to the stream writer cost more (two threads woken, the socket made
+        // non-blocking and polled, the head and the body in two sends) than the write itself.
+        if handsOff, let body = Self.wholeBody(of: run, after: after) {
+            return try writer.streamWhole(status: 200, headers: head, body: body)
+        }
         // The stream writer gives the connection back at the stream's end when it can (keep-alive);
         // when it cannot it closes it: then say so, so no client reuses it.
         let resumption = handsOff ? writer.resumptionAfterHandOff : nil
@@ -181,6 +190,22 @@ extension ChatAPIHandlers {
             case .generating, .ending: _ = wake.wait(timeout: .now() + .milliseconds(250))
             }
         }
+    }
+
+    /// The largest ended reply whose remaining events ``streamReply(_:after:fault:headers:place:_:)``
+    /// sends with its head in one write (64 KiB: well within a socket's send buffer).
+    static let wholeStreamBytes = 64 << 10
+
+    /// The events of `run` after number `after`, joined, when the reply has ended (not cut by
+    /// a server stop, which drops its streams) and they are at most ``wholeStreamBytes``; else nil.
+    static func wholeBody(of run: ReplyRun, after: Int) -> [UInt8]? {
+        guard run.heldBytes <= wholeStreamBytes else { return nil }
+        let (events, _, phase) = run.events(after: after)
+        guard case .ended(let outcome) = phase, outcome != .interrupted else { return nil }
+        var body: [UInt8] = []
+        body.reserveCapacity(events.reduce(0) { $0 + $1.count })
+        for event in events { body.append(contentsOf: event) }
+        return body
     }
 
     /// Records a `typing` live event for the agent, when someone is listening: typing is a passing

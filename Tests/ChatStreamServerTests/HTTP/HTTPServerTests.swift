@@ -191,6 +191,48 @@ struct HTTPServerTests {
         }
     }
 
+    @Test func aWholeStreamReadsAsOneWrittenPieceByPieceAndKeepsTheConnection() async throws {
+        let body = "data: one\n\ndata: two\n\n"
+        try await HTTPTestServer.with(handler: { request, response in
+            let headers = [("Content-Type", "text/event-stream"), ("X-Path", request.path)]
+            if request.path == "/whole" {
+                try response.streamWhole(status: 200, headers: headers, body: Array(body.utf8))
+            } else {
+                try response.startStream(status: 200, headers: headers)
+                try response.write("data: one\n\n")
+                try response.write("data: two\n\n")
+                try response.finishStream()
+            }
+        }) { server in
+            let connection = try RawHTTPConnection(port: server.port)
+            try connection.send("GET /whole HTTP/1.1\r\nHost: x\r\n\r\nGET /pieces HTTP/1.1\r\nHost: x\r\n\r\n")
+            let whole = try connection.readResponse()
+            let pieces = try connection.readResponse()
+            #expect(whole.header("X-Path") == "/whole")
+            #expect(pieces.header("X-Path") == "/pieces")
+            for response in [whole, pieces] {
+                #expect(response.status == 200)
+                #expect(response.header("Transfer-Encoding") == "chunked")
+                #expect(response.header("Connection") == nil)
+                #expect(response.text == body)
+            }
+            // The connection is still served after a whole stream; a HEAD gets its head only; the
+            // body is one chunk, then the last.
+            try connection.send("HEAD /whole HTTP/1.1\r\nHost: x\r\n\r\nGET /whole HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(try connection.readResponse(head: true).header("X-Path") == "/whole")
+            #expect(try connection.readResponse(head: true).header("X-Path") == "/whole")
+            #expect(try connection.readChunk() == body)
+            #expect(try connection.readChunk() == "")
+
+            let old = try RawHTTPConnection(port: server.port)
+            try old.send("GET /whole HTTP/1.0\r\n\r\n")
+            let unframed = try old.readResponse()
+            #expect(unframed.header("Transfer-Encoding") == nil)
+            #expect(unframed.text == body)
+            #expect(try old.isClosedByPeer())
+        }
+    }
+
     @Test func expectContinueIsAnsweredBeforeTheBody() async throws {
         try await HTTPTestServer.with(handler: echo) { server in
             let connection = try RawHTTPConnection(port: server.port)
