@@ -70,7 +70,7 @@ struct ReplyLimitTests {
             #expect(kept.bytes(for: metadata) == planned, "\(metadata)")
         }
         // The chunks kept are the reply's own, for the metadata counted with and no other.
-        #expect(kept.chunks(for: guess) == ReplyChunks.chunks(for: plan, metadata: guess).map(\.jsonText))
+        #expect(kept.chunks(for: guess) == ReplyChunks.chunks(for: plan, metadata: guess).map(\.jsonBytes))
         #expect(kept.chunks(for: settled[1]) == nil)
         #expect(counted.chunks(for: guess) == nil)
         // A reply past the bytes to keep keeps none, and counts the same.

@@ -85,14 +85,15 @@ extension ChatAPIHandlers {
         run.end(appending: [last.jsonText, "[DONE]"])
     }
 
-    /// As ``encode(_:into:)`` from chunks already encoded (``CountedReply/chunks(for:)``, `finish` last).
-    func append(_ chunks: [String], into run: ReplyRun) {
+    /// As ``encode(_:into:)`` from chunks already encoded (``CountedReply/chunks(for:)``: each
+    /// chunk's JSON bytes, `finish` last).
+    func append(_ chunks: [[UInt8]], into run: ReplyRun) {
         guard let last = chunks.last else { return }
         for chunk in chunks.dropLast() {
-            guard run.append(chunk, parts: []) else { return }
+            guard run.append(data: chunk) else { return }
         }
         guard run.claimEnd(as: nil) != nil else { return }
-        run.end(appending: [last, "[DONE]"])
+        run.end(appendingData: [last, Array("[DONE]".utf8)])
     }
 
     /// Stops a generating reply: stores the text so far as stopped, then ends every stream of it
@@ -227,33 +228,21 @@ extension ReplyRun {
         count(plan, metadata: metadata, numbered: numbered, keepingUpTo: 0).bytes
     }
 
-    /// ``plannedBytes(of:metadata:numbered:)``, and the chunks' JSON texts (`finish` last) when
-    /// those bytes are at most `keptBytes` (nil otherwise).
+    /// ``plannedBytes(of:metadata:numbered:)``, and the chunks' JSON bytes (`finish` last) when
+    /// those bytes are at most `keptBytes` (nil otherwise). Written one chunk at a time
+    /// (ReplyChunkBytes): a long reply is counted without being held.
     static func count(
         _ plan: ReplyPlan, metadata: ReplyMetadata, numbered: Bool, keepingUpTo keptBytes: Int
-    ) -> (bytes: Int, chunks: [String]?) {
-        var encoder = UIMessageStreamEncoder()
+    ) -> (bytes: Int, chunks: [[UInt8]]?) {
         var counter = ByteCount(numbered: numbered)
-        var texts: [String]? = keptBytes > 0 ? [] : nil
-        // Once nothing is kept, each chunk is written into one reused buffer: its length is all
-        // that is wanted, not a String.
-        var scratch: [UInt8] = []
-        scratch.reserveCapacity(256)
-        for event in ReplyChunks.streamEvents(for: plan, metadata: metadata) {
-            for chunk in encoder.jsonChunks(for: event) {
-                guard texts != nil else {
-                    scratch.removeAll(keepingCapacity: true)
-                    chunk.write(to: &scratch)
-                    counter.add(scratch.count)
-                    continue
-                }
-                let text = chunk.jsonText
-                counter.add(text.utf8.count)
-                if counter.bytes <= keptBytes { texts?.append(text) } else { texts = nil }
-            }
+        var kept: [[UInt8]]? = keptBytes > 0 ? [] : nil
+        ReplyChunkBytes.forEachChunk(of: plan, metadata: metadata) { chunk in
+            counter.add(chunk.count)
+            guard kept != nil else { return }
+            if counter.bytes <= keptBytes { kept?.append(chunk) } else { kept = nil }
         }
         counter.addDone()
-        return (counter.bytes, counter.bytes <= keptBytes ? texts : nil)
+        return (counter.bytes, counter.bytes <= keptBytes ? kept : nil)
     }
 
     /// The SSE bytes of a run's events, counted one event's data at a time.
@@ -360,8 +349,8 @@ struct CountedReply: Sendable {
     let standIn: ReplyMetadata
     /// The plan's finish reason.
     private let reason: String
-    /// The chunks' JSON texts as counted (`finish` last), when kept (see ``init(_:metadata:numbered:keepingUpTo:)``).
-    private let chunks: [String]?
+    /// The chunks' JSON bytes as counted (`finish` last), when kept (see ``init(_:metadata:numbered:keepingUpTo:)``).
+    private let chunks: [[UInt8]]?
 
     /// Counts `plan` with `metadata` (the IDs as far as they are known or guessed), and keeps the
     /// chunks' texts when the reply's bytes are at most `keptBytes`: a reply stored whole is then
@@ -372,8 +361,8 @@ struct CountedReply: Sendable {
         (bytes, chunks) = ReplyRun.count(plan, metadata: metadata, numbered: numbered, keepingUpTo: keptBytes)
     }
 
-    /// The chunks' JSON texts (`finish` last) when kept and counted with `metadata`, else nil.
-    func chunks(for metadata: ReplyMetadata) -> [String]? {
+    /// The chunks' JSON bytes (`finish` last) when kept and counted with `metadata`, else nil.
+    func chunks(for metadata: ReplyMetadata) -> [[UInt8]]? {
         metadata == standIn ? chunks : nil
     }
 

@@ -66,9 +66,19 @@ final class ReplyRun: Sendable {
 
     var messageId: String { metadata.messageId }
 
-    /// The SSE bytes of event number `number` (from 1) carrying `data`.
-    private func encode(_ data: String, number: Int) -> [UInt8] {
-        Array((numbered ? "id: \(number)\ndata: \(data)\n\n" : "data: \(data)\n\n").utf8)
+    /// The SSE bytes of event number `number` (from 1) carrying the bytes `data`.
+    private func encode(data: [UInt8], number: Int) -> [UInt8] {
+        var event: [UInt8] = []
+        event.reserveCapacity(data.count + 20)
+        if numbered {
+            event.append(contentsOf: "id: ".utf8)
+            event.append(contentsOf: String(number).utf8)
+            event.append(UInt8(ascii: "\n"))
+        }
+        event.append(contentsOf: "data: ".utf8)
+        event.append(contentsOf: data)
+        event.append(contentsOf: "\n\n".utf8)
+        return event
     }
 
     /// Appends a generated event and the parts generated so far; false once the end was claimed
@@ -76,10 +86,24 @@ final class ReplyRun: Sendable {
     func append(_ data: String, parts: [JSONTree]) -> Bool {
         let appended = state.withLock { state -> Bool in
             guard state.phase == .generating else { return false }
-            let event = encode(data, number: state.events.count + 1)
+            let event = encode(data: Array(data.utf8), number: state.events.count + 1)
             state.events.append(event)
             state.bytes += event.count
             state.parts = parts
+            return true
+        }
+        if appended { wakeReaders() }
+        return appended
+    }
+
+    /// ``append(_:parts:)`` for an event whose data is already bytes (a reply stored whole:
+    /// no parts are kept for it).
+    func append(data: [UInt8]) -> Bool {
+        let appended = state.withLock { state -> Bool in
+            guard state.phase == .generating else { return false }
+            let event = encode(data: data, number: state.events.count + 1)
+            state.events.append(event)
+            state.bytes += event.count
             return true
         }
         if appended { wakeReaders() }
@@ -99,10 +123,15 @@ final class ReplyRun: Sendable {
 
     /// Appends the closing events (`data` values) and marks the reply ended (after ``claimEnd(as:)``).
     func end(appending closing: [String]) {
+        end(appendingData: closing.map { Array($0.utf8) })
+    }
+
+    /// ``end(appending:)`` with the closing events' data as bytes.
+    func end(appendingData closing: [[UInt8]]) {
         state.withLock { state in
             guard case .ending(let outcome) = state.phase else { return }
             for data in closing {
-                let event = encode(data, number: state.events.count + 1)
+                let event = encode(data: data, number: state.events.count + 1)
                 state.events.append(event)
                 state.bytes += event.count
             }
