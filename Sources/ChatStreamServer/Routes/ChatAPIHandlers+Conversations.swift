@@ -20,20 +20,22 @@ extension ChatAPIHandlers {
             ).anchor
         }
         let extensions = extensions
-        let page: JSONTree = try store.read(search: query.search != nil) { store in
-            let (items, hasMore, total) = try store.conversationPage(for: caller, query: query, after: anchor)
-            let cursor =
-                hasMore
-                ? PageCursor(
-                    kind: "conversations", scope: caller.agentId ?? "", anchor: items.last!.record.updateSequence,
-                    filters: filterKey
-                ).encoded(key: cursorKey)
-                : nil
-            return WireShapes.page(
-                items.map { WireShapes.conversation($0, extensions: extensions) }, cursor: cursor, hasMore: hasMore,
-                total: total)
+        let (items, hasMore, total) = try store.read(search: query.search != nil) { store in
+            try store.conversationPage(for: caller, query: query, after: anchor)
         }
-        try respond(page, writer)
+        // Written after the read, as bytes (WireShapes+Bytes.swift): the read holds its reader no longer
+        // than the query.
+        let cursor =
+            hasMore
+            ? PageCursor(
+                kind: "conversations", scope: caller.agentId ?? "", anchor: items.last!.record.updateSequence,
+                filters: filterKey
+            ).encoded(key: cursorKey)
+            : nil
+        try writer.respond(
+            status: 200, headers: [("Content-Type", "application/json; charset=utf-8")],
+            body: WireShapes.conversationPageBytes(
+                items, extensions: extensions, cursor: cursor, hasMore: hasMore, total: total))
     }
 
     /// POST /agents/{agentId}/conversations `{"id"?, "title"?}` (section 6): 201 with a new

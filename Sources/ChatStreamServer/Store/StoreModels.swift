@@ -118,7 +118,10 @@ struct MessagePreview: Sendable {
     /// What a preview of `length` characters shows of a stored text: at most `length` characters
     /// and four bytes per character. It was cut when it is shorter than `stored`.
     static func shown(_ stored: String, length: Int) -> String {
-        scalarPrefix(String(stored.prefix(length)), maxBytes: 4 * length)
+        // No longer in bytes than `length`: no longer in characters either (the usual case: a
+        // short message, shown whole without walking its characters).
+        if stored.utf8.count <= length { return stored }
+        return scalarPrefix(String(stored.prefix(length)), maxBytes: 4 * length)
     }
 
     /// The longest prefix of `text` of at most `maxBytes` bytes of UTF-8, cut between Unicode scalars.
