@@ -52,13 +52,16 @@ package struct Options: Sendable {
     package var decodeFile: (format: String, path: String)? = nil
     /// `--tool`: with --decode-file, read the streamed tool input instead of the text.
     package var tool = false
+    /// `--default-priority`: with --report, measure at the scheduling priority it was started
+    /// with (by default it raises its own when it may: BenchPriority).
+    package var defaultPriority = false
 
     package init() {}
 
     package static let usage = """
         usage: chatstream-bench [--json] [--runs N] [--quick] [--gigabyte | --no-gigabyte]
                chatstream-bench --report [--json] [--quick] [--runs N] [--message-mib N] [--load-seconds N]
-                                [--chatstream PATH]
+                                [--chatstream PATH] [--default-priority]
                chatstream-bench --report-22 [--json] [--quick] [--runs N] [--no-valgrind]
                chatstream-bench --check-allocations Fixtures/allocation-limits.json
                chatstream-bench --write-payload FORMAT PATH
@@ -87,6 +90,9 @@ package struct Options: Sendable {
           --load-seconds N     with --report: seconds of wrk per server route (default 5, --quick 3)
           --chatstream PATH    with --report: the CLI to measure (default .build/static/release/chatstream, the
                                build of scripts/chatstream.sh, else the one beside this executable)
+          --default-priority   with --report: measure at the priority it was started with (by default, when
+                               it may, it runs at nice -10, its session's autogroup too, so that other work
+                               on the machine, such as a parallel build, takes less of the CPU it measures)
           --report-22          issue 22's figures from one invocation, each a ratio to its baseline in the same
                                run: tool input / copy ceiling (UI, OpenAI chat, Anthropic; 200k 1-byte deltas),
                                lent path / copy ceiling per format, the client against curl on a 600 KB reply
@@ -161,6 +167,7 @@ package struct Options: Sendable {
                 index += 2
             case "--no-valgrind": options.noValgrind = true
             case "--serve-child": options.serveChild = true
+            case "--default-priority": options.defaultPriority = true
             case "--runs":
                 index += 1
                 guard index < arguments.count, let runs = Int(arguments[index]), runs > 0 else {
@@ -197,6 +204,7 @@ package struct Options: Sendable {
             return .failure("--message-mib, --load-seconds and --chatstream go with --report")
         }
         if options.tool && options.decodeFile == nil { return .failure("--tool goes with --decode-file") }
+        if options.defaultPriority && !options.report { return .failure("--default-priority goes with --report") }
         if !options.runsGiven {
             if options.report || options.report22 {
                 options.runs = options.quick ? 5 : 11

@@ -58,6 +58,7 @@ struct ChildProcess {
             for pointer in envp { free(pointer) }
         }
         var pid = pid_t()
+        BenchPriority.applyToThisThread()  // the child inherits this thread's nice value
         let started = Clock.nanoseconds()
         let status = posix_spawnp(&pid, arguments[0], &actions, nil, argv, envp)
         guard status == 0 else {

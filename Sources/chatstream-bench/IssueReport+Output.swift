@@ -43,6 +43,7 @@ extension IssueReport {
             "load average \(loads(loadBefore)) at the start, \(loads(loadAfter)) at the end; "
                 + "\(String(format: "%.0f", seconds)) s\(options.quick ? ", --quick" : "")")
         print("chatstream: \(chatstream ?? "none")")
+        print("scheduling: \(priority)")
         func pad(_ text: String, _ width: Int, right: Bool = true) -> String { Report.pad(text, width, right: right) }
         func notMeasured(_ section: Int) { if let why = missing[section] { print("  not measured: \(why)") } }
 
@@ -138,7 +139,7 @@ extension IssueReport {
         var object: [String: Any] = [
             "date": ISO8601DateFormatter().string(from: started), "machine": ["cpu": cpu, "cores": cores],
             "loadBefore": loadBefore, "loadAfter": loadAfter, "seconds": seconds, "quick": options.quick,
-            "chatstream": chatstream ?? NSNull(),
+            "chatstream": chatstream ?? NSNull(), "scheduling": priority,
             "notMeasured": Dictionary(uniqueKeysWithValues: missing.map { ("\($0.key)", $0.value) }),
         ]
         object["formats"] = formats.map { row -> [String: Any] in

@@ -71,6 +71,8 @@ struct IssueReport {
     var loadAfter: [Double] = []
     var seconds = 0.0
     var chatstream: String?
+    /// The scheduling priority it ran at (BenchPriority).
+    var priority = ""
     var formatRuns = 0
     var formats: [SimdjsonColumn.Row] = []
     var startup: Startup? = nil
@@ -93,8 +95,9 @@ struct IssueReport {
         return ClientVersusCurl.chatstreamBesideThisExecutable()
     }
 
-    static func run(options: Options) async -> IssueReport {
+    static func run(options: Options, priority: String) async -> IssueReport {
         var report = IssueReport(options: options)
+        report.priority = priority
         let start = Clock.nanoseconds()
         func progress(_ text: String) {
             FileHandle.standardError.write(Data("  \(text)\n".utf8))

@@ -6,6 +6,7 @@
 //   swift run -c release chatstream-bench --snapshot-scaling [--runs N]
 //   swift run -c release chatstream-bench --simdjson [--runs N] [--quick]
 //   swift run -c release chatstream-bench --report [--json] [--quick] [--runs N] [--message-mib N] [--load-seconds N]
+//                                             [--default-priority]
 //   swift run -c release chatstream-bench --report-22 [--json] [--quick] [--runs N] [--no-valgrind]
 
 import ChatStream
@@ -27,7 +28,8 @@ if options.serveChild {
     exit(ServerProcess.serveUntilInputCloses())
 }
 if options.report {
-    let report = await IssueReport.run(options: options)
+    let priority = options.defaultPriority ? "default priority (--default-priority)" : BenchPriority.raise()
+    let report = await IssueReport.run(options: options, priority: priority)
     if options.json { report.printJSON() } else { report.printTable() }
     exit(report.measuredEverything ? 0 : 1)
 }

@@ -47,7 +47,7 @@ struct ListQuery: Sendable {
         }
         if let text = request.queryValue("q"), !text.isEmpty {
             try StringLimits.check(text, field: "q", maxBytes: StringLimits.searchBytes)
-            search = text.lowercased()
+            search = text.fastLowercased
         }
         switch request.queryValue("order") {
         case nil, "desc": ascending = false

@@ -33,7 +33,7 @@ struct ReplyPlan: Sendable {
 enum ReplyGenerator {
     /// The reply to a user message; `messageId` (the reply's ID) seeds the tool call ID.
     static func reply(to message: String, messageId: String) -> ReplyPlan {
-        if message.lowercased().contains("weather") {
+        if message.fastLowercased.contains("weather") {
             let input: JSONTree = ["city": .string(city(in: message))]
             let callId = "call_" + messageId.replacingOccurrences(of: "-", with: "").prefix(16)
             return ReplyPlan(

@@ -43,7 +43,7 @@ struct StoredParts: Sendable {
         self.parts = parts
         json = JSONTree.array(parts).jsonText
         text = MessageRecord.text(of: parts)
-        searchText = text.lowercased()
+        searchText = text.fastLowercased
         preview = MessagePreview.stored(text)
     }
 
@@ -112,7 +112,9 @@ struct MessagePreview: Sendable {
     /// What the database keeps of `text`: one character more than a preview shows, and at most
     /// ``storedBytes`` (cut between Unicode scalars), so a cut shows as a longer stored text.
     static func stored(_ text: String) -> String {
-        scalarPrefix(String(text.prefix(storedLength + 1)), maxBytes: storedBytes)
+        // No longer in bytes than a stored preview's characters: kept whole without walking them.
+        if text.utf8.count <= storedLength + 1 { return text }
+        return scalarPrefix(String(text.prefix(storedLength + 1)), maxBytes: storedBytes)
     }
 
     /// What a preview of `length` characters shows of a stored text: at most `length` characters

@@ -107,7 +107,7 @@ enum StorePersistence {
                     """,
                     [
                         message.sequence, message.id, conversation.id, message.role, json, !message.parts.isEmpty,
-                        text.lowercased(), message.createdAt, json.utf8.count, MessagePreview.stored(text),
+                        text.fastLowercased, message.createdAt, json.utf8.count, MessagePreview.stored(text),
                     ])
                 try store.database.run(
                     "UPDATE conversations SET stored_bytes = stored_bytes + ?2 WHERE id = ?1",

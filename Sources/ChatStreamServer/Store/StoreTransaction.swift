@@ -79,7 +79,7 @@ struct StoreTransaction {
                 owner_user, owner_key, status, agent_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
             """,
             [
-                conversation.id, conversation.title, conversation.title?.lowercased() ?? "", conversation.createdAt,
+                conversation.id, conversation.title, conversation.title?.fastLowercased ?? "", conversation.createdAt,
                 conversation.updatedAt, conversation.updateSequence, conversation.ownerDevice, conversation.ownerUser,
                 conversation.ownerKey, conversation.status, conversation.agentId,
             ])
@@ -113,7 +113,7 @@ struct StoreTransaction {
     /// Sets a conversation's title.
     func setTitle(_ title: String, of id: String) throws {
         try database.run(
-            "UPDATE conversations SET title = ?2, title_search = ?3 WHERE id = ?1", [id, title, title.lowercased()])
+            "UPDATE conversations SET title = ?2, title_search = ?3 WHERE id = ?1", [id, title, title.fastLowercased])
         changes.changed(id)
     }
 
@@ -276,7 +276,7 @@ struct StoreTransaction {
         try database.run(
             "UPDATE messages SET parts = ?2, visible = ?3, search_text = ?4, size = ?5, preview = ?6 WHERE seq = ?1",
             [
-                sequence, json, !parts.isEmpty, text.lowercased(), json.utf8.count, MessagePreview.stored(text),
+                sequence, json, !parts.isEmpty, text.fastLowercased, json.utf8.count, MessagePreview.stored(text),
             ])
         addStoredBytes(json.utf8.count - oldSize, to: conversation)
         changes.forgetStoredMessage(sequence)
