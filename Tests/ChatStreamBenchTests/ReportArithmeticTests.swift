@@ -94,6 +94,8 @@ struct BenchOptionsTests {
         let payload = try #require(Self.options(["--write-payload", "openai-chat", "/tmp/x.sse"]).map(\.writePayload))
         #expect(payload?.format == "openai-chat" && payload?.path == "/tmp/x.sse")
         #expect(try #require(Self.options(["--serve-child"])).serveChild)
+        #expect(try #require(Self.options(["--report"])).defaultPriority == false)
+        #expect(try #require(Self.options(["--report", "--default-priority"])).defaultPriority)
         let simdjson = try #require(Self.options(["--simdjson", "--quick", "--runs", "3"]))
         #expect(simdjson.simdjson && simdjson.quick && simdjson.runs == 3)
         let decode = try #require(Self.options(["--decode-file", "anthropic", "/tmp/a.sse", "--tool"]))
@@ -112,6 +114,7 @@ struct BenchOptionsTests {
         #expect(Self.failure(["--report", "--load-seconds", "0"]) == "--load-seconds needs a positive number")
         #expect(Self.failure(["--ceiling-file", "ndjson"]) == "--ceiling-file needs a FORMAT and a PATH")
         #expect(Self.failure(["--tool"]) == "--tool goes with --decode-file")
+        #expect(Self.failure(["--default-priority"]) == "--default-priority goes with --report")
         #expect(Self.failure(["--decode-file", "ndjson"]) == "--decode-file needs a FORMAT and a PATH")
         #expect(Self.failure(["--fast"]) == "unknown argument --fast")
         if case .help = Options.outcome(of: ["--report", "-h"]) {} else { Issue.record("-h is not help") }
@@ -119,7 +122,7 @@ struct BenchOptionsTests {
 
     @Test func theUsageNamesTheReport() {
         #expect(Options.usage.contains("--report"))
-        #expect(Options.usage.contains("--no-valgrind"))
+        #expect(Options.usage.contains("--no-valgrind") && Options.usage.contains("--default-priority"))
         #expect(Options.usage.contains("--report-22") && Options.usage.contains("--message-mib"))
     }
 }
