@@ -84,10 +84,11 @@ package struct Options: Sendable {
                                a one-line stream against `cat`, `chatstream chat` against curl on a 600 KB
                                loopback reply, `replay --output message` peak RSS over the text it holds (a
                                1 GiB UI stream), the server's p99 at 64 connections for list and streamed chat
-                               (wrk, file store); a few minutes (--quick: about one)
+                               (wrk, file store; the median of three rounds, one with --quick); a few minutes
+                               (--quick: about one)
           --message-mib N      with --report: the size of the UI stream for the memory figure (default 1024,
                                --quick 128)
-          --load-seconds N     with --report: seconds of wrk per server route (default 5, --quick 3)
+          --load-seconds N     with --report: seconds of wrk per server route and round (default 5, --quick 3)
           --chatstream PATH    with --report: the CLI to measure (default .build/static/release/chatstream, the
                                build of scripts/chatstream.sh, else the one beside this executable)
           --default-priority   with --report: measure at the priority it was started with (by default, when

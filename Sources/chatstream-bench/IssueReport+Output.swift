@@ -115,14 +115,22 @@ extension IssueReport {
         }
         notMeasured(4)
 
-        print("\n5. the server (chatstream serve, file store), wrk -t2 --latency, 64 connections")
+        print(
+            "\n5. the server (chatstream serve, file store), wrk -t2 --latency, 64 connections, "
+                + "the round of median p99 (the routes alternate)")
         for load in server {
             let summary = load.summary
+            let rounds =
+                load.rounds.count > 1
+                ? "; p99 of the \(load.rounds.count) rounds "
+                    + load.rounds.map { Self.milliseconds($0.p99) }.joined(separator: ", ")
+                : ""
             print(
                 pad("  \(load.route), \(load.seconds) s", 28, right: false)
                     + " \(String(format: "%.0f", summary.requestsPerSecond)) req/s, p50 "
                     + "\(Self.milliseconds(summary.p50)), p99 \(Self.milliseconds(summary.p99)) (< 50 ms "
                     + "\(Self.verdict(Self.latencyTarget, summary.p99)))\(summary.errors > 0 ? ", \(summary.errors) errors" : "")"
+                    + rounds
             )
         }
         notMeasured(5)
@@ -183,6 +191,9 @@ extension IssueReport {
                 "route": load.route, "connections": load.connections, "seconds": load.seconds,
                 "requestsPerSecond": load.summary.requestsPerSecond, "p50": load.summary.p50, "p99": load.summary.p99,
                 "errors": load.summary.errors, "target": "p99 " + Self.latencyTarget.text,
+                "rounds": load.rounds.map {
+                    ["requestsPerSecond": $0.requestsPerSecond, "p50": $0.p50, "p99": $0.p99]
+                },
             ]
         }
         object["verdicts"] = verdicts.map { item -> [String: Any] in

@@ -7,7 +7,8 @@
 //   wait4: a child started by posix_spawn (vfork) inherits the spawning process's peak resident size
 //   at exec, which would count this bench's own heap.
 // - The server: `chatstream serve` on a free loopback port with a file store (its own folder),
-//   twenty conversations for the list's device, then wrk with the scripts below.
+//   twenty conversations for the list's device, then wrk with the scripts below, the routes in
+//   alternation for each round.
 
 import ChatStreamBenchSupport
 import Foundation
@@ -180,9 +181,9 @@ extension IssueReport {
         end
         """
 
-    static func measureServer(chatstream: String, seconds: Int, work: URL, progress: (String) -> Void) throws
-        -> [Load]
-    {
+    static func measureServer(
+        chatstream: String, seconds: Int, rounds: Int, work: URL, progress: (String) -> Void
+    ) throws -> [Load] {
         guard let wrk = ChildProcess.find("wrk") else { throw ReportError("wrk is not on PATH (apt-get install wrk)") }
         guard let curl = ChildProcess.find("curl") else { throw ReportError("curl is not on PATH") }
         let port = try freeLoopbackPort()
@@ -214,22 +215,28 @@ extension IssueReport {
             ])
             guard exit.status == 0 else { throw ReportError("seeding the list failed (curl status \(exit.status))") }
         }
-        var loads: [Load] = []
-        for (route, script) in [("list", listScript), ("streamed chat", chatScript)] {
-            progress("server: wrk, 64 connections, \(seconds) s, \(route)")
-            let scriptFile = work.appendingPathComponent("load.lua").path
-            try Data(script.utf8).write(to: URL(fileURLWithPath: scriptFile))
-            let output = work.appendingPathComponent("wrk.out").path
-            let exit = try ChildProcess.run(
-                [wrk, "-t2", "-c64", "-d\(seconds)s", "--timeout", "10s", "--latency", "-s", scriptFile, base],
-                output: output, error: output)
-            let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
-            guard exit.status == 0, let summary = WrkSummary(wrkOutput: text) else {
-                throw ReportError("wrk on \(route) failed (status \(exit.status)): \(text.prefix(300))")
+        let routes = [("list", listScript), ("streamed chat", chatScript)]
+        var runs: [[WrkSummary]] = routes.map { _ in [] }
+        for round in 1...max(1, rounds) {
+            for (index, (route, script)) in routes.enumerated() {
+                progress("server: wrk, 64 connections, \(seconds) s, \(route), round \(round) of \(rounds)")
+                let scriptFile = work.appendingPathComponent("load.lua").path
+                try Data(script.utf8).write(to: URL(fileURLWithPath: scriptFile))
+                let output = work.appendingPathComponent("wrk.out").path
+                let exit = try ChildProcess.run(
+                    [wrk, "-t2", "-c64", "-d\(seconds)s", "--timeout", "10s", "--latency", "-s", scriptFile, base],
+                    output: output, error: output)
+                let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+                guard exit.status == 0, let summary = WrkSummary(wrkOutput: text) else {
+                    throw ReportError("wrk on \(route) failed (status \(exit.status)): \(text.prefix(300))")
+                }
+                runs[index].append(summary)
             }
-            loads.append(Load(route: route, connections: 64, seconds: seconds, summary: summary))
         }
-        return loads
+        return zip(routes, runs).map { route, summaries in
+            let median = summaries.sorted { $0.p99 < $1.p99 }[summaries.count / 2]
+            return Load(route: route.0, connections: 64, seconds: seconds, summary: median, rounds: summaries)
+        }
     }
 
     /// A loopback port nothing listens on now (bound to port 0, then closed).
