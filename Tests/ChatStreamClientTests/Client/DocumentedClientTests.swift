@@ -172,14 +172,11 @@ struct DocumentedClientTests {
     }
 
     @Test func aRequestThatCannotConnectIsANetworkErrorHoldingTheURLError() async throws {
-        var configuration = ChatAPIServer.Configuration()
-        configuration.port = 0
-        let server = ChatAPIServer(configuration: configuration)
-        try server.start()
-        let port = server.port
-        server.stop()  // nothing listens there now
+        // Bound, never listening, and held: a port a stopped server gave back could be taken by
+        // another test's server meanwhile (seen once: a 404 from it instead of a refusal).
+        let reserved = try ReservedPort()
         let client = ChatbaseClient(
-            agentId: "agent-x", baseURL: URL(string: "http://127.0.0.1:\(port)")!,
+            agentId: "agent-x", baseURL: URL(string: "http://127.0.0.1:\(reserved.port)")!,
             identityStore: InMemoryIdentityStore())
         var underlying: URLError? = nil
         do {
@@ -189,6 +186,7 @@ struct DocumentedClientTests {
         }
         #expect(underlying != nil)
         #expect(APIError.networkError(try #require(underlying)).isTransient)
+        withExtendedLifetime(reserved) {}
     }
 
     @Test func identityIsAPropertyAndAnAuthState() async throws {
