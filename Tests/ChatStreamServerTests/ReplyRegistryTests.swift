@@ -45,6 +45,32 @@ struct ReplyRegistryTests {
         }
     }
 
+    @Test func aDroppedReplyIsLetGoWhenDroppedNotWithTheQueueLater() {
+        // 20 bytes a reply, 60 retained: three held, the fourth's end drops the first. The queue
+        // used to keep dropped replies until its dropped front passed 64 and half the queue, then
+        // free them all at once (about 14,000 at the default budget, over 100 ms under the lock a
+        // chat's store write takes it in).
+        let registry = ReplyRegistry(limits: Self.limits(retainedBytes: 60))
+        weak var first: ReplyRun?
+        var later: [ReplyRun] = []
+        do {
+            let run = Self.run("r0")
+            first = run
+            try? registry.register(run)
+            Self.end(run)
+        }
+        for index in 1...3 {
+            let run = Self.run("r\(index)")
+            later.append(run)
+            try? registry.register(run)
+            Self.end(run)
+        }
+        #expect(registry.run("r1") != nil)  // a lookup sweeps: r0 is over the budget
+        #expect(registry.run("r0") == nil)
+        #expect(first == nil, "the dropped reply is still held")
+        withExtendedLifetime(later) {}
+    }
+
     @Test func generatingRepliesAreCountedUntilTheyEnd() {
         let registry = ReplyRegistry(limits: Self.limits(maxGenerating: 3))
         let runs = (0..<3).map { Self.run("r\($0)") }
