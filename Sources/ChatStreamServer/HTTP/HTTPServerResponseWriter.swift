@@ -96,27 +96,30 @@ package final class HTTPServerResponseWriter {
         state = .streaming(chunked: chunked)
     }
 
-    /// Sends a whole streamed response at once: the head of ``startStream(status:headers:)``, `body`
-    /// as one chunk and the last chunk, in one send (a body known whole before its head: a short
-    /// reply stored finished). The client reads the same bytes as from ``startStream(status:headers:)``,
-    /// ``write(_:)-([UInt8])`` and ``finishStream()``; an HTTP/1.0 client gets the body unframed and the
-    /// connection closes after it.
+    /// Sends a whole streamed response at once: the head of ``startStream(status:headers:)``, the
+    /// pieces of `body` together as one chunk, and the last chunk, in one send (a body known whole
+    /// before its head: a short reply stored finished, its events the pieces). The client reads
+    /// the same bytes as from ``startStream(status:headers:)``, ``write(_:)-([UInt8])`` and
+    /// ``finishStream()``; an HTTP/1.0 client gets the body unframed and the connection closes
+    /// after it.
     ///
     /// - Throws: as ``respond(status:headers:body:)``.
-    package func streamWhole(status: Int, headers: [(String, String)] = [], body: [UInt8]) throws {
+    package func streamWhole(status: Int, headers: [(String, String)] = [], body: some Collection<[UInt8]>) throws {
         guard case .idle = state else { throw HTTPServerError.invalidState.with(message: "response already started") }
         let chunked = !isHTTP10
         if !chunked { keepAlive = false }
         var bytes = try makeHead(
             status: status, headers: headers, framing: chunked ? [("Transfer-Encoding", "chunked")] : [])
         if !isHead {
-            if chunked && !body.isEmpty {
-                bytes.append(contentsOf: String(body.count, radix: 16).utf8)
+            let size = body.reduce(0) { $0 + $1.count }
+            bytes.reserveCapacity(bytes.count + size + 16)
+            if chunked && size > 0 {
+                bytes.append(contentsOf: String(size, radix: 16).utf8)
                 bytes.append(contentsOf: [0x0D, 0x0A])
             }
-            bytes.append(contentsOf: body)
+            for piece in body { bytes.append(contentsOf: piece) }
             if chunked {
-                if !body.isEmpty { bytes.append(contentsOf: [0x0D, 0x0A]) }
+                if size > 0 { bytes.append(contentsOf: [0x0D, 0x0A]) }
                 bytes.append(contentsOf: Array("0\r\n\r\n".utf8))
             }
         }

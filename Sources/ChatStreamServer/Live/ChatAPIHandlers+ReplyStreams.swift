@@ -159,8 +159,8 @@ extension ChatAPIHandlers {
         // sent in one write with its head on this thread, which then reads the connection's next
         // request: handing it to the stream writer cost more (two threads woken, the socket made
         // non-blocking and polled, the head and the body in two sends) than the write itself.
-        if handsOff, let body = Self.wholeBody(of: run, after: after) {
-            return try writer.streamWhole(status: 200, headers: head, body: body)
+        if handsOff, let events = Self.wholeBody(of: run, after: after) {
+            return try writer.streamWhole(status: 200, headers: head, body: events)
         }
         // The stream writer gives the connection back at the stream's end when it can (keep-alive);
         // when it cannot it closes it: then say so, so no client reuses it.
@@ -197,16 +197,13 @@ extension ChatAPIHandlers {
     /// sends with its head in one write (64 KiB: well within a socket's send buffer).
     static let wholeStreamBytes = 64 << 10
 
-    /// The events of `run` after number `after`, joined, when the reply has ended (not cut by
-    /// a server stop, which drops its streams) and they are at most ``wholeStreamBytes``; else nil.
-    static func wholeBody(of run: ReplyRun, after: Int) -> [UInt8]? {
+    /// The events of `run` after number `after` when the reply has ended (not cut by a server
+    /// stop, which drops its streams) and it holds at most ``wholeStreamBytes``; else nil.
+    static func wholeBody(of run: ReplyRun, after: Int) -> ArraySlice<[UInt8]>? {
         guard run.heldBytes <= wholeStreamBytes else { return nil }
         let (events, _, phase) = run.events(after: after)
         guard case .ended(let outcome) = phase, outcome != .interrupted else { return nil }
-        var body: [UInt8] = []
-        body.reserveCapacity(events.reduce(0) { $0 + $1.count })
-        for event in events { body.append(contentsOf: event) }
-        return body
+        return events
     }
 
     /// Records a `typing` live event for the agent, when someone is listening: typing is a passing
@@ -353,7 +350,7 @@ struct CountedReply: Sendable {
     private let chunks: [[UInt8]]?
 
     /// Counts `plan` with `metadata` (the IDs as far as they are known or guessed), and keeps the
-    /// chunks' texts when the reply's bytes are at most `keptBytes`: a reply stored whole is then
+    /// chunks' bytes when the reply's bytes are at most `keptBytes`: a reply stored whole is then
     /// streamed from them (``chunks(for:)``) instead of being encoded a second time.
     init(_ plan: ReplyPlan, metadata: ReplyMetadata, numbered: Bool, keepingUpTo keptBytes: Int = 0) {
         standIn = metadata

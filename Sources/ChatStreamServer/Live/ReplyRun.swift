@@ -67,7 +67,7 @@ final class ReplyRun: Sendable {
     var messageId: String { metadata.messageId }
 
     /// The SSE bytes of event number `number` (from 1) carrying the bytes `data`.
-    private func encode(data: [UInt8], number: Int) -> [UInt8] {
+    private func encode(data: some Collection<UInt8>, number: Int) -> [UInt8] {
         var event: [UInt8] = []
         event.reserveCapacity(data.count + 20)
         if numbered {
@@ -86,7 +86,7 @@ final class ReplyRun: Sendable {
     func append(_ data: String, parts: [JSONTree]) -> Bool {
         let appended = state.withLock { state -> Bool in
             guard state.phase == .generating else { return false }
-            let event = encode(data: Array(data.utf8), number: state.events.count + 1)
+            let event = encode(data: data.utf8, number: state.events.count + 1)
             state.events.append(event)
             state.bytes += event.count
             state.parts = parts

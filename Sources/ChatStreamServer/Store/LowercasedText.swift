@@ -7,13 +7,13 @@ extension String {
     /// and a text with none of them is returned as it is.
     var fastLowercased: String {
         var text = self
-        let folded = text.withUTF8 { bytes -> String?? in
+        return text.withUTF8 { bytes in
             var hasUpper = false
             for byte in bytes {
-                if byte >= 0x80 { return .none }
+                if byte >= 0x80 { return lowercased() }  // not ASCII
                 if byte &- 0x41 < 26 { hasUpper = true }
             }
-            guard hasUpper else { return .some(nil) }
+            guard hasUpper else { return self }
             return String(unsafeUninitializedCapacity: bytes.count) { buffer in
                 for index in bytes.indices {
                     let byte = bytes[index]
@@ -21,11 +21,6 @@ extension String {
                 }
                 return bytes.count
             }
-        }
-        switch folded {
-        case .none: return lowercased()  // not ASCII
-        case .some(nil): return text  // ASCII, nothing upper-case
-        case .some(let lowered?): return lowered
         }
     }
 }

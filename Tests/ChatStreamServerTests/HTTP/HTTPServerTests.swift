@@ -196,7 +196,9 @@ struct HTTPServerTests {
         try await HTTPTestServer.with(handler: { request, response in
             let headers = [("Content-Type", "text/event-stream"), ("X-Path", request.path)]
             if request.path == "/whole" {
-                try response.streamWhole(status: 200, headers: headers, body: Array(body.utf8))
+                // In two pieces: they go out as one chunk.
+                try response.streamWhole(
+                    status: 200, headers: headers, body: [Array("data: one\n\n".utf8), Array("data: two\n\n".utf8)])
             } else {
                 try response.startStream(status: 200, headers: headers)
                 try response.write("data: one\n\n")
