@@ -25,6 +25,7 @@ QUIET static const char not_found[] =
 QUIET static const char too_old[] = "libsqlite3.so.0 lacks a function ChatStream calls (SQLite 3.20 or later is needed)";
 QUIET static const char library_name[] = "libsqlite3.so.0";
 QUIET static const char library_fallback[] = "libsqlite3.so";
+QUIET static const char name_config_function[] = "sqlite3_config";
 
 /// The library's own functions, filled by `load` before `ready` is set.
 QUIET static struct {
@@ -55,6 +56,17 @@ QUIET static void load(void) {
     memcpy(&real.name, &symbol, sizeof symbol);
     CHATSTREAM_SQLITE_FUNCTIONS(RESOLVE)
 #undef RESOLVE
+    // Memory statistics off, before the library initializes: with them on (the default), every
+    // allocation and free SQLite makes takes a global mutex to count it, and ChatStream reads no
+    // count. The server's store committer made about 20 such calls per statement (a streamed
+    // chat's write: 22 statements). A library another part of the process already initialized
+    // refuses (SQLITE_MISUSE) and keeps counting, which changes nothing else.
+    symbol = dlsym(library, name_config_function);
+    if (symbol != 0) {
+        int (*configure)(int, ...);
+        memcpy(&configure, &symbol, sizeof symbol);
+        configure(SQLITE_CONFIG_MEMSTATUS, 0);
+    }
     atomic_store_explicit(&ready, 1, memory_order_release);
 }
 

@@ -26,6 +26,7 @@ public struct JSONObject: Sendable, Hashable, Sequence {
     /// An object with these members in this order; a repeated key keeps its last value.
     public init(_ members: some Sequence<(String, JSONTree)>) {
         self.init()
+        reserveCapacity(members.underestimatedCount)
         for (key, value) in members { self[key] = value }
     }
 
@@ -62,9 +63,10 @@ public struct JSONObject: Sendable, Hashable, Sequence {
         keys.firstIndex { $0.hasSameUTF8(as: key) }
     }
 
-    /// Makes room for `count` members.
+    /// Makes room for `count` members (a shape built member by member then grows its two arrays
+    /// once, not at each doubling).
     @usableFromInline
-    mutating func reserveCapacity(_ count: Int) {
+    package mutating func reserveCapacity(_ count: Int) {
         keys.reserveCapacity(count)
         values.reserveCapacity(count)
     }

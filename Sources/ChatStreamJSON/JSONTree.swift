@@ -109,6 +109,7 @@ extension JSONTree: ExpressibleByDictionaryLiteral {
     /// Members keep the literal's order; a repeated key keeps its last value.
     public init(dictionaryLiteral elements: (String, JSONTree)...) {
         var object = JSONObject()
+        object.reserveCapacity(elements.count)
         for (key, value) in elements { object[key] = value }
         self = .object(object)
     }

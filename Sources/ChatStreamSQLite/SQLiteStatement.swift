@@ -6,20 +6,25 @@ internal import CSQLite
 package final class SQLiteStatement {
     let handle: OpaquePointer
     let sql: String
+    /// The statement's highest parameter index (`?N`), read once.
+    private let parameterCount: Int
     private unowned let database: SQLiteDatabase
 
     init(handle: OpaquePointer, sql: String, database: SQLiteDatabase) {
         self.handle = handle
         self.sql = sql
+        self.parameterCount = Int(chatstream_sqlite3_bind_parameter_count(handle))
         self.database = database
     }
 
     deinit { chatstream_sqlite3_finalize(handle) }
 
-    /// Clears the previous run and binds `values` to the parameters `?1`, `?2`, ...
+    /// Binds `values` to the parameters `?1`, `?2`, ... of a statement reset after its last run
+    /// (the database resets each one when done with it, and ``step()`` on an error). Parameters
+    /// past `values` are cleared to NULL; when `values` covers them all, every one is rebound
+    /// anyway, so the clearing (a call into SQLite per statement run) is skipped.
     func bind(_ values: [any SQLiteBindable]) throws(SQLiteError) {
-        chatstream_sqlite3_reset(handle)
-        chatstream_sqlite3_clear_bindings(handle)
+        if values.count < parameterCount { chatstream_sqlite3_clear_bindings(handle) }
         for (offset, value) in values.enumerated() {
             let index = Int32(offset + 1)
             let status: Int32

@@ -57,6 +57,50 @@ import Testing
         }
     }
 
+    /// The escaping of raw bytes against the byte-by-byte rule, with every byte value at every
+    /// position of buffers long enough for the eight-byte path (bytes from 0x80 up, which that
+    /// path must pass, around it), and random buffers of every length up to 40.
+    @Test func escapingFindsEveryByteWhereverItFallsInAWord() {
+        func expected(_ bytes: [UInt8]) -> [UInt8] {
+            var output: [UInt8] = []
+            for byte in bytes {
+                switch byte {
+                case 0x22: output += #"\""#.utf8
+                case 0x5C: output += #"\\"#.utf8
+                case 0x0A: output += #"\n"#.utf8
+                case 0x0D: output += #"\r"#.utf8
+                case 0x09: output += #"\t"#.utf8
+                case ..<0x20: output += String(format: #"\u%04x"#, Int(byte)).utf8
+                default: output.append(byte)
+                }
+            }
+            return output
+        }
+        func escaped(_ bytes: [UInt8]) -> [UInt8] {
+            var output: [UInt8] = []
+            bytes.withUnsafeBufferPointer { JSONTree.writeEscaped($0, to: &output) }
+            return output
+        }
+        let filler: [UInt8] = [0x61, 0xC3, 0xA9, 0x7F, 0x80, 0xFF, 0x20, 0x21, 0x23, 0x5B, 0x5D, 0x7E]
+        for length in [8, 9, 17, 24] {
+            for position in 0..<length {
+                for value in UInt8.min...UInt8.max {
+                    var bytes = (0..<length).map { filler[$0 % filler.count] }
+                    bytes[position] = value
+                    #expect(escaped(bytes) == expected(bytes), "byte \(value) at \(position) of \(length)")
+                }
+            }
+        }
+        var generator = SystemRandomNumberGenerator()
+        let alphabet: [UInt8] = [0x00, 0x09, 0x0A, 0x1F, 0x22, 0x5C, 0x41, 0x20, 0x7F, 0x80, 0xE2, 0xFF]
+        for length in 0...40 {
+            for _ in 0..<50 {
+                let bytes = (0..<length).map { _ in alphabet.randomElement(using: &generator)! }
+                #expect(escaped(bytes) == expected(bytes), "\(bytes)")
+            }
+        }
+    }
+
     @Test func codableRoundTripsThroughFoundation() throws {
         let value: JSONTree = ["a": [1, -2.5, "s", nil, false], "b": ["c": 9_007_199_254_740_993]]
         let data = try JSONEncoder().encode(value)

@@ -42,6 +42,7 @@
     X(int, step, (sqlite3_stmt * statement), (statement), SQLITE_MISUSE)                                 \
     X(int, reset, (sqlite3_stmt * statement), (statement), SQLITE_MISUSE)                                \
     X(int, clear_bindings, (sqlite3_stmt * statement), (statement), SQLITE_MISUSE)                       \
+    X(int, bind_parameter_count, (sqlite3_stmt * statement), (statement), 0)                             \
     X(int, finalize, (sqlite3_stmt * statement), (statement), SQLITE_OK)                                 \
     X(int, bind_null, (sqlite3_stmt * statement, int index), (statement, index), SQLITE_MISUSE)          \
     X(int, bind_int64, (sqlite3_stmt * statement, int index, sqlite3_int64 value), (statement, index, value), \

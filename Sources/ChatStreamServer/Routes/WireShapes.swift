@@ -9,6 +9,7 @@ enum WireShapes {
     /// `metadata.aborted: true`, one cut by a server restart `metadata.interrupted: true`.
     static func message(_ message: MessageRecord) -> JSONTree {
         var object = JSONObject()
+        object.reserveCapacity(7)
         object["id"] = .string(message.id)
         object["role"] = .string(message.role)
         object["parts"] = .array(message.parts)
@@ -29,6 +30,7 @@ enum WireShapes {
     /// the start of its text, and `"truncated": true` when that was cut.
     static func preview(_ preview: MessagePreview) -> JSONTree {
         var object = JSONObject()
+        object.reserveCapacity(8)
         object["id"] = .string(preview.id)
         object["role"] = .string(preview.role)
         object["parts"] = preview.text.isEmpty ? [] : [["type": "text", "text": .string(preview.text)]]
@@ -44,6 +46,7 @@ enum WireShapes {
     static func conversation(_ view: ConversationView, extensions: Bool) -> JSONTree {
         let conversation = view.record
         var object = JSONObject()
+        object.reserveCapacity(extensions ? 9 : 6)
         object["id"] = .string(conversation.id)
         object["title"] = conversation.title.map { .string($0) } ?? .null
         object["createdAt"] = .number(JSONNumber(conversation.createdAt))
