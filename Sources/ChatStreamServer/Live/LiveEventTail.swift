@@ -45,14 +45,18 @@ final class LiveEventTail: Sendable {
     var held: (count: Int, bytes: Int) { state.withLock { ($0.events.count - $0.head, $0.bytes) } }
 
     /// Appends events just committed (in ID order, newer than any held) and the evictions their
-    /// transaction made.
-    func append(_ recorded: [(audience: String, record: LiveEventRecord, bytes: Int)], evictions: [String: Int]) {
-        guard !recorded.isEmpty || !evictions.isEmpty else { return }
-        state.withLock { state in
+    /// transaction made. Returns the events dropped to make room, for the caller to let go outside
+    /// the lock (the store's committer hands them to a write's caller: PendingWrite.leftovers).
+    @discardableResult
+    func append(
+        _ recorded: [(audience: String, record: LiveEventRecord, bytes: Int)], evictions: [String: Int]
+    ) -> [LiveEventRecord] {
+        guard !recorded.isEmpty || !evictions.isEmpty else { return [] }
+        return state.withLock { state -> [LiveEventRecord] in
             for (audience, id) in evictions {
                 state.evictedThrough[audience] = max(state.evictedThrough[audience] ?? 0, id)
             }
-            guard !recorded.isEmpty else { return }
+            guard !recorded.isEmpty else { return [] }
             state.events += recorded
             state.bytes += recorded.reduce(0) { $0 + $1.bytes }
             state.lastId = recorded.last!.record.id
@@ -65,10 +69,14 @@ final class LiveEventTail: Sendable {
                 bytes -= state.events[first].bytes
                 first += 1
             }
+            var dropped: [LiveEventRecord] = []
             if first > state.head {
                 state.coveredFrom = state.events[first - 1].record.id
-                // Dropped slots let their JSON go at once, so the bytes held stay within the bound.
+                // Dropped slots are emptied at once and their events handed to the caller, so the
+                // bytes held stay within the bound once the caller lets them go.
+                dropped.reserveCapacity(first - state.head)
                 for index in state.head..<first {
+                    dropped.append(state.events[index].record)
                     state.events[index] = (
                         audience: "", record: LiveEventRecord(id: 0, type: "", data: .null), bytes: 0
                     )
@@ -80,6 +88,7 @@ final class LiveEventTail: Sendable {
                     state.head = 0
                 }
             }
+            return dropped
         }
     }
 

@@ -55,26 +55,35 @@ final class ReplyRegistry: Sendable {
     /// Holds `run`; throws 503 `SERVER_BUSY` when as many replies as allowed are generating, when
     /// its planned bytes would pass what is left of the generating byte budget, or when the server
     /// is stopping.
-    func register(_ run: ReplyRun) throws(APIError) {
-        try state.withLock { state throws(APIError) in
-            try checkRoom(for: run.plannedBytes, &state)
+    ///
+    /// Returns the ended replies this registration's sweep dropped, for the caller to let go:
+    /// freeing a reply's held events is work, and a registration runs inside a chat's store write,
+    /// on the store's committer that every write waits for (a chat's write hands them to its own
+    /// thread, StoreChanges.keep).
+    @discardableResult
+    func register(_ run: ReplyRun) throws(APIError) -> [ReplyRun] {
+        try state.withLock { state throws(APIError) -> [ReplyRun] in
+            let dropped = try checkRoom(for: run.plannedBytes, &state)
             if let previous = state.unended.updateValue(run, forKey: run.messageId) {
                 state.reservedBytes -= previous.plannedBytes
             }
             state.reservedBytes += run.plannedBytes
             state.runs[run.messageId] = run
+            return dropped
         }
     }
 
     /// Throws what ``register(_:)`` would for a reply of `plannedBytes` now, registering nothing
     /// (asked before a request to a model's server, whose answer a refusal would waste).
     func checkRoom(for plannedBytes: Int) throws(APIError) {
-        try state.withLock { state throws(APIError) in try checkRoom(for: plannedBytes, &state) }
+        // The replies the sweep dropped are let go here, outside the lock.
+        _ = try state.withLock { state throws(APIError) in try checkRoom(for: plannedBytes, &state) }
     }
 
-    private func checkRoom(for plannedBytes: Int, _ state: inout State) throws(APIError) {
+    /// Sweeps, then throws when a reply of `plannedBytes` may not start now; returns what the sweep dropped.
+    private func checkRoom(for plannedBytes: Int, _ state: inout State) throws(APIError) -> [ReplyRun] {
         guard !state.isClosed else { throw APIError.busy("the server is stopping") }
-        sweep(&state)
+        let dropped = sweep(&state)
         let running = state.unended.count
         guard running < limits.maxGenerating else {
             throw APIError.busy("\(running) replies are being generated; try again shortly")
@@ -85,6 +94,7 @@ final class ReplyRegistry: Sendable {
                 "this reply's \(plannedBytes) bytes pass the \(limits.generatingBytes - reserved) bytes left "
                     + "of the generating-reply budget (\(limits.generatingBytes)); try again shortly")
         }
+        return dropped
     }
 
     /// Forgets `run` (registered by a write that then failed).
@@ -100,10 +110,11 @@ final class ReplyRegistry: Sendable {
 
     /// The held reply with this message ID, nil when none is (never was, or no longer).
     func run(_ messageId: String) -> ReplyRun? {
-        state.withLock { state in
-            sweep(&state)
-            return state.runs[messageId]
+        let (run, _) = state.withLock { state in
+            let dropped = sweep(&state)
+            return (state.runs[messageId], dropped)
         }
+        return run  // and what the sweep dropped is let go here, outside the lock
     }
 
     /// Every reply still generating.
@@ -124,8 +135,10 @@ final class ReplyRegistry: Sendable {
 
     /// Moves the replies that ended since the last sweep to the ended queue (releasing their
     /// reservations), then drops ended replies past their retention, then the oldest ended ones
-    /// while those held exceed the byte budget.
-    private func sweep(_ state: inout State) {
+    /// while those held exceed the byte budget. Returns the dropped replies (the caller lets them
+    /// go outside the lock).
+    private func sweep(_ state: inout State) -> [ReplyRun] {
+        var dropped: [ReplyRun] = []
         var newlyEnded: [Ended] = []
         for run in state.unended.values {
             guard let endedAt = run.endedAt else { continue }
@@ -146,11 +159,14 @@ final class ReplyRegistry: Sendable {
             let oldest = state.ended[state.endedStart]
             guard now - oldest.endedAt > limits.retention || state.endedBytes > limits.retainedBytes else { break }
             state.endedBytes -= oldest.bytes
-            if let run = oldest.run, state.runs[oldest.messageId] === run { state.runs[oldest.messageId] = nil }
-            // Let go now, one reply a pop: the queue's front held the dropped replies until it was
-            // cut below, and then freed half the queue at once (at the default 32 MiB budget about
-            // 14,000 replies, 100-160 ms under the lock a chat's store write takes it in, every
-            // few seconds under load: every write waited).
+            if let run = oldest.run {
+                if state.runs[oldest.messageId] === run { state.runs[oldest.messageId] = nil }
+                dropped.append(run)
+            }
+            // Out of the queue now, one reply a pop: the queue's front held the dropped replies
+            // until it was cut below, and then freed half the queue at once (at the default 32 MiB
+            // budget about 14,000 replies, 100-160 ms under the lock a chat's store write takes it
+            // in, every few seconds under load: every write waited).
             state.ended[state.endedStart].run = nil
             state.endedStart += 1
         }
@@ -159,6 +175,7 @@ final class ReplyRegistry: Sendable {
             state.ended.removeFirst(state.endedStart)
             state.endedStart = 0
         }
+        return dropped
     }
 }
 

@@ -285,7 +285,8 @@ extension ChatAPIHandlers {
             plannedBytes: reserving ?? counted?.bytes(for: metadata)
                 ?? ReplyRun.plannedBytes(of: plan, metadata: metadata, numbered: configuration.resumableReplies),
             storedWhole: whole)
-        try replies.register(run)
+        let dropped = try replies.register(run)
+        if !dropped.isEmpty { store.changes.keep(dropped) }
         return .generate(plan, run)
     }
 

@@ -254,10 +254,15 @@ final class ConversationStore: Sendable {
                 pending.error = errors[index]
                 if errors[index] == nil { committedWrites += 1 }
                 if errors[index] == nil, let events = changes[index] {
-                    liveEventTail.append(events.recordedEvents, evictions: events.evictions)
+                    let dropped = liveEventTail.append(events.recordedEvents, evictions: events.evictions)
+                    if !dropped.isEmpty { pending.leftovers.append(dropped) }
                     recorded = recorded || !events.recordedEvents.isEmpty
                 }
             }
+            // The write's notes (its events, its messages as stored, what it kept) are freed by
+            // its caller once woken, not here: see PendingWrite.leftovers.
+            if let notes = changes[index] { pending.leftovers.append(notes) }
+            changes[index] = nil
         }
         let held = ContinuousClock.now - acquired
         lock.unlock()

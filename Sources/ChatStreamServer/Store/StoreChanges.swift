@@ -112,8 +112,22 @@ final class StoreChanges {
         recordedEvents.append((audience, record, bytes))
     }
 
+    /// Values this write's work let go of that are left for its caller's thread to free (kept by
+    /// ``reset()``): see ``keep(_:)``.
+    private(set) var kept: [Any] = []
+
+    /// Keeps `value` (something the write dropped, such as the replies a registration swept) until
+    /// the write's caller has woken: the change notes go back to it after the commit
+    /// (ConversationStore.commit), so the freeing runs on its thread, not on the store's committer
+    /// that every write waits for.
+    func keep(_ value: Any) {
+        kept.append(value)
+    }
+
     /// Forgets the changes noted (after their events were recorded).
     func reset() {
+        // The messages as stored (their parts) are freed with the rest of the notes, by the caller.
+        if !storedMessages.isEmpty { keep(storedMessages) }
         conversations = []
         createdConversations = []
         appendedMessages = [:]

@@ -44,6 +44,10 @@ final class PendingWrite: @unchecked Sendable {
     let recording: Bool
     /// The write's error once its batch ran (nil: committed). Set by the committer before `done`.
     var error: (any Error)?
+    /// What the committer is done with and leaves to this write's caller to free once woken (its
+    /// change notes, events the memory tail dropped): freeing is work, and the committer's time is
+    /// what every write waits for. Set by the committer before `done`.
+    var leftovers: [Any] = []
     /// Signalled when the batch holding this write is over.
     fileprivate let done = DispatchSemaphore(value: 0)
 
@@ -109,6 +113,7 @@ final class StoreWriteQueue: Sendable {
         if start { startCommitter() }
         if signal { wake.signal() }
         write.done.wait()
+        write.leftovers.removeAll()  // freed here, on the caller's thread
         if let error = write.error { throw error }
     }
 
