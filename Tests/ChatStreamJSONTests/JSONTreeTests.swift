@@ -3,6 +3,23 @@ import Testing
 
 @testable import ChatStreamJSON
 
+/// JSON string escaping spelled out byte by byte, the rule the writer's tests check against.
+private func spelledOutEscape(_ bytes: some Sequence<UInt8>) -> [UInt8] {
+    var output: [UInt8] = []
+    for byte in bytes {
+        switch byte {
+        case 0x22: output += #"\""#.utf8
+        case 0x5C: output += #"\\"#.utf8
+        case 0x0A: output += #"\n"#.utf8
+        case 0x0D: output += #"\r"#.utf8
+        case 0x09: output += #"\t"#.utf8
+        case ..<0x20: output += String(format: #"\u%04x"#, Int(byte)).utf8
+        default: output.append(byte)
+        }
+    }
+    return output
+}
+
 @Suite struct JSONValueTests {
     @Test func objectEqualityIgnoresOrderButIterationKeepsIt() {
         let a: JSONTree = ["x": 1, "y": 2]
@@ -30,19 +47,7 @@ import Testing
     /// bridged (non-native) string, against the escaping spelled out byte by byte.
     @Test func everyASCIIByteIsWrittenAsSpelledOut() throws {
         func expected(_ string: String) -> String {
-            var bytes: [UInt8] = [0x22]
-            for byte in string.utf8 {
-                switch byte {
-                case 0x22: bytes += #"\""#.utf8
-                case 0x5C: bytes += #"\\"#.utf8
-                case 0x0A: bytes += #"\n"#.utf8
-                case 0x0D: bytes += #"\r"#.utf8
-                case 0x09: bytes += #"\t"#.utf8
-                case ..<0x20: bytes += String(format: #"\u%04x"#, Int(byte)).utf8
-                default: bytes.append(byte)
-                }
-            }
-            return String(decoding: bytes + [0x22], as: UTF8.self)
+            String(decoding: [0x22] + spelledOutEscape(string.utf8) + [0x22], as: UTF8.self)
         }
         for byte in UInt8(0)..<0x80 {
             let character = String(Unicode.Scalar(byte))
@@ -61,21 +66,7 @@ import Testing
     /// position of buffers long enough for the eight-byte path (bytes from 0x80 up, which that
     /// path must pass, around it), and random buffers of every length up to 40.
     @Test func escapingFindsEveryByteWhereverItFallsInAWord() {
-        func expected(_ bytes: [UInt8]) -> [UInt8] {
-            var output: [UInt8] = []
-            for byte in bytes {
-                switch byte {
-                case 0x22: output += #"\""#.utf8
-                case 0x5C: output += #"\\"#.utf8
-                case 0x0A: output += #"\n"#.utf8
-                case 0x0D: output += #"\r"#.utf8
-                case 0x09: output += #"\t"#.utf8
-                case ..<0x20: output += String(format: #"\u%04x"#, Int(byte)).utf8
-                default: output.append(byte)
-                }
-            }
-            return output
-        }
+        func expected(_ bytes: [UInt8]) -> [UInt8] { spelledOutEscape(bytes) }
         func escaped(_ bytes: [UInt8]) -> [UInt8] {
             var output: [UInt8] = []
             bytes.withUnsafeBufferPointer { JSONTree.writeEscaped($0, to: &output) }
