@@ -11,12 +11,16 @@ import Testing
 @testable import ChatStreamClient
 
 @Suite("HistoryRepository", .blockingAllowed)
-struct HistoryRepositoryTests {
-    /// A client over `transport` with a fresh store file, no retries.
-    static func client(_ transport: FakeTransport) throws -> ChatbaseClient {
-        let path = FileManager.default.temporaryDirectory
-            .appendingPathComponent("chatstream-repository-\(UUID().uuidString)")
-            .appendingPathComponent("history.sqlite").path
+final class HistoryRepositoryTests {
+    /// This test's folder (each test gets a fresh instance), removed with it.
+    let directory = FileManager.default.temporaryDirectory
+        .appendingPathComponent("chatstream-repository-\(UUID().uuidString)")
+
+    deinit { try? FileManager.default.removeItem(at: directory) }
+
+    /// A client over `transport` with a fresh store file in this test's folder, no retries.
+    func client(_ transport: FakeTransport) throws -> ChatbaseClient {
+        let path = directory.appendingPathComponent("history.sqlite").path
         return ChatbaseClient(
             agentId: "agent-1", baseURL: Wire.base, transport: transport,
             identityStore: InMemoryIdentityStore(deviceId: "0f0e0d0c-0b0a-4908-8706-050403020100"),
@@ -45,7 +49,7 @@ struct HistoryRepositoryTests {
     @Test func eachPolicyReadsItsSource() async throws {
         let state = Shared(Server.up)
         let transport = Self.transport(state)
-        let repository = try Self.client(transport).history
+        let repository = try self.client(transport).history
         let query = ConversationQuery(limit: 20)
         // Nothing cached yet: .local is empty and sends nothing.
         #expect(try await repository.conversations(query, cursor: nil, source: .local).data.isEmpty)
@@ -75,7 +79,7 @@ struct HistoryRepositoryTests {
     @Test func localPagesContinueWithLocalCursors() async throws {
         let state = Shared(Server.up)
         let transport = Self.transport(state)
-        let repository = try Self.client(transport).history
+        let repository = try self.client(transport).history
         _ = try await repository.conversations(ConversationQuery(limit: 20), cursor: nil, source: .network)
         let first = try await repository.conversations(ConversationQuery(limit: 2), cursor: nil, source: .local)
         #expect(first.data.map(\.id) == ["c3", "c2"])
@@ -92,7 +96,7 @@ struct HistoryRepositoryTests {
     @Test func thePageSequenceGivesTheCacheThenTheServer() async throws {
         let state = Shared(Server.up)
         let transport = Self.transport(state)
-        let client = try Self.client(transport)
+        let client = try self.client(transport)
         let repository = client.history
         let fetch: @Sendable (Bool) async throws -> PaginatedResponse<Conversation> = { local in
             try await client.listConversations(ConversationQuery(limit: 20), source: local ? .local : .network)

@@ -11,14 +11,18 @@ import Testing
 @testable import ChatStreamClient
 
 @Suite("HistoryStore: the client's local history", .blockingAllowed)
-struct HistoryStoreTests {
+final class HistoryStoreTests {
     static let agent = "agent-store"
 
-    /// A fresh store file in its own temporary directory.
-    static func storePath() -> String {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "chatstream-store-\(UUID().uuidString)")
-        return directory.appendingPathComponent("history.sqlite").path
+    /// This test's folder (each test gets a fresh instance), removed with it.
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "chatstream-store-\(UUID().uuidString)")
+
+    deinit { try? FileManager.default.removeItem(at: directory) }
+
+    /// A store file in this test's folder.
+    func storePath() -> String {
+        directory.appendingPathComponent("history.sqlite").path
     }
 
     static func startServer(port: UInt16 = 0, agent: String = agent) throws -> ChatAPIServer {
@@ -45,7 +49,7 @@ struct HistoryStoreTests {
     @Test func answersFillTheStoreAndLocalReadsMakeNoRequest() async throws {
         let server = try Self.startServer()
         defer { server.stop() }
-        let path = Self.storePath()
+        let path = storePath()
         let identity = InMemoryIdentityStore()
         try await withTaskExecutorPreference(NetworkTestExecutor.shared) {
             let (client, transport) = Self.client(
@@ -187,7 +191,7 @@ struct HistoryStoreTests {
     @Test func theCurrentConversationPersistsPerAgent() async throws {
         let server = try Self.startServer()
         defer { server.stop() }
-        let path = Self.storePath()
+        let path = storePath()
         let identity = InMemoryIdentityStore()
         let sent = try await withTaskExecutorPreference(NetworkTestExecutor.shared) {
             let (client, _) = Self.client(port: server.port, store: try HistoryStore(path: path), identity: identity)

@@ -13,15 +13,20 @@ import Testing
 @testable import ChatStreamClient
 
 @Suite("Messages of the same second keep the server's order in the store", .blockingAllowed)
-struct MessageOrderInStoreTests {
+final class MessageOrderInStoreTests {
+    /// This test's folder (each test gets a fresh instance), removed with it.
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "chatstream-order-\(UUID().uuidString)")
+
+    deinit { try? FileManager.default.removeItem(at: directory) }
+
     static let scope = "test|agent|d:device"
     static let conversation = "6b1c2a3e-0000-4000-8000-000000000001"
     static let second = Date(timeIntervalSince1970: 1_790_000_000)
 
-    static func store() throws -> HistoryStore {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "chatstream-order-\(UUID().uuidString)")
-        return try HistoryStore(path: directory.appendingPathComponent("history.sqlite").path)
+    /// A history store in this test's folder.
+    func store() throws -> HistoryStore {
+        try HistoryStore(path: directory.appendingPathComponent("history.sqlite").path)
     }
 
     static func message(_ id: String, _ sender: MessageSender, date: Date = second) -> Message {
@@ -48,7 +53,7 @@ struct MessageOrderInStoreTests {
     }
 
     @Test func aReplyAfterARetriedReplyOfTheSameSecondReadsBackAfterIt() throws {
-        let store = try Self.store()
+        let store = try self.store()
         try store.save(reply: Self.reply("r1", to: "u1"), userText: "one", clientMessageId: nil, scope: Self.scope)
         // r1 was retried: r1b replaces it, then the next turn, all in the same second.
         try store.save(
@@ -60,7 +65,7 @@ struct MessageOrderInStoreTests {
     }
 
     @Test func aMessageHeardAgainKeepsItsPlaceAndTheServersDate() throws {
-        let store = try Self.store()
+        let store = try self.store()
         // The live event of the user's message comes first (with the server's date), then the reply.
         let earlier = Self.second.addingTimeInterval(-1)
         try store.save(
@@ -77,7 +82,7 @@ struct MessageOrderInStoreTests {
     }
 
     @Test func theNewestPageSetsTheOrderHeardOutOfIt() throws {
-        let store = try Self.store()
+        let store = try self.store()
         // Heard in the wrong order (a reply's live event before its user's message).
         for (id, sender) in [("r1", MessageSender.agent), ("u1", .user), ("u2", .user)] {
             try store.save(messages: [Self.message(id, sender)], conversationId: Self.conversation, scope: Self.scope)
@@ -90,7 +95,7 @@ struct MessageOrderInStoreTests {
     }
 
     @Test func anOlderPageGoesBelowTheCachedOnes() throws {
-        let store = try Self.store()
+        let store = try self.store()
         try store.save(
             messages: [Self.message("u2", .user), Self.message("r2", .agent)], conversationId: Self.conversation,
             scope: Self.scope, source: .newestPage)
@@ -106,7 +111,7 @@ struct MessageOrderInStoreTests {
     }
 
     @Test func aRetryDropsTheRetriedReplyAndWhatCameAfterIt() throws {
-        let store = try Self.store()
+        let store = try self.store()
         try store.save(reply: Self.reply("r1", to: "u1"), userText: "one", clientMessageId: nil, scope: Self.scope)
         try store.save(reply: Self.reply("r2", to: "u2"), userText: "two", clientMessageId: nil, scope: Self.scope)
         try store.save(
@@ -119,8 +124,6 @@ struct MessageOrderInStoreTests {
     }
 
     @Test func aStoreOfTheLastSchemaKeepsItsOrderWhenMigrated() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "chatstream-order-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let path = directory.appendingPathComponent("history.sqlite").path
         do {
@@ -148,7 +151,7 @@ struct MessageOrderInStoreTests {
     }
 
     @Test func theNewestPageDropsWhatItsSpanNoLongerHolds() throws {
-        let store = try Self.store()
+        let store = try self.store()
         let at = { (offset: Double) in Self.second.addingTimeInterval(offset) }
         for (id, offset) in [("a", 0.0), ("gone", 1), ("b", 2), ("c", 3)] {
             try store.save(

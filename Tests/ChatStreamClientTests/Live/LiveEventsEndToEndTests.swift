@@ -85,7 +85,8 @@ struct LiveEventsEndToEndTests {
         try await withTaskExecutorPreference(NetworkTestExecutor.shared) {
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("live-\(UUID().uuidString).json")
                 .path
-            defer { try? FileManager.default.removeItem(atPath: file) }
+            // The store's file and its write-ahead log and index beside it.
+            defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: file + suffix) } }
             var server = ChatAPIServer(configuration: Self.configuration(dataFile: file, dropEvery: 10))
             try server.start()
             let port = server.port
