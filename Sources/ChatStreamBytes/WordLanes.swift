@@ -24,4 +24,12 @@
     @usableFromInline package static func bytes(_ word: UInt64, equalTo byte: UInt8) -> UInt64 {
         zeroBytes(word ^ (ones &* UInt64(byte)))
     }
+
+    /// The high bit of each byte of `word` below `bound` (at most 0x80; exact up to the lowest
+    /// one): subtracting `bound` from every lane borrows out of a lane only where its byte is
+    /// smaller, and a byte of 0x80 or more is masked by its own high bit.
+    @_transparent
+    @usableFromInline package static func bytes(_ word: UInt64, below bound: UInt8) -> UInt64 {
+        (word &- ones &* UInt64(bound)) & ~word & highBits
+    }
 }

@@ -83,25 +83,20 @@ extension JSONTree {
         var runStart = 0
         var index = 0
         while index < count {
-            var found = false
             while index &+ 8 <= count {
                 let word = UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
-                let control = (word &- WordLanes.ones &* 0x20) & ~word & WordLanes.highBits  // bytes below 0x20
                 let flags =
-                    control | WordLanes.bytes(word, equalTo: UInt8(ascii: "\""))
+                    WordLanes.bytes(word, below: 0x20) | WordLanes.bytes(word, equalTo: UInt8(ascii: "\""))
                     | WordLanes.bytes(word, equalTo: UInt8(ascii: "\\"))
+                // The lowest flag is exact: the first byte to escape (the loop below stops on it).
                 if flags != 0 {
-                    // The lowest flag is exact: the first byte to escape.
                     index &+= flags.trailingZeroBitCount >> 3
-                    found = true
                     break
                 }
                 index &+= 8
             }
-            if !found {
-                while index < count, !needsEscape(base[index]) { index &+= 1 }
-                guard index < count else { break }
-            }
+            while index < count, !needsEscape(base[index]) { index &+= 1 }
+            guard index < count else { break }
             let byte = base[index]
             output.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: index &- runStart))
             switch byte {

@@ -18,6 +18,22 @@ struct SQLiteStoreTests {
         return url
     }
 
+    /// A cached statement run again binds afresh: a parameter the new values do not cover reads
+    /// NULL, not the previous run's value (SQLiteStatement clears bindings only then), and a run
+    /// with every value rebinds them all.
+    @Test func aStatementRunAgainWithFewerValuesBindsTheRestAsNull() throws {
+        let database = try SQLiteDatabase(path: ":memory:")
+        try database.execute("CREATE TABLE t(a TEXT, b TEXT)")
+        let insert = "INSERT INTO t(a, b) VALUES (?1, ?2)"
+        try database.run(insert, ["one", "two"])
+        try database.run(insert, ["three"])
+        try database.run(insert, ["four", "five"])
+        let rows = try database.query("SELECT a, b FROM t ORDER BY rowid") { row in
+            "\(row.text(0))/\(row.optionalText(1) ?? "NULL")"
+        }
+        #expect(rows == ["one/two", "three/NULL", "four/five"])
+    }
+
     @Test func aJSONDataFileIsImportedOnceAndKeptAsABackup() throws {
         let directory = try Self.directory()
         defer { try? FileManager.default.removeItem(at: directory) }

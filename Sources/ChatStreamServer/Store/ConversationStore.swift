@@ -262,7 +262,6 @@ final class ConversationStore: Sendable {
             // The write's notes (its events, its messages as stored, what it kept) are freed by
             // its caller once woken, not here: see PendingWrite.leftovers.
             if let notes = changes[index] { pending.leftovers.append(notes) }
-            changes[index] = nil
         }
         let held = ContinuousClock.now - acquired
         lock.unlock()
