@@ -12,9 +12,10 @@
 # CCrypto. BENCHMARKS.md ("Start-up") has the figures. Elsewhere: a plain release build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+product=${1:-chatstream}
 if [ "$(uname)" != Linux ]; then
-    swift build -c release --product chatstream >&2
-    echo "$(swift build -c release --show-bin-path)/chatstream"
+    swift build -c release --product "$product" >&2
+    echo "$(swift build -c release --show-bin-path)/$product"
     exit 0
 fi
 flags=(-Xswiftc -Xclang-linker -Xswiftc -no-pie)
@@ -31,9 +32,9 @@ if [ -f "$cxx" ]; then
 fi
 # --disable-local-rpath: nothing is loaded from the binary's folder, and an $ORIGIN run path makes
 # the loader try a dozen paths there before each system library.
-swift build -c release --product chatstream --static-swift-stdlib --disable-local-rpath --build-path .build/static \
+swift build -c release --product "$product" --static-swift-stdlib --disable-local-rpath --build-path .build/static \
     "${flags[@]}" >&2
-binary=.build/static/release/chatstream
+binary=.build/static/release/$product
 # Only when nothing in the binary takes a symbol from libcurl (then it runs the same, faster).
 if command -v python3 >/dev/null && command -v nm >/dev/null \
     && ! nm -D --undefined-only "$binary" | grep -q ' curl_'; then

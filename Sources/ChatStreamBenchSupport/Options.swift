@@ -115,7 +115,8 @@ package struct Options: Sendable {
                                when one is above its limit
           --write-payload      write the 1 MB reply the bench decodes for FORMAT (a `chatstream replay --format`
                                name: ui-message-stream, openai-chat, anthropic, openai-responses, ai-sdk-v4,
-                               ndjson, json-array) to PATH, for measuring other decoders on the same bytes
+                               ndjson, json-array) to PATH, for measuring other decoders on the same bytes;
+                               tool-ui, tool-openai, tool-anthropic: the 200,000 1-byte tool deltas of --simdjson
           --snapshot-scaling   per-event time of messageUpdates(format:) consumers at 0.5 MB and 1 MB of text
                                in 10-byte deltas (one keeping its own text, one keeping the latest snapshot)
           --simdjson           every format's text (32 MB, --quick 4 MB) and the UI, OpenAI chat and Anthropic

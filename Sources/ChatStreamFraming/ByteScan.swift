@@ -42,6 +42,15 @@ struct LineEndFinder {
         return end < to ? end : nil
     }
 
+    /// Makes the next search from before `position` find it again: `position` is an LF that a
+    /// search found, with no CR before it since that search's start, and a later search (from
+    /// just after it) moved on. The next CR stays as that later search left it: nothing lies
+    /// between `position` and the later start that it could have skipped.
+    @inline(__always)
+    mutating func rewind(toLF position: Int) {
+        nextLF = position
+    }
+
     @inline(__always)
     private func search(_ byte: UInt8, from: Int) -> Int {
         // An empty line (the blank line that ends an SSE block) is found without a call.

@@ -26,6 +26,8 @@ struct ServerSentEventInterpreter: @unchecked Sendable {
     private static let message: StaticString = "message"
     /// `data` as a little- or big-endian word, as it lies in memory.
     private static var dataWord: UInt32 { UInt32(0x64).littleEndian == 0x64 ? 0x6174_6164 : 0x6461_7461 }
+    /// `even` (of `event`) the same way.
+    private static var eventWord: UInt32 { UInt32(0x64).littleEndian == 0x64 ? 0x6E65_7665 : 0x6576_656E }
     /// The default event type's bytes.
     private static var messageType: UnsafeRawBufferPointer {
         UnsafeRawBufferPointer(start: message.utf8Start, count: message.utf8CodeUnitCount)
@@ -135,31 +137,70 @@ struct ServerSentEventInterpreter: @unchecked Sendable {
     }
 
     /// The common block in one step: when no block is pending and `input` holds, from `index`,
-    /// a `data:` line ended by LF and then an empty line ended by LF, dispatches it as the line
-    /// rules would (type `message`, no retry) and returns the index after the empty line. Returns
-    /// nil, touching nothing, for anything else (the general line path then takes it).
+    /// an optional `event:` line, a `data:` line, and an empty line, each ended by LF, dispatches
+    /// it as the line rules would (the event's type, else `message`; no retry) and returns the
+    /// index after the empty line. Returns nil, touching nothing, for anything else (the general
+    /// line path then takes it). Anthropic and OpenAI Responses name every event, so their blocks
+    /// take this path too.
     @inline(__always)
     mutating func dispatchDataBlock(
         _ input: UnsafeRawBufferPointer, at index: Int, streamOffset: Int, maxLineBytes: Int,
         finder: inout LineEndFinder, _ onEvent: (ServerSentEventView) throws -> Void
     ) throws -> Int? {
         let count = input.count
-        guard blockStart == nil, !atStreamStart, index &+ 6 < count, let base = input.baseAddress,
-            base.loadUnaligned(fromByteOffset: index, as: UInt32.self) == Self.dataWord,
-            let end = finder.find(from: index, to: count, orCR: true), end &- index <= maxLineBytes,
+        guard blockStart == nil, !atStreamStart, index &+ 6 < count, let base = input.baseAddress else { return nil }
+        let first = base.loadUnaligned(fromByteOffset: index, as: UInt32.self)
+        if first == Self.dataWord {
+            return try dispatchDataLine(
+                base, count: count, at: index, blockIndex: index, type: Self.messageType, streamOffset: streamOffset,
+                maxLineBytes: maxLineBytes, finder: &finder, onEvent)
+        }
+        guard first == Self.eventWord, base.load(fromByteOffset: index &+ 4, as: UInt8.self) == 0x74,  // t
+            base.load(fromByteOffset: index &+ 5, as: UInt8.self) == 0x3A  // :
+        else { return nil }
+        guard let typeEnd = finder.find(from: index, to: count, orCR: true), typeEnd &- index <= maxLineBytes,
+            base.load(fromByteOffset: typeEnd, as: UInt8.self) == ByteScan.lf, typeEnd &+ 7 < count
+        else { return nil }
+        var typeStart = index &+ 6
+        if typeStart < typeEnd && base.load(fromByteOffset: typeStart, as: UInt8.self) == 0x20 { typeStart &+= 1 }
+        let type =
+            typeStart < typeEnd
+            ? UnsafeRawBufferPointer(start: base + typeStart, count: typeEnd &- typeStart) : Self.messageType
+        guard base.loadUnaligned(fromByteOffset: typeEnd &+ 1, as: UInt32.self) == Self.dataWord,
+            let next = try dispatchDataLine(
+                base, count: count, at: typeEnd &+ 1, blockIndex: index, type: type, streamOffset: streamOffset,
+                maxLineBytes: maxLineBytes, finder: &finder, onEvent)
+        else {
+            // The general path starts again at `index`, before the data line searched here.
+            finder.rewind(toLF: typeEnd)
+            return nil
+        }
+        return next
+    }
+
+    /// The rest of ``dispatchDataBlock(_:at:streamOffset:maxLineBytes:finder:_:)`` from the
+    /// `data` line at `dataIndex` (its first four bytes already checked, and six bytes of the
+    /// input's `count` after it) of the block that starts at `blockIndex` (`streamOffset` there).
+    @inline(__always)
+    private func dispatchDataLine(
+        _ base: UnsafeRawPointer, count: Int, at dataIndex: Int, blockIndex: Int, type: UnsafeRawBufferPointer,
+        streamOffset: Int, maxLineBytes: Int, finder: inout LineEndFinder,
+        _ onEvent: (ServerSentEventView) throws -> Void
+    ) throws -> Int? {
+        guard let end = finder.find(from: dataIndex, to: count, orCR: true), end &- dataIndex <= maxLineBytes,
             end &+ 1 < count, base.load(fromByteOffset: end, as: UInt8.self) == ByteScan.lf,
             base.load(fromByteOffset: end &+ 1, as: UInt8.self) == ByteScan.lf,
-            let lineValueStart = Self.dataValueStart(base + index, count: end &- index)
+            let lineValueStart = Self.dataValueStart(base + dataIndex, count: end &- dataIndex)
         else { return nil }
-        let valueStart = index &+ lineValueStart
+        let valueStart = dataIndex &+ lineValueStart
         guard end &- valueStart <= maxEventBytes else { return nil }  // the line path reports it
         try withLastEventID { id in
             try onEvent(
                 ServerSentEventView(
-                    type: Self.messageType,
+                    type: type,
                     data: UnsafeRawBufferPointer(start: base + valueStart, count: end &- valueStart),
                     lastEventID: id, retry: nil, byteOffset: streamOffset,
-                    dataOffset: streamOffset &+ (valueStart &- index)))
+                    dataOffset: streamOffset &+ (valueStart &- blockIndex)))
         }
         return end &+ 2
     }

@@ -13,7 +13,9 @@
 //
 // One member before the string may hold a counter instead (OpenAI Responses' `sequence_number`,
 // one more on every event): the shape then has a hole there that any run of up to 18 digits
-// fills, as the read it replaces would have skipped any number there.
+// fills, as the read it replaces would have skipped any number there. Or a string that changes
+// (Ollama's `created_at`, a new time on every line): the hole is then that string's content, which
+// any content without a backslash fills (checked as the read would check it).
 //
 // What a match proves is only what the bytes prove: a dialect whose read by position also
 // compares its own state (Gemini's last usage) clears the shape when that state changes.
@@ -29,8 +31,10 @@ extension JSONScan {
         @usableFromInline var bytes: [UInt8] = []
         /// How many of ``bytes`` come before the content; 0 when nothing is remembered.
         @usableFromInline var prefixCount = 0
-        /// Where in ``bytes`` a number's digits were left out (the hole), or -1.
+        /// Where in ``bytes`` a number's digits (or a string's content) were left out (the hole), or -1.
         @usableFromInline var holeAt = -1
+        /// Whether the hole is a string's content rather than a number's digits.
+        @usableFromInline var holeIsString = false
 
         /// Nothing remembered.
         public init() {}
@@ -43,16 +47,20 @@ extension JSONScan {
             bytes.removeAll(keepingCapacity: true)
             prefixCount = 0
             holeAt = -1
+            holeIsString = false
         }
 
         /// Remembers `data`'s bytes before `content` (a string's content in `data`, between its
         /// quotes) and those from after its closing quote up to offset `suffixEnd` of `data`:
         /// bytes a read has accepted, whose structure does not depend on the string. With
         /// `number`, the range of a member's value before the string that the read skipped,
-        /// those bytes are a hole any digits fill. Forgets instead when `content` is not a quoted
-        /// string's content in `data`, or `number` is not 1 to 18 digits before it.
+        /// those bytes are a hole any digits fill; with `string`, the range of a string's content
+        /// (between its quotes) before it, a hole any content without a backslash fills. Forgets
+        /// instead when `content` is not a quoted string's content in `data`, `number` is not 1
+        /// to 18 digits before it, or `string` is not a quoted content without a backslash before it.
         public mutating func record(
-            _ data: UnsafeRawBufferPointer, content: UnsafeRawBufferPointer, suffixEnd: Int, number: Range<Int>? = nil
+            _ data: UnsafeRawBufferPointer, content: UnsafeRawBufferPointer, suffixEnd: Int, number: Range<Int>? = nil,
+            string: Range<Int>? = nil
         ) {
             clear()
             guard let base = data.baseAddress, let start = content.baseAddress else { return }
@@ -69,6 +77,17 @@ extension JSONScan {
                 bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: data[0..<number.lowerBound]))
                 bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: data[number.upperBound..<first]))
                 holeAt = number.lowerBound
+            } else if let string {
+                guard number == nil, string.lowerBound > 0, string.upperBound < first &- 1,
+                    data[string.lowerBound &- 1] == UInt8(ascii: "\""),
+                    JSONValueScanner.firstQuoteOrBackslash(base, from: string.lowerBound, to: first)
+                        == string.upperBound,
+                    data[string.upperBound] == UInt8(ascii: "\"")
+                else { return }
+                bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: data[0..<string.lowerBound]))
+                bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: data[string.upperBound..<first]))
+                holeAt = string.lowerBound
+                holeIsString = true
             } else {
                 bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: data[0..<first]))
             }
@@ -108,12 +127,24 @@ extension JSONScan {
                     guard memcmpBytes(start, remembered, prefix) else { return nil }
                     scan.position = prefix
                 } else {
-                    // The bytes before the hole, its digits, the bytes after it.
-                    let afterHole = Self.digits(start, from: holeAt, to: scan.end)
+                    // The bytes before the hole, its digits (or string content), the bytes after
+                    // it, which begin with the string's closing quote.
+                    let afterHole: Int
+                    if holeIsString {
+                        afterHole = JSONValueScanner.firstQuoteOrBackslash(start, from: holeAt, to: scan.end)
+                        guard afterHole < scan.end, start.load(fromByteOffset: afterHole, as: UInt8.self) == 0x22
+                        else { return nil }
+                    } else {
+                        afterHole = Self.digits(start, from: holeAt, to: scan.end)
+                        guard afterHole > holeAt else { return nil }
+                    }
                     let rest = prefix &- holeAt
-                    guard afterHole > holeAt, scan.end &- afterHole > rest &+ (shape.count &- prefix),
+                    guard scan.end &- afterHole > rest &+ (shape.count &- prefix),
                         memcmpBytes(start, remembered, holeAt),
-                        memcmpBytes(start + afterHole, remembered + holeAt, rest)
+                        memcmpBytes(start + afterHole, remembered + holeAt, rest),
+                        !holeIsString
+                            || JSONPayloadScan.isUTF8WithoutControlBytes(
+                                UnsafeRawBufferPointer(start: start + holeAt, count: afterHole &- holeAt))
                     else { return nil }
                     scan.position = afterHole &+ rest
                 }

@@ -71,6 +71,7 @@ extension IssueReport {
                     + Self.milliseconds(median(formats.map(\.peerStart))) + ", ChatStream "
                     + Self.milliseconds(median(formats.map(\.oursStart))) + ", yajl side "
                     + Self.milliseconds(median(formats.map(\.yajlStart))))
+            print("  ChatStream side: \((try? SimdjsonColumn.selfPath()) ?? "this executable")")
         }
         notMeasured(1)
 
@@ -148,6 +149,7 @@ extension IssueReport {
             "date": ISO8601DateFormatter().string(from: started), "machine": ["cpu": cpu, "cores": cores],
             "loadBefore": loadBefore, "loadAfter": loadAfter, "seconds": seconds, "quick": options.quick,
             "chatstream": chatstream ?? NSNull(), "scheduling": priority,
+            "decoder": (try? SimdjsonColumn.selfPath()) ?? NSNull(),
             "notMeasured": Dictionary(uniqueKeysWithValues: missing.map { ("\($0.key)", $0.value) }),
         ]
         object["formats"] = formats.map { row -> [String: Any] in

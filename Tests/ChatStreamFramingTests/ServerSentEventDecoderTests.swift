@@ -32,6 +32,29 @@ struct ServerSentEventDecoderTests {
         #expect(outcome.dataOffsets.prefix(4) == [6, 14, 23, 30])
     }
 
+    @Test func oneStepTypedBlocksAgreeWithTheLinePathAtEveryCut() throws {
+        // `event:` + `data:` + an empty line also take the one-step path (Anthropic, OpenAI
+        // Responses); the shapes around it (an empty or unspaced type, CR endings, an event line
+        // with no data line after it, two event lines) go the line path. Cut in two at every
+        // byte, so that a piece ends inside each line of each block, the events and offsets must
+        // be those of one byte at a time, where every line goes through the line path.
+        let text =
+            "event: content_block_delta\ndata: {\"a\":1}\n\nevent:x\ndata:2\n\nevent:\ndata: 3\n\n"
+            + "event: y\r\ndata: 4\n\nevent: z\ndata: 5\r\n\r\nevent: w\n\nevent: v\nid: 7\ndata: 6\n\n"
+            + "event: a\nevent: b\ndata: 7\n\nevent: c\ndata: 8\ndata: 9\n\nevent: d\ndata: 10\n\n"
+        let input = bytes(text)
+        let reference = try decodeSSE(input.map { [$0] })
+        #expect(
+            reference.events.map(\.type) == ["content_block_delta", "x", "message", "y", "z", "v", "b", "c", "d"])
+        #expect(reference.events.map(\.data) == [#"{"a":1}"#, "2", "3", "4", "5", "6", "7", "8\n9", "10"])
+        #expect(reference.offsets.prefix(3) == [0, 42, 58])
+        #expect(reference.dataOffsets.prefix(3) == [33, 55, 71])
+        for cut in 0...input.count {
+            let outcome = try decodeSSE([Array(input[..<cut]), Array(input[cut...])])
+            #expect(outcome == reference, "cut at \(cut)")
+        }
+    }
+
     @Test func loneCRAndLFEachEndALine() throws {
         let outcome = try decodeSSEEveryWay(bytes("data: a\rdata: b\n\rdata: c\r\r"))
         #expect(outcome.events == [ServerSentEvent(data: "a\nb"), ServerSentEvent(data: "c")])

@@ -4,7 +4,8 @@
 // after the string, a string with a `\u` escape, a control byte or bad UTF-8 (in the string or
 // in the bytes after the shape), a string that runs into the recorded bytes, and a unit over
 // the limits do not. A record whose content is not a quoted string remembers nothing. A shape
-// with a hole for a number matches any plain integer there, and nothing else.
+// with a hole for a number matches any plain integer there, and nothing else; one with a hole for
+// a string's content matches any content there without a backslash, a control byte or bad UTF-8.
 
 import Testing
 
@@ -153,5 +154,74 @@ import Testing
             }
             #expect(shape.isEmpty, "\(number)")
         }
+    }
+
+    static let timed = #"{"model":"m","created_at":"2025-01-01T00:00:00Z","message":{"content":"Hi"},"done":false}"#
+
+    /// A shape recorded from `timed` around its `Hi` to its end, with a hole at its `created_at`.
+    static func recordedWithStringHole(_ source: String = timed) -> JSONScan.RepeatedShape {
+        var shape = JSONScan.RepeatedShape()
+        let bytes = Array(source.utf8)
+        bytes.withUnsafeBytes { data in
+            let time = bytes.firstIndex(of: UInt8(ascii: "2"))!
+            let timeEnd = bytes[time...].firstIndex(of: UInt8(ascii: "\""))!
+            let at = bytes.firstIndex(of: UInt8(ascii: "H"))!
+            shape.record(
+                data, content: UnsafeRawBufferPointer(rebasing: data[at..<(at + 2)]), suffixEnd: bytes.count,
+                string: time..<timeEnd)
+        }
+        return shape
+    }
+
+    static func timed(_ time: String, _ text: String = "x") -> [UInt8] {
+        Array(#"{"model":"m","created_at":"\#(time)","message":{"content":"\#(text)"},"done":false}"#.utf8)
+    }
+
+    @Test func aStringHoleTakesAnyContentWithoutABackslash() {
+        let shape = Self.recordedWithStringHole()
+        #expect(!shape.isEmpty)
+        for time in ["2025-01-01T00:00:00Z", "2025-06-30T12:34:56.123456789Z", "", "é ü", "x"] {
+            let read = Self.match(Self.timed(time, "there"), shape)
+            #expect(read?.text == "there", "\(time)")
+            #expect(read?.rest == "", "\(time)")
+        }
+        // A backslash, a control byte or a byte that is not UTF-8 in the hole: not a match (the
+        // read it stands for would check or decode them).
+        for time in [#"a\"b"#, #"a\nb"#, "a\tb", "a\u{1}b"] {
+            #expect(Self.match(Self.timed(time), shape) == nil, "\(time)")
+        }
+        var invalid = Self.timed("ab")
+        invalid[invalid.firstIndex(of: UInt8(ascii: "a"))!] = 0xC0
+        #expect(Self.match(invalid, shape) == nil)
+        // The bytes on either side of the hole are still compared.
+        #expect(
+            Self.match(Array(#"{"model":"n","created_at":"t","message":{"content":"x"},"done":false}"#.utf8), shape)
+                == nil)
+        #expect(
+            Self.match(Array(#"{"model":"m","created_at":"t","message":{"content":"x"},"done":true}"#.utf8), shape)
+                == nil)
+        // Bytes after the shape are left to the caller.
+        let longer = Self.match(
+            Array(#"{"model":"m","created_at":"t","message":{"content":"x"},"done":false} "#.utf8), shape)
+        #expect(longer?.rest == " ")
+    }
+
+    @Test func aStringHoleThatIsNotAQuotedContentWithoutABackslashIsNotRecorded() {
+        let bytes = Array(Self.timed.utf8)
+        let at = bytes.firstIndex(of: UInt8(ascii: "H"))!
+        let time = bytes.firstIndex(of: UInt8(ascii: "2"))!
+        // `{"m`, the time without its last byte, the text itself, and a time with a backslash.
+        for range in [0..<3, time..<(time + 19), at..<(at + 2)] {
+            var shape = JSONScan.RepeatedShape()
+            bytes.withUnsafeBytes { data in
+                shape.record(
+                    data, content: UnsafeRawBufferPointer(rebasing: data[at..<(at + 2)]), suffixEnd: bytes.count,
+                    string: range)
+            }
+            #expect(shape.isEmpty, "\(range)")
+        }
+        #expect(
+            Self.recordedWithStringHole(#"{"model":"m","created_at":"2\"5","message":{"content":"Hi"},"done":false}"#)
+                .isEmpty)
     }
 }

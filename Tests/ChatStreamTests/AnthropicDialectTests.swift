@@ -263,6 +263,31 @@ import Testing
         #expect(restarted.events.joinedText == "ab")
     }
 
+    /// The input of the tool block the last input went to is kept apart from the others (appended
+    /// to without a lookup): inputs of two open tool blocks that take turns, each stopped in either
+    /// order, must each be whole, read by position and the general way alike.
+    @Test func interleavedToolInputsEachStayWhole() throws {
+        func start(_ index: Int) -> String {
+            "data: {\"type\":\"content_block_start\",\"index\":\(index),\"content_block\":{\"type\":\"tool_use\",\"id\":\"t\(index)\",\"name\":\"f\",\"input\":{}}}\n\n"
+        }
+        func delta(_ index: Int, _ piece: String) -> String {
+            "data: {\"type\":\"content_block_delta\",\"index\":\(index),\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"\(piece)\"}}\n\n"
+        }
+        func stop(_ index: Int) -> String { "data: {\"type\":\"content_block_stop\",\"index\":\(index)}\n\n" }
+        let end = "data: {\"type\":\"message_stop\"}\n\n"
+        for stops in [[1, 2], [2, 1]] {
+            let body =
+                start(1) + start(2) + delta(1, "{\\\"a\\\"") + delta(1, ":1") + delta(2, "{\\\"b\\\":")
+                + delta(1, ",\\\"c\\\":2")
+                + delta(2, "[3]") + delta(2, "}") + delta(1, "}") + stop(stops[0]) + stop(stops[1]) + end
+            let bytes = Array((Self.head + body).utf8)
+            let decoded = ScannedShapesTesting.expectSameAsGeneralPath(AnthropicDialect.self, bytes, chunkings: false)
+            #expect(
+                decoded.events.contains(.toolInputAvailable(id: "t1", name: "f", input: ["a": 1, "c": 2])), "\(stops)")
+            #expect(decoded.events.contains(.toolInputAvailable(id: "t2", name: "f", input: ["b": [3]])), "\(stops)")
+        }
+    }
+
     @Test func invalidJSONAndMissingTypeAreMalformed() throws {
         let bad = Self.decode(HandFraming.sse(Self.head + "event: content_block_delta\ndata: {\"type\":\n\n"))
         let badError = try #require(bad.error as? StreamError)

@@ -1,5 +1,5 @@
-// Units read through the last unit's shape (JSONScan.RepeatedShape) in OpenAI chat, Gemini and
-// OpenAI Responses (a hole for its sequence number):
+// Units read through the last unit's shape (JSONScan.RepeatedShape) in OpenAI chat, Gemini,
+// OpenAI Responses (a hole for its sequence number) and Ollama (a hole for its `created_at`):
 // streams whose envelope repeats, changes, grows members after `choices` (modern OpenAI's
 // `obfuscation`, a usage object, an error) or changes its usage between elements decode at every
 // chunking, owned and lent, exactly as the general path decodes them; and a repeated unit is read
@@ -189,6 +189,59 @@ import Testing
             }
             #expect(matched != nil, "\(n)")
         }
+    }
+
+    static func ollamaLine(_ time: String, _ message: String, done: String = "false") -> String {
+        #"{"model":"llama3.2","created_at":"\#(time)","message":\#(message),"done":\#(done)}"#
+    }
+
+    static let ollamaLines: [String] = [
+        ollamaLine("2025-01-01T00:00:00.1Z", #"{"role":"assistant","content":"Hello"}"#),
+        ollamaLine("2025-01-01T00:00:00.12Z", #"{"role":"assistant","content":" there\n"}"#),
+        ollamaLine("2025-01-01T00:00:00.123Z", #"{"role":"assistant","content":" caf\u00e9"}"#),
+        ollamaLine("2025-01-01T00:00:01Z", #"{"role":"assistant","content":""}"#),
+        ollamaLine("2025-01-01T00:00:01.5Z", #"{"role":"assistant","content":" again"}"#),
+        // A time with an escape, thinking, then text again; a tool call; other members.
+        ollamaLine(#"2025-01-01T00:00:02\u005a"#, #"{"role":"assistant","content":" esc"}"#),
+        ollamaLine("2025-01-01T00:00:02Z", #"{"role":"assistant","content":"","thinking":"hm"}"#),
+        ollamaLine("2025-01-01T00:00:03Z", #"{"role":"assistant","content":"","thinking":" more"}"#),
+        ollamaLine("2025-01-01T00:00:04Z", #"{"role":"assistant","content":" after"}"#),
+        ollamaLine("2025-01-01T00:00:05Z", #"{"role":"assistant","content":" x"}"#),
+        ollamaLine(
+            "2025-01-01T00:00:06Z",
+            #"{"role":"assistant","content":"","tool_calls":[{"function":{"name":"f","arguments":{"a":1}}}]}"#),
+        ollamaLine("2025-01-01T00:00:07Z", #"{"role":"assistant","content":" y"}"#),
+        ollamaLine("2025-01-01T00:00:08Z", #"{"role":"user","content":" z"}"#),
+        ollamaLine("2025-01-01T00:00:09.999Z", #"{"role":"user","content":" w"}"#),
+        #"{"model":"llama3.2","created_at":"2025-01-01T00:00:10Z","message":{"role":"user","content":" v"},"done":false,"x":1}"#,
+        ollamaLine("2025-01-01T00:00:11Z", #"{"role":"assistant","content":""}"#, done: #"true,"done_reason":"stop""#),
+    ]
+
+    @Test func ollamaLinesDecodeAsTheGeneralPathDecodesThem() {
+        let bytes = Array(Self.ollamaLines.map { $0 + "\n" }.joined().utf8)
+        let decoded = ScannedShapesTesting.expectSameAsGeneralPath(OllamaDialect.self, bytes)
+        #expect(decoded.error == nil, "\(decoded)")
+        #expect(ScannedEscapesTests.text(of: decoded.events) == "Hello there\n café again esc after x y z w v")
+    }
+
+    @Test func aRepeatedLineIsReadThroughTheShapeWhateverItsTime() throws {
+        let units = Array(Self.ollamaLines.prefix(2))
+        for time in ["2025-01-01T00:00:00.1Z", "2026-12-04T13:00:00.123456789Z", ""] {
+            #expect(
+                try Self.matchesAfter(
+                    OllamaDialect.self, units, next: Self.ollamaLine(time, #"{"role":"assistant","content":"n"}"#),
+                    depth: 2
+                ) { $0.repeatedLine }, "\(time)")
+        }
+        // Thinking is not remembered in a shape (the line after it is read in full).
+        #expect(
+            try !Self.matchesAfter(
+                OllamaDialect.self, Array(Self.ollamaLines.prefix(7)), next: Self.ollamaLines[7], depth: 2
+            ) { $0.repeatedLine })
+        #expect(
+            try !Self.matchesAfter(
+                OllamaDialect.self, units, next: Self.ollamaLine("t", #"{"role":"user","content":"n"}"#), depth: 2
+            ) { $0.repeatedLine })
     }
 
     /// `units` (SSE event type, or none, and data) fed to `dialect` the usual way; the text deltas

@@ -34,7 +34,7 @@ extension AnthropicDialect {
                 read.literal("}}"), read.isAtEnd
             else { return false }
             if !text.isEmpty {
-                toolInputs[index, default: []].append(contentsOf: text.utf8)
+                appendToolInput(text, index: index)
                 try emit(.toolInputDelta(id: id, delta: text))
             }
             return true

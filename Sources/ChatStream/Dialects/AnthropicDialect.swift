@@ -68,7 +68,10 @@ public struct AnthropicDialect: StreamDialect {
     /// The block the last delta went to, read again without hashing while `blocks` is unchanged
     /// (a block's deltas come in a run).
     var lastDeltaBlock: (index: Int, block: Block)?
+    /// Streamed tool input by block index, but for the block the last input went to, whose input
+    /// is in `lastToolInput`: appended to there without hashing (a block's deltas come in a run).
     var toolInputs: [Int: [UInt8]] = [:]
+    var lastToolInput: (index: Int, bytes: [UInt8])?
     var wholeInputs: [Int: JSONTree] = [:]
     /// Blocks of kinds no event stands for (`compaction`, `redacted_thinking`, new kinds), by
     /// index: the block as it started, each delta's members joined in (strings appended, other
@@ -319,7 +322,7 @@ public struct AnthropicDialect: StreamDialect {
             guard type.isString("input_json_delta") else { return try mismatch(type, index, "tool use", offset) }
             let text = try Self.string(delta, "partial_json", offset)
             if !text.isEmpty {
-                toolInputs[index, default: []].append(contentsOf: text.utf8)
+                appendToolInput(text, index: index)
                 try emit(.toolInputDelta(id: id, delta: text))
             }
         case .ignored:
@@ -335,6 +338,26 @@ public struct AnthropicDialect: StreamDialect {
             }
             keptBlocks[index] = kept
         }
+    }
+
+    /// Adds a piece of the streamed input of the tool-use block at `index`.
+    @inline(__always)
+    mutating func appendToolInput(_ text: String, index: Int) {
+        if lastToolInput?.index != index {
+            if let last = lastToolInput { toolInputs[last.index] = last.bytes }
+            lastToolInput = (index, toolInputs.removeValue(forKey: index) ?? [])
+        }
+        var text = text
+        text.withUTF8 { lastToolInput!.bytes.append(contentsOf: $0) }
+    }
+
+    /// The streamed input of the tool-use block at `index`, forgotten here.
+    private mutating func takeToolInput(_ index: Int) -> [UInt8] {
+        if let last = lastToolInput, last.index == index {
+            lastToolInput = nil
+            return last.bytes
+        }
+        return toolInputs.removeValue(forKey: index) ?? []
     }
 
     /// A delta whose type does not fit its block: malformed when the delta type is one we know,
@@ -366,7 +389,7 @@ public struct AnthropicDialect: StreamDialect {
                 try emit(.unknown(type: kept.type, raw: .object(kept.raw)))
             }
         case .tool(let id, let name):
-            let text = toolInputs.removeValue(forKey: index) ?? []
+            let text = takeToolInput(index)
             let whole = wholeInputs.removeValue(forKey: index)
             if text.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
                 if let whole { try emit(.toolInputDelta(id: id, delta: whole.jsonText)) }

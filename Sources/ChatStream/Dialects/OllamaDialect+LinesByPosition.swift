@@ -5,7 +5,9 @@
 // content (and thinking) is lent straight from the unit, or decoded into a temporary copy when it
 // holds two-character escapes; every member the general path does not read is skipped (checked).
 // Any other line (`done` not `false`, an error, tool calls, a `\u` escape) goes the general way,
-// which yields the same events (or the same error).
+// which yields the same events (or the same error). A line whose bytes are the last such line's
+// but for its content and its `created_at` (a new time on every line) is read through that shape
+// (ChatStreamJSON's JSONScan.RepeatedShape): one comparison instead of a member-by-member read.
 
 import ChatStreamBytes
 import ChatStreamFraming
@@ -17,12 +19,29 @@ extension OllamaDialect {
     /// which has no `tool_calls`; does what the general path does with it and returns true.
     /// False, with nothing done, otherwise.
     mutating func decodeLineByPosition(_ unit: FramedUnit, textDelta: TextDeltaSink, emit: EventSink) throws -> Bool {
+        if let matched = repeatedLine.match(unit.data, depth: 2, configuration: parser.configuration),
+            matched.scan.isAtEnd
+        {
+            // The last line's bytes around another content: a line without thinking, read as below.
+            if !matched.content.raw.isEmpty {
+                try matched.content.withDecoded { try parts.text($0, textDelta: textDelta, emit: emit) }
+            }
+            return true
+        }
         guard var read = parser.scanMembers(unit, depth: 2), read.literal("{") else { return false }
         var done: Bool? = nil
         var message: (thinking: JSONScan.StringContent?, content: JSONScan.StringContent)? = nil
+        var createdAt: Range<Int>? = nil
         repeat {
             guard let key = read.memberKey() else { return false }
-            if key.sameBytes(as: "done") {
+            if createdAt == nil, message == nil, key.sameBytes(as: "created_at") {
+                let start = read.offset
+                guard read.skipValue(depth: 1) else { return false }
+                // The content, when the value is a string (a checked string: both quotes are there).
+                if unit.data[start] == UInt8(ascii: "\""), read.offset &- start >= 2 {
+                    createdAt = start &+ 1..<read.offset &- 1
+                }
+            } else if key.sameBytes(as: "done") {
                 guard done == nil, read.literal("false") else { return false }
                 done = false
             } else if key.sameBytes(as: "message") {
@@ -37,6 +56,15 @@ extension OllamaDialect {
             if !more { break }
         } while true
         guard read.isAtEnd, done != nil, let (thinking, content) = message else { return false }
+        if thinking == nil {
+            // RepeatedShape.record forgets a `created_at` that is not a string without a backslash.
+            repeatedLine.record(unit.data, content: content.raw, suffixEnd: unit.data.count, string: createdAt)
+            if repeatedLine.isEmpty, createdAt != nil {
+                repeatedLine.record(unit.data, content: content.raw, suffixEnd: unit.data.count)
+            }
+        } else {
+            repeatedLine.clear()
+        }
         // What the general path does with it, in its order.
         if let thinking, !thinking.raw.isEmpty {
             try parts.reasoning(thinking.withDecoded { String(tapeUTF8: $0) }, textDelta: textDelta, emit: emit)

@@ -18,7 +18,7 @@
 // to the sink as the bytes of its text.
 
 import ChatStreamFraming
-import ChatStreamJSON
+@_spi(JSONScan) import ChatStreamJSON
 
 /// Decodes Ollama's `/api/chat` streaming format (NDJSON).
 ///
@@ -35,6 +35,9 @@ public struct OllamaDialect: StreamDialect {
 
     let parser: UnitParser
     var parts = SequentialParts()
+    /// The bytes of the last line read by position around its content, with a hole for its
+    /// `created_at` (OllamaDialect+LinesByPosition).
+    var repeatedLine = JSONScan.RepeatedShape()
     private var started = false
     private var sawDone = false
     private var sawError = false
