@@ -3,8 +3,9 @@
 // Two layers: LineSplitter turns pieces of input into complete lines (pointers straight into the
 // input when a line lies within one piece, a reused carry buffer otherwise), and
 // ServerSentEventInterpreter applies the field rules and dispatches blocks. The common block, one
-// `data:` line and an empty line (both ended by LF, wholly inside one piece), is offered to the
-// interpreter before the line path and dispatched in one step; anything else goes line by line.
+// `data:` line (after one `event:` line or none) and an empty line, each ended by LF and wholly
+// inside one piece, is offered to the interpreter before the line path and dispatched in one
+// step; anything else goes line by line.
 // The hot path is the visitor `feed(_:_:)`: it makes no allocation once the reused buffers have
 // grown. The owned API (`feed(_:) -> [ServerSentEvent]`) is built on it.
 
