@@ -116,7 +116,12 @@ public struct ServerSentEventDecoder: Sendable {
         try lines.feed(
             bytes,
             skipping: { input, index, offset, finder in
-                try interpreter.dispatchDataBlock(
+                if let next = try interpreter.dispatchDataBlock(
+                    input, at: index, streamOffset: offset, maxLineBytes: maxLineBytes, finder: &finder, onEvent)
+                {
+                    return next
+                }
+                return try interpreter.dispatchTypedBlock(
                     input, at: index, streamOffset: offset, maxLineBytes: maxLineBytes, finder: &finder, onEvent)
             },
             { line, offset, inInput in

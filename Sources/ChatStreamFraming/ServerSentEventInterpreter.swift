@@ -137,25 +137,50 @@ struct ServerSentEventInterpreter: @unchecked Sendable {
     }
 
     /// The common block in one step: when no block is pending and `input` holds, from `index`,
-    /// an optional `event:` line, a `data:` line, and an empty line, each ended by LF, dispatches
-    /// it as the line rules would (the event's type, else `message`; no retry) and returns the
-    /// index after the empty line. Returns nil, touching nothing, for anything else (the general
-    /// line path then takes it). Anthropic and OpenAI Responses name every event, so their blocks
-    /// take this path too.
+    /// a `data:` line ended by LF and then an empty line ended by LF, dispatches it as the line
+    /// rules would (type `message`, no retry) and returns the index after the empty line. Returns
+    /// nil, touching nothing, for anything else (``dispatchTypedBlock(_:at:streamOffset:maxLineBytes:finder:_:)``,
+    /// then the general line path, take it).
     @inline(__always)
     mutating func dispatchDataBlock(
         _ input: UnsafeRawBufferPointer, at index: Int, streamOffset: Int, maxLineBytes: Int,
         finder: inout LineEndFinder, _ onEvent: (ServerSentEventView) throws -> Void
     ) throws -> Int? {
         let count = input.count
-        guard blockStart == nil, !atStreamStart, index &+ 6 < count, let base = input.baseAddress else { return nil }
-        let first = base.loadUnaligned(fromByteOffset: index, as: UInt32.self)
-        if first == Self.dataWord {
-            return try dispatchDataLine(
-                base, count: count, at: index, blockIndex: index, type: Self.messageType, streamOffset: streamOffset,
-                maxLineBytes: maxLineBytes, finder: &finder, onEvent)
+        guard blockStart == nil, !atStreamStart, index &+ 6 < count, let base = input.baseAddress,
+            base.loadUnaligned(fromByteOffset: index, as: UInt32.self) == Self.dataWord,
+            let end = finder.find(from: index, to: count, orCR: true), end &- index <= maxLineBytes,
+            end &+ 1 < count, base.load(fromByteOffset: end, as: UInt8.self) == ByteScan.lf,
+            base.load(fromByteOffset: end &+ 1, as: UInt8.self) == ByteScan.lf,
+            let lineValueStart = Self.dataValueStart(base + index, count: end &- index)
+        else { return nil }
+        let valueStart = index &+ lineValueStart
+        guard end &- valueStart <= maxEventBytes else { return nil }  // the line path reports it
+        try withLastEventID { id in
+            try onEvent(
+                ServerSentEventView(
+                    type: Self.messageType,
+                    data: UnsafeRawBufferPointer(start: base + valueStart, count: end &- valueStart),
+                    lastEventID: id, retry: nil, byteOffset: streamOffset,
+                    dataOffset: streamOffset &+ (valueStart &- index)))
         }
-        guard first == Self.eventWord, base.load(fromByteOffset: index &+ 4, as: UInt8.self) == 0x74,  // t
+        return end &+ 2
+    }
+
+    /// The common block of a stream that names its events (Anthropic, OpenAI Responses) in one
+    /// step: when no block is pending and `input` holds, from `index`, an `event:` line, a `data:`
+    /// line and an empty line, each ended by LF, dispatches it as the line rules would (the
+    /// event's type, or `message` when it is empty; no retry) and returns the index after the
+    /// empty line. Returns nil, touching nothing the line path reads, for anything else.
+    @inline(__always)
+    mutating func dispatchTypedBlock(
+        _ input: UnsafeRawBufferPointer, at index: Int, streamOffset: Int, maxLineBytes: Int,
+        finder: inout LineEndFinder, _ onEvent: (ServerSentEventView) throws -> Void
+    ) throws -> Int? {
+        let count = input.count
+        guard blockStart == nil, !atStreamStart, index &+ 6 < count, let base = input.baseAddress,
+            base.loadUnaligned(fromByteOffset: index, as: UInt32.self) == Self.eventWord,
+            base.load(fromByteOffset: index &+ 4, as: UInt8.self) == 0x74,  // t
             base.load(fromByteOffset: index &+ 5, as: UInt8.self) == 0x3A  // :
         else { return nil }
         guard let typeEnd = finder.find(from: index, to: count, orCR: true), typeEnd &- index <= maxLineBytes,
@@ -178,7 +203,7 @@ struct ServerSentEventInterpreter: @unchecked Sendable {
         return next
     }
 
-    /// The rest of ``dispatchDataBlock(_:at:streamOffset:maxLineBytes:finder:_:)`` from the
+    /// The rest of ``dispatchTypedBlock(_:at:streamOffset:maxLineBytes:finder:_:)`` from the
     /// `data` line at `dataIndex` (its first four bytes already checked, and six bytes of the
     /// input's `count` after it) of the block that starts at `blockIndex` (`streamOffset` there).
     @inline(__always)
