@@ -148,23 +148,11 @@ struct ServerSentEventInterpreter: @unchecked Sendable {
     ) throws -> Int? {
         let count = input.count
         guard blockStart == nil, !atStreamStart, index &+ 6 < count, let base = input.baseAddress,
-            base.loadUnaligned(fromByteOffset: index, as: UInt32.self) == Self.dataWord,
-            let end = finder.find(from: index, to: count, orCR: true), end &- index <= maxLineBytes,
-            end &+ 1 < count, base.load(fromByteOffset: end, as: UInt8.self) == ByteScan.lf,
-            base.load(fromByteOffset: end &+ 1, as: UInt8.self) == ByteScan.lf,
-            let lineValueStart = Self.dataValueStart(base + index, count: end &- index)
+            base.loadUnaligned(fromByteOffset: index, as: UInt32.self) == Self.dataWord
         else { return nil }
-        let valueStart = index &+ lineValueStart
-        guard end &- valueStart <= maxEventBytes else { return nil }  // the line path reports it
-        try withLastEventID { id in
-            try onEvent(
-                ServerSentEventView(
-                    type: Self.messageType,
-                    data: UnsafeRawBufferPointer(start: base + valueStart, count: end &- valueStart),
-                    lastEventID: id, retry: nil, byteOffset: streamOffset,
-                    dataOffset: streamOffset &+ (valueStart &- index)))
-        }
-        return end &+ 2
+        return try dispatchDataLine(
+            base, count: count, at: index, blockIndex: index, type: Self.messageType, streamOffset: streamOffset,
+            maxLineBytes: maxLineBytes, finder: &finder, onEvent)
     }
 
     /// The common block of a stream that names its events (Anthropic, OpenAI Responses) in one
@@ -203,9 +191,10 @@ struct ServerSentEventInterpreter: @unchecked Sendable {
         return next
     }
 
-    /// The rest of ``dispatchTypedBlock(_:at:streamOffset:maxLineBytes:finder:_:)`` from the
-    /// `data` line at `dataIndex` (its first four bytes already checked, and six bytes of the
-    /// input's `count` after it) of the block that starts at `blockIndex` (`streamOffset` there).
+    /// The rest of ``dispatchDataBlock(_:at:streamOffset:maxLineBytes:finder:_:)`` and
+    /// ``dispatchTypedBlock(_:at:streamOffset:maxLineBytes:finder:_:)`` from the `data` line at
+    /// `dataIndex` (its first four bytes already checked, and six bytes of the input's `count`
+    /// after it) of the block of type `type` that starts at `blockIndex` (`streamOffset` there).
     @inline(__always)
     private func dispatchDataLine(
         _ base: UnsafeRawPointer, count: Int, at dataIndex: Int, blockIndex: Int, type: UnsafeRawBufferPointer,

@@ -78,7 +78,7 @@ extension JSONScan {
                 bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: data[number.upperBound..<first]))
                 holeAt = number.lowerBound
             } else if let string {
-                guard number == nil, string.lowerBound > 0, string.upperBound < first &- 1,
+                guard string.lowerBound > 0, string.upperBound < first &- 1,
                     data[string.lowerBound &- 1] == UInt8(ascii: "\""),
                     JSONValueScanner.firstQuoteOrBackslash(base, from: string.lowerBound, to: first)
                         == string.upperBound,
