@@ -315,11 +315,42 @@ package struct ChunkedBodyDecoder {
                 if remaining == 0 { state = .dataCR }
                 continue
             }
+            if let length = takeWholeLines(input, at: index) {
+                index += length
+                offset += length
+                continue
+            }
             try step(input[index])
             index += 1
             offset += 1
         }
         return index - input.startIndex
+    }
+
+    /// The common case in one step rather than byte by byte: a chunk's data ends in CR LF and, when
+    /// it is whole in `input`, the next size line is hex digits and CR LF (no extension). Returns
+    /// the bytes taken (the state is then as `step` would have left it), or nil to go byte by byte
+    /// (anything else, including every malformed case, so errors and their offsets are `step`'s).
+    private mutating func takeWholeLines(_ input: UnsafeBufferPointer<UInt8>, at start: Int) -> Int? {
+        var index = start
+        if case .dataCR = state {
+            guard input.endIndex - index >= 2, input[index] == 0x0D, input[index + 1] == 0x0A else { return nil }
+            index += 2
+            state = .size(digits: 0)
+        }
+        guard case .size(digits: 0) = state else { return index == start ? nil : index - start }
+        var end = index
+        var value = 0
+        while end < input.endIndex, end - index < 15, let digit = Self.hexValue(input[end]) {
+            value = value * 16 + digit
+            end += 1
+        }
+        guard end > index, input.endIndex - end >= 2, input[end] == 0x0D, input[end + 1] == 0x0A, value > 0 else {
+            return index == start ? nil : index - start
+        }
+        remaining = value
+        state = .data
+        return end + 2 - start
     }
 
     private mutating func step(_ byte: UInt8) throws {

@@ -20,7 +20,8 @@ enum ClientSupport {
             return (
                 configured(
                     ChatbaseClient(
-                        agentId: agent, baseURL: url, transport: transport(), store: HistoryStore.platformDefault)), {}
+                        agentId: agent, baseURL: url, transport: transport(), identityStore: identityStore(),
+                        store: HistoryStore.platformDefault)), {}
             )
         }
         let directory = ChatStreamPaths.dataDirectory
@@ -43,9 +44,25 @@ enum ClientSupport {
         // The embedded server's port changes every run: its history is filed under one name.
         let store = try? HistoryStore(path: HistoryStore.defaultPath, serverName: "embedded")
         return (
-            configured(ChatbaseClient(agentId: agent, baseURL: url, transport: transport(), store: store)),
+            configured(
+                ChatbaseClient(
+                    agentId: agent, baseURL: url, transport: transport(), identityStore: identityStore(), store: store)),
             { server.stop() }
         )
+    }
+
+    /// The CLI's identity: the platform's default store, except that on Linux the device ID is kept
+    /// in the data directory's `device-id` file only, not also under the Chatbase SDK's
+    /// `UserDefaults` key: that key is shared with an app on Apple platforms, but a command-line
+    /// tool's standard defaults are its own (`~/.config/chatstream.plist`), and opening them costs
+    /// every command a parse of its whole argument list (Foundation's argument domain; 3.8 million
+    /// instructions for the bench's 10,000-word `chat`). The file has held the ID since the first run.
+    static func identityStore() -> any IdentityStore {
+        #if canImport(Security)
+            ChatStreamPaths.defaultIdentityStore
+        #else
+            FileIdentityStore(deviceIdDefaults: nil)
+        #endif
     }
 
     /// The client's transport: the platform's default (on Linux plain HTTP/1.1 on a socket for

@@ -197,8 +197,11 @@ extension ReplyRunner {
                 case .conversationAssigned(let id): client.noteConversation(id)
                 default: break
                 }
-                await emit(
-                    ChatUpdate(event: Self.naming(event, in: reading.message), message: reading.message, round: round))
+                // One snapshot of the message per update, moved into it (each copy retains every
+                // field of the assembler's message).
+                let message = reading.message
+                let named = Self.naming(event, in: message)
+                await emit(ChatUpdate(event: named, message: consume message, round: round))
             }
         } catch {
             if Task.isCancelled { throw CancellationError() }

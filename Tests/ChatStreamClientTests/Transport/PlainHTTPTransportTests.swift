@@ -51,6 +51,33 @@ struct PlainHTTPTransportTests {
         #expect(result.complete && result.error == nil, "\(String(describing: result.error))")
     }
 
+    /// Chunks without extensions, as servers send them (the decoder reads these a line at a
+    /// time rather than byte by byte): sizes of one to three hex digits, either case.
+    static let plainChunks: (body: [UInt8], decoded: [UInt8]) = {
+        var body: [UInt8] = []
+        var decoded: [UInt8] = []
+        for index in 0..<40 {
+            let data = Array(String(repeating: String(index % 10), count: 1 + (index * 37) % 300).utf8)
+            let size = String(data.count, radix: 16, uppercase: index % 2 == 0)
+            body += Array("\(size)\r\n".utf8) + data + Array("\r\n".utf8)
+            decoded += data
+        }
+        body += Array("0\r\n\r\n".utf8)
+        return (body, decoded)
+    }()
+
+    @Test func plainChunksDecodeTheSameWholeAtEverySplitAndInEveryChunking() {
+        let (body, decoded) = Self.plainChunks
+        var chunkings = [[body]] + (0...body.count).map { [Array(body[..<$0]), Array(body[$0...])] }
+        chunkings += Chunkings.all(of: body, seeds: Array(1...20)).map(\.pieces)
+        for pieces in chunkings {
+            let result = Self.decode(pieces)
+            let same = result.bytes == decoded  // (a Bool: a failure does not print both arrays)
+            #expect(same, "pieces \(pieces.map(\.count)): \(result.bytes.count) bytes, not \(decoded.count)")
+            #expect(result.complete && result.error == nil, "pieces \(pieces.map(\.count))")
+        }
+    }
+
     @Test func bytesAfterTheLastChunkAreNotBody() throws {
         var decoder = ChunkedBodyDecoder(maxTrailerBytes: 1024)
         var output: [UInt8] = []
@@ -65,6 +92,9 @@ struct PlainHTTPTransportTests {
         ("5\r\nhelloX\r\n", "\"X\" where the line break after a chunk's data was expected at byte 8"),
         ("5 x\rY", "\"Y\" after CR where LF ends a chunk size line at byte 4"),
         ("1234567890abcdef0\r\n", "more than 15 hex digits at byte 15"),
+        ("3\r\nabc\r\n3\r\nxyzQ", "\"Q\" where the line break after a chunk's data was expected at byte 14"),
+        ("3\r\nabc\r\n3\nxyz\rQ", "\"Q\" after CR where LF ends a chunk's data at byte 14"),
+        ("2\r\nab\r\n00000000000000002\r\n", "more than 15 hex digits at byte 22"),
         ("0\r\nTrailer: 1\rQ", "\"Q\" after CR where LF ends a trailer line at byte 14"),
     ])
     func aMalformedChunkedBodyNamesTheProblemAndItsOffsetAtEverySplit(_ input: String, _ message: String) {
