@@ -102,9 +102,15 @@ actor Outbox {
 /// later, find the conversation there or go through the 404 path).
 final class NewConversation: Sendable {
     let id: String
+    /// How creating it on the server went (it is created while its message is written to the
+    /// outbox); the first send of the message throws a failure as its own.
+    let creation: Result<Void, any Error>
     private let unclaimed = Mutex(true)
 
-    init(id: String) { self.id = id }
+    init(id: String, creation: Result<Void, any Error>) {
+        self.id = id
+        self.creation = creation
+    }
 
     /// True the first time it is asked about its own `id`.
     func claim(_ id: String) -> Bool {
