@@ -14,7 +14,7 @@ enum IdentityRecords {
         guard let text = String(bytes: bytes, encoding: .utf8) else {
             throw IdentityStoreError(.corrupt, location, "the device ID is not UTF-8 text; \(deviceIdRemedy)")
         }
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = trimmingWhitespace(text)
         guard UUID(uuidString: trimmed) != nil else {
             let shown = trimmed.count > 40 ? String(trimmed.prefix(40)) + "..." : trimmed
             throw IdentityStoreError(
@@ -24,6 +24,16 @@ enum IdentityRecords {
     }
 
     static func deviceIdBytes(_ id: String) -> [UInt8] { Array((id + "\n").utf8) }
+
+    /// `text` without the white space and line breaks at its ends (Unicode's White_Space, the set
+    /// `trimmingCharacters(in: .whitespacesAndNewlines)` takes away), in Swift alone: Foundation's
+    /// goes through NSString, 0.74 million instructions the first time, at every command's start.
+    static func trimmingWhitespace(_ text: String) -> String {
+        guard let first = text.firstIndex(where: { !$0.isWhitespace }),
+            let last = text.lastIndex(where: { !$0.isWhitespace })
+        else { return "" }
+        return String(text[first...last])
+    }
 
     /// The signed-in user in `bytes`.
     static func user(_ bytes: [UInt8], location: String) throws(IdentityStoreError) -> SignedInUser {

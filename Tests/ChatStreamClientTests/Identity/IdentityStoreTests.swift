@@ -113,6 +113,30 @@ struct TemporaryDirectory: ~Copyable {
         #expect(transport.requests.isEmpty)
     }
 
+    /// A device ID file edited by hand: white space and line breaks of any kind around the ID are
+    /// not part of it (what `trimmingCharacters(in: .whitespacesAndNewlines)` removes), inside it
+    /// they are.
+    @Test(arguments: [
+        ("A1B2C3D4-E5F6-4789-8ABC-DEF012345678\n", true),
+        (" \t A1B2C3D4-E5F6-4789-8ABC-DEF012345678 \r\n\r\n", true),
+        ("\u{00A0}\u{2028}A1B2C3D4-E5F6-4789-8ABC-DEF012345678\u{0085}\u{3000}\u{000B}\u{000C}", true),
+        ("A1B2C3D4-E5F6-4789-8ABC-DEF0 12345678\n", false),
+        ("\u{200B}A1B2C3D4-E5F6-4789-8ABC-DEF012345678\n", false),
+        (" \n\t", false),
+    ])
+    func theDeviceIdFileIsReadWithoutTheWhiteSpaceAroundTheId(_ content: String, _ valid: Bool) throws {
+        let directory = TemporaryDirectory()
+        let store = FileIdentityStore(directory: directory.url, deviceIdDefaults: nil)
+        try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
+        try Data(content.utf8).write(to: store.deviceIdFile)
+        if valid {
+            #expect(try store.deviceId() == "A1B2C3D4-E5F6-4789-8ABC-DEF012345678")
+        } else {
+            let error = try #require(throws: IdentityStoreError.self) { try store.deviceId() }
+            #expect(error.kind == .corrupt)
+        }
+    }
+
     @Test func aCorruptSignedInUserFailsRequestsUntilLogout() async throws {
         let directory = TemporaryDirectory()
         let store = FileIdentityStore(directory: directory.url, deviceIdDefaults: nil)

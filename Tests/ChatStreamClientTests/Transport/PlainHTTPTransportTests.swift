@@ -78,6 +78,16 @@ struct PlainHTTPTransportTests {
         }
     }
 
+    @Test func headerNamesCompareIgnoringASCIICaseOnly() {
+        #expect(HTTPHeaderFields.namesEqual("Content-Type", "content-TYPE"))
+        #expect(HTTPHeaderFields.namesEqual("X-Message-Id", "x-message-id"[...]))
+        #expect(HTTPHeaderFields.namesEqual("", ""))
+        #expect(!HTTPHeaderFields.namesEqual("Content-Type", "Content-Typ"))
+        #expect(!HTTPHeaderFields.namesEqual("Content-Type", "Content-Tipe"))
+        #expect(!HTTPHeaderFields.namesEqual("X-[", "x-{"))  // 0x5B and 0x7B: not letters, not folded
+        #expect(!HTTPHeaderFields.namesEqual("X-\u{C9}", "x-\u{E9}"))  // É and é: ASCII only
+    }
+
     @Test func bytesAfterTheLastChunkAreNotBody() throws {
         var decoder = ChunkedBodyDecoder(maxTrailerBytes: 1024)
         var output: [UInt8] = []
