@@ -173,35 +173,43 @@ extension ReplyRunner {
     /// Reads one connection's events into `reading`, skipping the first `reading.handedOver`
     /// (a replay from the reply's first event); throws ``BrokenStream`` when it ends early,
     /// among others when no event came for the client's idle timeout (comments do not count).
+    ///
+    /// The events are decoded a network read at a time, as `streamEvents(format:)` would hand
+    /// them out (those completed before a decoding error or a broken connection first, then the
+    /// error), without an asynchronous step per event.
     func read(
         _ body: HTTPBody, into reading: inout ReplyReading, round: Int, emit: (ChatUpdate) async -> Void
     ) async throws {
         let skip = reading.handedOver
         var seen = 0
         let watch = EventIdleWatch(idleTimeout: client.idleTimeout, now: now)
+        var chunks = IdleWatchedBody(body: body, watch: watch).makeAsyncIterator()
+        var decoder = StreamEventsDecoder(format: .uiMessageStream, configuration: StreamDecoderConfiguration())
+        var events: [StreamEvent] = []
+        var ended = false
         do {
-            for try await event in IdleWatchedBody(body: body, watch: watch).streamEvents(format: .uiMessageStream) {
-                watch.noteActivity()
-                seen += 1
-                // An error was never handed over before a break (it ends the reply), so it is never
-                // skipped: a reply cut by a restart resumes with nothing but its error.
-                if seen <= skip, !Self.isError(event) { continue }
-                reading.assembler.apply(event)
-                reading.handedOver += 1
-                reading.progressed = true
-                switch event {
-                case .messageStart(let id?): reading.messageId = id
-                case .textStart(let id), .textDelta(let id, _): reading.openTextId = id
-                case .textEnd: reading.openTextId = nil
-                case .finish, .done: reading.ended = true
-                case .conversationAssigned(let id): client.noteConversation(id)
-                default: break
+            while !ended {
+                var failure: (any Error)?
+                do {
+                    if let chunk = try await chunks.next() {
+                        try decoder.feed(chunk, into: &events)
+                    } else {
+                        ended = true
+                        _ = try decoder.finish(into: &events)
+                    }
+                } catch {
+                    failure = error
                 }
-                // One snapshot of the message per update, moved into it (each copy retains every
-                // field of the assembler's message).
-                let message = reading.message
-                let named = Self.naming(event, in: message)
-                await emit(ChatUpdate(event: named, message: consume message, round: round))
+                for event in events {
+                    watch.noteActivity()
+                    seen += 1
+                    // An error was never handed over before a break (it ends the reply), so it is
+                    // never skipped: a reply cut by a restart resumes with nothing but its error.
+                    if seen <= skip, !Self.isError(event) { continue }
+                    await apply(event, to: &reading, round: round, emit: emit)
+                }
+                events.removeAll(keepingCapacity: true)
+                if let failure { throw failure }
             }
         } catch {
             if Task.isCancelled { throw CancellationError() }
@@ -218,6 +226,28 @@ extension ReplyRunner {
                 throw BrokenStream.cut(StreamError(converting: error), nil)
             }
         }
+    }
+
+    /// Applies one event of the reply to `reading` and hands the update to `emit`.
+    func apply(
+        _ event: StreamEvent, to reading: inout ReplyReading, round: Int, emit: (ChatUpdate) async -> Void
+    ) async {
+        reading.assembler.apply(event)
+        reading.handedOver += 1
+        reading.progressed = true
+        switch event {
+        case .messageStart(let id?): reading.messageId = id
+        case .textStart(let id), .textDelta(let id, _): reading.openTextId = id
+        case .textEnd: reading.openTextId = nil
+        case .finish, .done: reading.ended = true
+        case .conversationAssigned(let id): client.noteConversation(id)
+        default: break
+        }
+        // One snapshot of the message per update, moved into it (each copy retains every field of
+        // the assembler's message).
+        let message = reading.message
+        let named = Self.naming(event, in: message)
+        await emit(ChatUpdate(event: named, message: consume message, round: round))
     }
 
     /// How a broken reply goes on.
