@@ -61,6 +61,8 @@ extension ReplyRunner {
     func streamRound(
         _ round: Round, index: Int, accepted: @Sendable () -> Void = {}, emit: (ChatUpdate) async -> Void
     ) async throws -> AssembledMessage {
+        // Nothing to do here until the server answers: the store's log is copied back meanwhile.
+        client.store?.checkpointInBackground()
         let response = try await client.perform(
             try client.streamRequest(round), extensionRoute: false, idempotent: ChatbaseClient.isIdempotent(round))
         accepted()

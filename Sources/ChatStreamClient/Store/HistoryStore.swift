@@ -30,6 +30,8 @@ public final class HistoryStore: Sendable {
     /// The name the server's history is filed under (nil: the client's base URL).
     public let serverName: String?
     let database: Mutex<SQLiteDatabase>
+    /// Whether a background checkpoint is under way (HistoryStore+Checkpoint).
+    let checkpointing = Atomic<Bool>(false)
 
     /// Opens (creating when missing) the store at `path`.
     ///
