@@ -48,6 +48,9 @@ package final class SQLiteDatabase: @unchecked Sendable {
         /// database there and then (SQLite's automatic checkpoint). `false` leaves that to someone
         /// else (the server's store checkpoints on a thread of its own, StoreCheckpointer).
         package var automaticCheckpoint = true
+        /// Whether a missing file is created (else opening it fails: a helper connection to a
+        /// store that may have been removed meanwhile).
+        package var createsMissingFile = true
 
         package init() {}
 
@@ -73,7 +76,9 @@ package final class SQLiteDatabase: @unchecked Sendable {
         }
         var connection: OpaquePointer?
         let flags =
-            (options.readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
+            (options.readOnly
+                ? SQLITE_OPEN_READONLY
+                : SQLITE_OPEN_READWRITE | (options.createsMissingFile ? SQLITE_OPEN_CREATE : 0)) | SQLITE_OPEN_NOMUTEX
         let status = chatstream_sqlite3_open_v2(path, &connection, flags, nil)
         guard status == SQLITE_OK, let connection else {
             let message = connection.map { String(cString: chatstream_sqlite3_errmsg($0)) } ?? "out of memory"

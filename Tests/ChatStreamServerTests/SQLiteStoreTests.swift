@@ -34,6 +34,21 @@ struct SQLiteStoreTests {
         #expect(rows == ["one/two", "three/NULL", "four/five"])
     }
 
+    /// A connection told not to create its file fails on a missing one and leaves nothing behind;
+    /// on an existing one it opens as usual.
+    @Test func aConnectionThatMayNotCreateItsFileFailsOnAMissingOne() throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("store.sqlite").path
+        var options = SQLiteDatabase.Options()
+        options.createsMissingFile = false
+        #expect(throws: SQLiteError.self) { try SQLiteDatabase(path: path, options: options) }
+        #expect(!FileManager.default.fileExists(atPath: path))
+        try SQLiteDatabase(path: path).execute("CREATE TABLE t(a TEXT)")
+        let reopened = try SQLiteDatabase(path: path, options: options)
+        #expect(try reopened.query("SELECT name FROM sqlite_master") { $0.text(0) } == ["t"])
+    }
+
     @Test func aJSONDataFileIsImportedOnceAndKeptAsABackup() throws {
         let directory = try Self.directory()
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -33,6 +33,8 @@ extension HistoryStore {
             options.synchronousFull = false
             options.checksAtOpen = false
             options.automaticCheckpoint = false
+            // A store removed meanwhile (a test's) is not made again.
+            options.createsMissingFile = false
             // Never waits for a lock: a checkpoint that finds one busy does what it can.
             options.busyTimeoutMilliseconds = 0
             if let database = try? SQLiteDatabase(path: path, options: options) {
