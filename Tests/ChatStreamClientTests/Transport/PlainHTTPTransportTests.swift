@@ -7,6 +7,7 @@
 import ChatStreamHTTP
 import Dispatch
 import Foundation
+import HTTPTestSupport
 import TestSupport
 import Testing
 
@@ -390,14 +391,16 @@ struct PlainHTTPTransportTests {
     }
 
     @Test func aRefusedConnectionNamesTheHost() async throws {
-        let server = try ScriptedHTTPServer { _ in }
-        server.stop()
+        let refusing = try RefusingPort()
+        let port = refusing.port
         await #expect {
-            _ = try await Self.send(server)
+            _ = try await PlainHTTPTransport().send(
+                HTTPRequest(url: URL(string: "http://127.0.0.1:\(port)/")!, idleTimeout: .seconds(30)))
         } throws: { error in
             let error = error as? TransportError
-            return error?.kind == .connectionFailed && error?.message.contains("127.0.0.1 port \(server.port)") == true
+            return error?.kind == .connectionFailed && error?.message.contains("127.0.0.1 port \(port)") == true
         }
+        withExtendedLifetime(refusing) {}  // bound until the connection was tried
     }
 
     /// Records the requests it is sent; answers 200 with an empty body.

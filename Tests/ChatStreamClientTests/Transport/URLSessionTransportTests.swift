@@ -247,10 +247,8 @@ struct URLSessionTransportTests {
 
     @Test(arguments: TransportUnderTest.allCases)
     func refusedConnectionIsConnectionFailed(_ kind: TransportUnderTest) async throws {
-        let server = HTTPServer(handler: { _, _ in })
-        try server.start()
-        let port = server.port
-        server.stop()
+        let refusing = try RefusingPort()
+        let port = refusing.port
         await #expect {
             _ = try await kind.make().send(
                 HTTPRequest(url: URL(string: "http://127.0.0.1:\(port)/")!, idleTimeout: .seconds(20)))
@@ -260,6 +258,7 @@ struct URLSessionTransportTests {
             return error?.kind == .connectionFailed
                 && (error?.underlyingError as? URLError)?.code == .cannotConnectToHost
         }
+        withExtendedLifetime(refusing) {}  // bound until the connection was tried
     }
 
     @Test(arguments: TransportUnderTest.allCases)
