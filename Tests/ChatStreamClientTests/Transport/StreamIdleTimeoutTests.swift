@@ -174,6 +174,13 @@ struct StreamIdleTimeoutTests {
                     }
                 }
                 try response.write(event)
+                // Then heartbeats until the client goes (at most 10 s): a stream that ended here
+                // would be reopened 10 ms later, and a test slow to read the count counted it.
+                let after = ContinuousClock.now
+                while ContinuousClock.now - after < .seconds(10) {
+                    try response.write(": ping\n\n")
+                    Thread.sleep(forTimeInterval: 0.05)
+                }
                 try response.finishStream()
             } catch {
                 // The client gave up on this connection.
