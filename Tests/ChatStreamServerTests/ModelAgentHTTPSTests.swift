@@ -34,22 +34,8 @@
             return folder
         }
 
-        /// A loopback port nothing listens on now.
-        static func freePort() throws -> UInt16 {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            defer { close(fd) }
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let bound = withUnsafeMutablePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                    bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
-                }
-            }
-            guard bound else { throw APITestError(description: "no free port") }
-            return UInt16(bigEndian: address.sin_port)
-        }
+        /// A loopback port nothing listens on now (a RefusingPort's, let go at once).
+        static func freePort() throws -> UInt16 { try RefusingPort().port }
 
         /// Whether something listens on `port` (read from /proc/net/tcp, so no connection is made).
         static func listening(on port: UInt16) -> Bool {
