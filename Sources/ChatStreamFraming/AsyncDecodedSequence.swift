@@ -54,19 +54,34 @@ where Base.Element: Collection, Base.Element.Element == UInt8 {
 
         /// The next output, or `nil` at the end of the stream.
         public mutating func next() async throws -> Decoder.Output? {
+            if readIndex >= pending.count, try await !refill() { return nil }
+            let output = pending[readIndex]
+            readIndex += 1
+            return output
+        }
+
+        /// Every output not handed out yet, at least one (those of the last chunk read, else all
+        /// that the next chunks complete), or `nil` at the end of the stream: for a consumer that
+        /// takes a network read's outputs in one synchronous step. Errors come as from ``next()``,
+        /// after the outputs completed before them.
+        package mutating func nextOutputs() async throws -> ArraySlice<Decoder.Output>? {
+            if readIndex >= pending.count, try await !refill() { return nil }
+            defer { readIndex = pending.count }
+            return pending[readIndex...]
+        }
+
+        /// Empties the queue (every output was handed out) and reads chunks until the decoder
+        /// completes at least one output (true) or the stream ends (false). A failure is thrown
+        /// here once the outputs completed before it have been handed out.
+        private mutating func refill() async throws -> Bool {
             while true {
-                if readIndex < pending.count {
-                    let output = pending[readIndex]
-                    readIndex += 1
-                    return output
-                }
                 pending.removeAll(keepingCapacity: true)
                 readIndex = 0
                 if let failure {
                     self.failure = nil
                     throw failure
                 }
-                if done { return nil }
+                if done { return false }
                 do {
                     if let chunk = try await base.next() {
                         try decoder.feed(chunk, into: &pending)
@@ -84,6 +99,7 @@ where Base.Element: Collection, Base.Element.Element == UInt8 {
                     done = true
                     failure = error
                 }
+                if !pending.isEmpty { return true }
             }
         }
     }

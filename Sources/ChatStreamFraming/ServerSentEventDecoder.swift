@@ -116,12 +116,7 @@ public struct ServerSentEventDecoder: Sendable {
         try lines.feed(
             bytes,
             skipping: { input, index, offset, finder in
-                if let next = try interpreter.dispatchDataBlock(
-                    input, at: index, streamOffset: offset, maxLineBytes: maxLineBytes, finder: &finder, onEvent)
-                {
-                    return next
-                }
-                return try interpreter.dispatchTypedBlock(
+                try interpreter.dispatchOneStepBlock(
                     input, at: index, streamOffset: offset, maxLineBytes: maxLineBytes, finder: &finder, onEvent)
             },
             { line, offset, inInput in

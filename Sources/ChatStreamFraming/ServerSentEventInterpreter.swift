@@ -136,39 +136,26 @@ struct ServerSentEventInterpreter: @unchecked Sendable {
         }
     }
 
-    /// The common block in one step: when no block is pending and `input` holds, from `index`,
-    /// a `data:` line ended by LF and then an empty line ended by LF, dispatches it as the line
-    /// rules would (type `message`, no retry) and returns the index after the empty line. Returns
-    /// nil, touching nothing, for anything else (``dispatchTypedBlock(_:at:streamOffset:maxLineBytes:finder:_:)``,
-    /// then the general line path, take it).
+    /// The common blocks in one step: when no block is pending and `input` holds, from `index`,
+    /// a `data:` line ended by LF (after an `event:` line ended by LF, as in streams that name
+    /// their events: Anthropic, OpenAI Responses; or none) and then an empty line ended by LF,
+    /// dispatches it as the line rules would (the event's type, `message` when there is none or it
+    /// is empty; no retry) and returns the index after the empty line. Returns nil, touching
+    /// nothing the line path reads, for anything else (the general line path then takes it).
     @inline(__always)
-    mutating func dispatchDataBlock(
+    mutating func dispatchOneStepBlock(
         _ input: UnsafeRawBufferPointer, at index: Int, streamOffset: Int, maxLineBytes: Int,
         finder: inout LineEndFinder, _ onEvent: (ServerSentEventView) throws -> Void
     ) throws -> Int? {
         let count = input.count
-        guard blockStart == nil, !atStreamStart, index &+ 6 < count, let base = input.baseAddress,
-            base.loadUnaligned(fromByteOffset: index, as: UInt32.self) == Self.dataWord
-        else { return nil }
-        return try dispatchDataLine(
-            base, count: count, at: index, blockIndex: index, type: Self.messageType, streamOffset: streamOffset,
-            maxLineBytes: maxLineBytes, finder: &finder, onEvent)
-    }
-
-    /// The common block of a stream that names its events (Anthropic, OpenAI Responses) in one
-    /// step: when no block is pending and `input` holds, from `index`, an `event:` line, a `data:`
-    /// line and an empty line, each ended by LF, dispatches it as the line rules would (the
-    /// event's type, or `message` when it is empty; no retry) and returns the index after the
-    /// empty line. Returns nil, touching nothing the line path reads, for anything else.
-    @inline(__always)
-    mutating func dispatchTypedBlock(
-        _ input: UnsafeRawBufferPointer, at index: Int, streamOffset: Int, maxLineBytes: Int,
-        finder: inout LineEndFinder, _ onEvent: (ServerSentEventView) throws -> Void
-    ) throws -> Int? {
-        let count = input.count
-        guard blockStart == nil, !atStreamStart, index &+ 6 < count, let base = input.baseAddress,
-            base.loadUnaligned(fromByteOffset: index, as: UInt32.self) == Self.eventWord,
-            base.load(fromByteOffset: index &+ 4, as: UInt8.self) == 0x74,  // t
+        guard blockStart == nil, !atStreamStart, index &+ 6 < count, let base = input.baseAddress else { return nil }
+        let word = base.loadUnaligned(fromByteOffset: index, as: UInt32.self)
+        if word == Self.dataWord {
+            return try dispatchDataLine(
+                base, count: count, at: index, blockIndex: index, type: Self.messageType, streamOffset: streamOffset,
+                maxLineBytes: maxLineBytes, finder: &finder, onEvent)
+        }
+        guard word == Self.eventWord, base.load(fromByteOffset: index &+ 4, as: UInt8.self) == 0x74,  // t
             base.load(fromByteOffset: index &+ 5, as: UInt8.self) == 0x3A  // :
         else { return nil }
         guard let typeEnd = finder.find(from: index, to: count, orCR: true), typeEnd &- index <= maxLineBytes,
@@ -191,8 +178,7 @@ struct ServerSentEventInterpreter: @unchecked Sendable {
         return next
     }
 
-    /// The rest of ``dispatchDataBlock(_:at:streamOffset:maxLineBytes:finder:_:)`` and
-    /// ``dispatchTypedBlock(_:at:streamOffset:maxLineBytes:finder:_:)`` from the `data` line at
+    /// The rest of ``dispatchOneStepBlock(_:at:streamOffset:maxLineBytes:finder:_:)`` from the `data` line at
     /// `dataIndex` (its first four bytes already checked, and six bytes of the input's `count`
     /// after it) of the block of type `type` that starts at `blockIndex` (`streamOffset` there).
     @inline(__always)

@@ -62,6 +62,26 @@ struct AsyncAdapterTests {
         #expect(clean == [ServerSentEvent(data: "a")])
     }
 
+    /// `nextOutputs()` hands over a chunk's outputs at once (what `next()` left of them first),
+    /// reads on past chunks that complete none, and throws after the outputs before an error.
+    @Test func nextOutputsHandsOverAChunksOutputsAtOnce() async throws {
+        let pieces = [
+            bytes("data: a\n\ndata: b\n\ndata: c\n\n"), bytes("data: d"), bytes("\n\n"),
+            bytes("data: e\n\ndata: 0123456789\n\n"),
+        ]
+        var iterator = chunks(pieces).serverSentEvents(configuration: .init(maxLineBytes: 10)).makeAsyncIterator()
+        #expect(try await iterator.next() == ServerSentEvent(data: "a"))
+        #expect(
+            try await iterator.nextOutputs().map(Array.init) == [
+                ServerSentEvent(data: "b"), ServerSentEvent(data: "c"),
+            ])
+        #expect(try await iterator.nextOutputs().map(Array.init) == [ServerSentEvent(data: "d")])
+        #expect(try await iterator.nextOutputs().map(Array.init) == [ServerSentEvent(data: "e")])
+        await #expect(throws: FramingError.self) { _ = try await iterator.nextOutputs() }
+        #expect(try await iterator.nextOutputs() == nil)
+        #expect(try await iterator.next() == nil)
+    }
+
     @Test func limitErrorsSurfaceFromTheSequence() async throws {
         var caught: FramingError?
         do {

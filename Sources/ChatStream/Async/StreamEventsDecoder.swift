@@ -12,7 +12,7 @@ public struct StreamEventsDecoder: IncrementalDecoder, @unchecked Sendable {
     let configuration: StreamDecoderConfiguration
     var decoder: AnyStreamDecoder?
 
-    package init(format: StreamFormat?, configuration: StreamDecoderConfiguration) {
+    init(format: StreamFormat?, configuration: StreamDecoderConfiguration) {
         self.format = format
         self.configuration = configuration
     }

@@ -176,33 +176,19 @@ extension ReplyRunner {
     /// (a replay from the reply's first event); throws ``BrokenStream`` when it ends early,
     /// among others when no event came for the client's idle timeout (comments do not count).
     ///
-    /// The events are decoded a network read at a time, as `streamEvents(format:)` would hand
-    /// them out (those completed before a decoding error or a broken connection first, then the
-    /// error), without an asynchronous step per event.
+    /// The events of each network read are taken in one synchronous step (`nextOutputs()`), not
+    /// through an asynchronous `next()` per event.
     func read(
         _ body: HTTPBody, into reading: inout ReplyReading, round: Int, emit: (ChatUpdate) async -> Void
     ) async throws {
         let skip = reading.handedOver
         var seen = 0
         let watch = EventIdleWatch(idleTimeout: client.idleTimeout, now: now)
-        var chunks = IdleWatchedBody(body: body, watch: watch).makeAsyncIterator()
-        var decoder = StreamEventsDecoder(format: .uiMessageStream, configuration: StreamDecoderConfiguration())
-        var events: [StreamEvent] = []
-        var ended = false
+        var events = IdleWatchedBody(body: body, watch: watch).streamEvents(format: .uiMessageStream)
+            .makeAsyncIterator()
         do {
-            while !ended {
-                var failure: (any Error)?
-                do {
-                    if let chunk = try await chunks.next() {
-                        try decoder.feed(chunk, into: &events)
-                    } else {
-                        ended = true
-                        _ = try decoder.finish(into: &events)
-                    }
-                } catch {
-                    failure = error
-                }
-                for event in events {
+            while let batch = try await events.nextOutputs() {
+                for event in batch {
                     watch.noteActivity()
                     seen += 1
                     // An error was never handed over before a break (it ends the reply), so it is
@@ -210,8 +196,6 @@ extension ReplyRunner {
                     if seen <= skip, !Self.isError(event) { continue }
                     await apply(event, to: &reading, round: round, emit: emit)
                 }
-                events.removeAll(keepingCapacity: true)
-                if let failure { throw failure }
             }
         } catch {
             if Task.isCancelled { throw CancellationError() }

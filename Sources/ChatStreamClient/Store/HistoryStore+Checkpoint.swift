@@ -29,16 +29,14 @@ extension HistoryStore {
         else { return }
         let path = path
         let thread = Thread { [self] in
-            var options = SQLiteDatabase.Options()
-            options.synchronousFull = false
-            options.checksAtOpen = false
+            var options = Self.options
             options.automaticCheckpoint = false
             // A store removed meanwhile (a test's) is not made again.
             options.createsMissingFile = false
             // Never waits for a lock: a checkpoint that finds one busy does what it can.
             options.busyTimeoutMilliseconds = 0
             if let database = try? SQLiteDatabase(path: path, options: options) {
-                _ = try? database.first("PRAGMA wal_checkpoint(PASSIVE)", [], { $0.int(1) })
+                try? database.execute("PRAGMA wal_checkpoint(PASSIVE)")
             }
             self.checkpointing.store(false, ordering: .releasing)
             done?()

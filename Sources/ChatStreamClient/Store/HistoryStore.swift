@@ -50,18 +50,23 @@ public final class HistoryStore: Sendable {
                 try FileManager.default.createDirectory(
                     at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             }
-            var options = SQLiteDatabase.Options()
-            // A cache: a commit lost to power loss is refetched; a crash of the process loses nothing.
-            options.synchronousFull = false
-            // Opened at every launch: not read whole (quick_check reads every page, 2,343 reads of a
-            // 9 MB store per `chatstream chat`). A damaged page fails the call that reads it.
-            options.checksAtOpen = false
-            let database = try SQLiteDatabase(path: path, options: options)
+            let database = try SQLiteDatabase(path: path, options: Self.options)
             try database.migrate(Self.migrations)
             self.database = Mutex(database)
         } catch {
             throw ChatError.store("cannot open \(path): \(error)")
         }
+    }
+
+    /// How the store's connections are set up.
+    static var options: SQLiteDatabase.Options {
+        var options = SQLiteDatabase.Options()
+        // A cache: a commit lost to power loss is refetched; a crash of the process loses nothing.
+        options.synchronousFull = false
+        // Opened at every launch: not read whole (quick_check reads every page, 2,343 reads of a
+        // 9 MB store per `chatstream chat`). A damaged page fails the call that reads it.
+        options.checksAtOpen = false
+        return options
     }
 
     /// A store in memory only (gone with the process; for tests and previews).
