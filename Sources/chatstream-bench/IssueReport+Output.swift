@@ -72,6 +72,7 @@ extension IssueReport {
                     + Self.milliseconds(median(formats.map(\.oursStart))) + ", yajl side "
                     + Self.milliseconds(median(formats.map(\.yajlStart))))
             print("  ChatStream side: \((try? SimdjsonColumn.selfPath()) ?? "this executable")")
+            if let passedOver = SimdjsonColumn.staticBuildPassedOver() { print("  " + passedOver) }
         }
         notMeasured(1)
 

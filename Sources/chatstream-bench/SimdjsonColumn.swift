@@ -298,11 +298,26 @@ enum SimdjsonColumn {
     /// start-up, no longer carry the noise of subtracting the larger start-up.
     static func selfPath() throws -> String {
         guard let path = Bundle.main.executablePath else { throw ReportError("cannot find this executable") }
-        let staticBuild = URL(fileURLWithPath: ".build/static/release/chatstream-bench").standardizedFileURL.path
         guard staticBuild != path, access(staticBuild, X_OK) == 0,
             let built = modified(staticBuild), let running = modified(path), built >= running
         else { return path }
         return staticBuild
+    }
+
+    /// The static build's path.
+    static var staticBuild: String {
+        URL(fileURLWithPath: ".build/static/release/chatstream-bench").standardizedFileURL.path
+    }
+
+    /// Why ``selfPath()`` did not take the static build although it is there (it is older than
+    /// this executable, so it may not hold the code being measured); nil when it took it or there
+    /// is none.
+    static func staticBuildPassedOver() -> String? {
+        guard let path = Bundle.main.executablePath, staticBuild != path, access(staticBuild, X_OK) == 0,
+            let built = modified(staticBuild), let running = modified(path), built < running
+        else { return nil }
+        return "\(staticBuild) is older than this bench, so not used (scripts/build-cli.sh chatstream-bench "
+            + "rebuilds it; this executable's larger start-up makes the figures, net of it, noisier)"
     }
 
     /// A file's modification time in seconds, nil when it cannot be read.
