@@ -43,17 +43,23 @@ extension ChatbaseClient {
     static func percentEncodedPathSegment(_ component: String) -> String {
         let utf8 = component.utf8
         guard utf8.contains(where: { !isPathSegmentByte($0) }) else { return component }
-        let hex = Array("0123456789ABCDEF".utf8)
         var bytes: [UInt8] = []
         bytes.reserveCapacity(utf8.count * 3)
         for byte in utf8 {
             if isPathSegmentByte(byte) {
                 bytes.append(byte)
             } else {
-                bytes += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 15)]]
+                bytes.append(UInt8(ascii: "%"))
+                bytes.append(hexDigit(byte >> 4))
+                bytes.append(hexDigit(byte & 15))
             }
         }
         return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The upper-case hex digit of `value` (0...15).
+    private static func hexDigit(_ value: UInt8) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "A") + value - 10
     }
 
     /// Whether `byte` stands for itself in a path segment (see ``percentEncodedPathSegment(_:)``).
