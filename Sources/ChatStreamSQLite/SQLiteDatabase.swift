@@ -62,6 +62,9 @@ package final class SQLiteDatabase: @unchecked Sendable {
     private var statements: [StatementKey: SQLiteStatement] = [:]
     private var cachedPageSize: Int?
     private var inTransaction = false
+    /// Where the log hook writes the log's size in pages after each commit (a connection without
+    /// automatic checkpoints only; deallocated after the connection closes).
+    private let logPageCount: UnsafeMutablePointer<Int32>?
     /// The path opened (`:memory:` for an in-memory database).
     package let path: String
 
@@ -87,6 +90,9 @@ package final class SQLiteDatabase: @unchecked Sendable {
         }
         handle = connection
         self.path = path
+        let counted = !options.readOnly && !options.automaticCheckpoint && options.writeAheadLog && path != ":memory:"
+        logPageCount = counted ? UnsafeMutablePointer<Int32>.allocate(capacity: 1) : nil
+        logPageCount?.initialize(to: 0)
         chatstream_sqlite3_extended_result_codes(handle, 1)
         chatstream_sqlite3_busy_timeout(handle, options.busyTimeoutMilliseconds)
         if options.readOnly { return }
@@ -104,6 +110,9 @@ package final class SQLiteDatabase: @unchecked Sendable {
             // page by page to a file in /var/tmp, a write system call for each page a write changes.
             try execute("PRAGMA temp_store=MEMORY")
             if !options.automaticCheckpoint { try execute("PRAGMA wal_autocheckpoint=0") }
+            // After the pragma, which clears any log hook: the hook takes the automatic
+            // checkpoint's place and counts the log's pages for whoever checkpoints instead.
+            if let logPageCount { chatstream_sqlite3_count_log_pages(handle, logPageCount) }
             // A quick structural check, so a damaged file fails at open rather than on a later write.
             if options.checksAtOpen {
                 let check = try query("PRAGMA quick_check") { $0.text(0) }
@@ -116,6 +125,7 @@ package final class SQLiteDatabase: @unchecked Sendable {
         } catch {
             statements.removeAll()
             chatstream_sqlite3_close_v2(handle)
+            logPageCount?.deallocate()
             throw error
         }
     }
@@ -123,7 +133,13 @@ package final class SQLiteDatabase: @unchecked Sendable {
     deinit {
         statements.removeAll()
         chatstream_sqlite3_close_v2(handle)
+        logPageCount?.deallocate()
     }
+
+    /// The write-ahead log's size in pages after this connection's last commit: counted for a
+    /// writer opened without automatic checkpoints (`nil` otherwise), so that whoever checkpoints
+    /// in its place knows when the log has grown too long. It falls when a write restarts the log.
+    package var logPages: Int? { logPageCount.map { Int($0.pointee) } }
 
     // MARK: - Statements
 

@@ -4,6 +4,7 @@
 import ChatStreamSQLite
 import Dispatch
 import Foundation
+import Synchronization
 import Testing
 
 @testable import ChatStreamServer
@@ -60,12 +61,82 @@ struct StoreCheckpointerTests {
         let path = directory.appendingPathComponent("bounded.sqlite").path
         let store = try ConversationStore(path: path, logRestartPages: 64)
         // About 1,000 writes of 6 KB each from 8 writers, with no pause for the log to restart on
-        // its own: without the committer's own checkpoint past the bound the log grew to 24.5 MB;
-        // with it, 3.6 MB (the background copy runs every 50 ms, so the log passes 64 pages).
+        // its own: without the committer's own checkpoints the log grew to 26 MB; with them,
+        // 0.4-0.9 MB here, quiet or beside a CPU and disk-sync load. Past four times its bound
+        // (1 MB) the committer waits for the log to restart, so it can pass that by one batch only.
         Self.write(store, count: 1_000, threads: 8, tag: "b")
         let log = Self.size(path + "-wal")
         #expect(log > 0)
-        #expect(log < 8_000_000, "the log grew to \(log) bytes")
+        #expect(log < 4_000_000, "the log grew to \(log) bytes")
         #expect(try store.read { try $0.conversationCount() } == 1_000)
+    }
+
+    /// The writer counts its log's pages after each commit (the hook that replaces the automatic
+    /// checkpoint), and the count falls once a checkpoint copied the log and a write restarted it.
+    @Test func theWriterCountsItsLogPagesAndTheCountFallsWhenTheLogRestarts() throws {
+        let directory = try SQLiteStoreTests.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var options = SQLiteDatabase.Options.durable
+        options.automaticCheckpoint = false
+        let database = try SQLiteDatabase(path: directory.appendingPathComponent("count.sqlite").path, options: options)
+        try database.execute("CREATE TABLE notes(text TEXT)")
+        let text = String(repeating: "x", count: 3_000)
+        for _ in 0..<40 { try database.run("INSERT INTO notes(text) VALUES (?1)", [text]) }
+        let grown = try #require(database.logPages)
+        #expect(grown >= 40, "\(grown) pages after 40 commits of a page each")
+        try database.execute("PRAGMA wal_checkpoint(PASSIVE)")
+        try database.run("INSERT INTO notes(text) VALUES (?1)", [text])
+        let restarted = try #require(database.logPages)
+        #expect(restarted < 5, "the log did not restart: \(restarted) pages")
+
+        var automatic = SQLiteDatabase.Options.durable
+        automatic.checksAtOpen = false
+        let other = try SQLiteDatabase(path: directory.appendingPathComponent("auto.sqlite").path, options: automatic)
+        #expect(other.logPages == nil)
+    }
+
+    /// The committer checkpoints itself at the bound, again only after a sixteenth of it more, and
+    /// waits for the log to restart past four times it; below the bound the thread alone copies.
+    @Test func theCommitterCheckpointsPastTheBoundAndWaitsPastFourTimesIt() throws {
+        let directory = try SQLiteStoreTests.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let checkpointer = try StoreCheckpointer(
+            path: directory.appendingPathComponent("policy.sqlite").path, options: .durable, restartPages: 64)
+        defer { checkpointer.close() }
+        let steps: [(Int, StoreCheckpointer.AfterCommit)] = [
+            (10, .nothing), (63, .nothing), (64, .checkpoint), (65, .nothing), (67, .nothing), (68, .checkpoint),
+            (200, .checkpoint), (203, .nothing), (256, .restart), (259, .nothing), (260, .restart), (300, .restart),
+            (2, .nothing), (64, .checkpoint),
+        ]
+        for (pages, expected) in steps {
+            #expect(checkpointer.committed(logPages: pages) == expected, "at \(pages) pages")
+        }
+    }
+
+    /// A reader that keeps an old snapshot stops every copy short of the log's end, so the log
+    /// cannot restart: past four times its bound the committer waits for the reader (writes pause)
+    /// instead of letting the log grow for as long as the reader stays.
+    @Test func aReaderHoldingTheLogMakesTheCommitterWaitPastFourTimesTheBound() throws {
+        let directory = try SQLiteStoreTests.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("held.sqlite").path
+        let store = try ConversationStore(path: path, logRestartPages: 64)
+        Self.write(store, count: 10, threads: 1, tag: "before")
+        var options = SQLiteDatabase.Options.durable
+        options.readOnly = true
+        let reader = try SQLiteDatabase(path: path, options: options)
+        try reader.execute("BEGIN")
+        #expect(try reader.first("SELECT count(*) FROM conversations", [], { $0.int(0) }) == 10)
+        let released = Mutex<ContinuousClock.Instant?>(nil)
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(400)) {
+            released.withLock { $0 = .now }
+            try? reader.execute("COMMIT")
+        }
+        // About 300 writes of 6 KB from one writer: some 1,200 log pages if nothing waited.
+        Self.write(store, count: 300, threads: 1, tag: "during")
+        let log = Self.size(path + "-wal")
+        #expect(released.withLock { $0 } != nil, "the writes did not wait for the reader")
+        #expect(log < 2_000_000, "the log grew to \(log) bytes while a reader held it")
+        #expect(try store.read { try $0.conversationCount() } == 310)
     }
 }

@@ -62,7 +62,9 @@
     X(double, column_double, (sqlite3_stmt * statement, int column), (statement, column), 0)             \
     X(const unsigned char *, column_text, (sqlite3_stmt * statement, int column), (statement, column), 0) \
     X(const void *, column_blob, (sqlite3_stmt * statement, int column), (statement, column), 0)         \
-    X(int, column_bytes, (sqlite3_stmt * statement, int column), (statement, column), 0)
+    X(int, column_bytes, (sqlite3_stmt * statement, int column), (statement, column), 0)                 \
+    X(void *, wal_hook, (sqlite3 * db, int (*callback)(void *, sqlite3 *, const char *, int), void *argument), \
+      (db, callback, argument), 0)
 
 #ifdef __linux__
 /// Opens SQLite (libsqlite3.so.0) once; returns NULL when it is ready, else why not (a static
@@ -93,6 +95,20 @@ static inline int chatstream_sqlite3_bind_transient_text(sqlite3_stmt *statement
 /// Binds bytes that SQLite copies before returning.
 static inline int chatstream_sqlite3_bind_transient_blob(sqlite3_stmt *statement, int index, const void *bytes, int length) {
     return chatstream_sqlite3_bind_blob(statement, index, bytes, length, SQLITE_TRANSIENT);
+}
+
+/// Stores the log's size in pages into `*pages` after each commit of `db` (a write-ahead log hook,
+/// which replaces SQLite's automatic checkpoint: only for a connection that has it off).
+static inline int chatstream_sqlite3_log_pages_hook(void *pages, sqlite3 *db, const char *name, int count) {
+    (void)db;
+    (void)name;
+    *(int *)pages = count;
+    return SQLITE_OK;
+}
+
+/// Counts the log's pages after each commit of `db` in `*pages` (which must outlive the connection).
+static inline void chatstream_sqlite3_count_log_pages(sqlite3 *db, int *pages) {
+    chatstream_sqlite3_wal_hook(db, chatstream_sqlite3_log_pages_hook, pages);
 }
 
 #endif

@@ -239,11 +239,14 @@ final class ConversationStore: Sendable {
                     if let sequence, sequence.moved { try StoreTransaction.saveSequence(sequence.last, in: database) }
                 })
         }
-        // Past its bound the log is checkpointed here once, so the next write restarts it
+        // Past its bound the log is checkpointed here, so the next write restarts it
         // (StoreCheckpointer); otherwise the checkpointer's thread is only nudged.
-        if case .success = outcome, let checkpointer, checkpointer.committed() {
-            try? database.execute("PRAGMA wal_checkpoint(PASSIVE)")
-            checkpointer.restarted()
+        if case .success = outcome, let checkpointer {
+            switch checkpointer.committed(logPages: database.logPages ?? 0) {
+            case .nothing: break
+            case .checkpoint: try? database.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            case .restart: try? database.execute("PRAGMA wal_checkpoint(RESTART)")
+            }
         }
         var recorded = false
         var committedWrites = 0

@@ -9,9 +9,16 @@
 // its own (it never blocks the writer or a reader), at most once per `interval`.
 //
 // The log starts again from its beginning only when a write begins after a checkpoint that copied
-// all of it, which a writer busy without a pause may never allow. So once the log holds
-// `restartPages` frames the committer checkpoints once itself, after a commit: the background copy
-// has already done most of the work, and the next write restarts the log. It stays bounded.
+// all of it, which a writer busy without a pause may never allow. So the committer watches the
+// log's size after each of its commits (SQLiteDatabase.logPages, counted by a log hook). Past
+// `restartPages` it checkpoints once itself, after the commit: the background copy has already
+// done most of the work, and the next write restarts the log. If that copy cannot finish (this
+// thread's copy holds the checkpoint lock, or a reader still reads an older snapshot), it tries
+// again once the log has grown by a sixteenth of `restartPages` more (each of its copies syncs
+// the database file: not after every commit while a reader holds the log). Past four times
+// `restartPages` (this thread's copy stalled on a slow disk meanwhile) its checkpoint waits for
+// the checkpoint lock and the readers, as SQLite's RESTART checkpoint does: writes pause until
+// the log can restart, and it stays bounded.
 //
 // Example: 64 streamed chats commit about 60 batches a second, 130 log pages each; this thread
 // copies them every 50 ms while the committer goes on, and the log is restarted about every
@@ -27,20 +34,32 @@ final class StoreCheckpointer: Sendable {
     private struct State {
         var nudged = false
         var closed = false
+        /// The log's size in pages at the committer's last checkpoint of its own (0: none since
+        /// the log last fell below ``restartPages``).
+        var checkpointedAt = 0
     }
 
     /// The shortest time between two background checkpoints.
     let interval: Duration
     /// The log's size in pages past which the committer checkpoints itself (see the file header).
     let restartPages: Int
+
+    /// What the committer does after a commit (``committed(logPages:)``).
+    enum AfterCommit: Equatable {
+        /// Nothing: this thread copies the log.
+        case nothing
+        /// A passive checkpoint of its own: the log is past ``restartPages``.
+        case checkpoint
+        /// A checkpoint that waits for the lock and the readers, so the next write restarts the
+        /// log: it is past four times ``restartPages``.
+        case restart
+    }
     private let state = Mutex(State())
     private let wake = DispatchSemaphore(value: 0)
     /// Signalled by ``close()``: ends the pause between two checkpoints.
     private let closing = DispatchSemaphore(value: 0)
     /// Signalled when the thread has closed its connection and ended.
     private let ended = DispatchSemaphore(value: 0)
-    /// The log's size in pages as the last checkpoint found it.
-    private let logPages = Atomic(0)
     /// Background checkpoints run so far (for tests and diagnostics).
     private let runs = Atomic(0)
     private let running = Atomic(false)
@@ -72,21 +91,26 @@ final class StoreCheckpointer: Sendable {
         thread.start()
     }
 
-    /// Called by the committer after each commit: wakes the thread (once, however many commits
-    /// come before it runs). True when the log has grown past ``restartPages`` and the caller
-    /// should checkpoint itself, so the next write restarts the log.
-    func committed() -> Bool {
-        let signal = state.withLock { state -> Bool in
-            guard !state.nudged, !state.closed else { return false }
+    /// Called by the committer after each commit, with the log's size in pages then: wakes the
+    /// thread (once, however many commits come before it runs), and says whether the committer
+    /// should checkpoint itself (see the file header).
+    func committed(logPages: Int) -> AfterCommit {
+        let step = max(1, restartPages / 16)
+        let (signal, action) = state.withLock { state -> (Bool, AfterCommit) in
+            var action = AfterCommit.nothing
+            if logPages < restartPages {
+                state.checkpointedAt = 0
+            } else if state.checkpointedAt == 0 || logPages >= state.checkpointedAt + step {
+                action = logPages >= restartPages * 4 ? .restart : .checkpoint
+            }
+            if action != .nothing { state.checkpointedAt = logPages }
+            guard !state.nudged, !state.closed else { return (false, action) }
             state.nudged = true
-            return true
+            return (true, action)
         }
         if signal { wake.signal() }
-        return logPages.load(ordering: .relaxed) >= restartPages
+        return action
     }
-
-    /// Notes that the committer checkpointed (the log will restart).
-    func restarted() { logPages.store(0, ordering: .relaxed) }
 
     /// How many background checkpoints have run.
     var checkpointCount: Int { runs.load(ordering: .relaxed) }
@@ -114,10 +138,7 @@ final class StoreCheckpointer: Sendable {
                 return state.closed
             }
             if closed { return }
-            // Its one row: busy (0 or 1), the log's size in pages, the pages copied so far.
-            if let pages = try? database.first("PRAGMA wal_checkpoint(PASSIVE)", [], { $0.int(1) }) {
-                logPages.store(pages, ordering: .relaxed)
-            }
+            try? database.execute("PRAGMA wal_checkpoint(PASSIVE)")
             runs.add(1, ordering: .relaxed)
             if closing.wait(timeout: .now() + pause) == .success { return }
         }
