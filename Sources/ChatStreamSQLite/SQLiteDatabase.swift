@@ -96,37 +96,32 @@ package final class SQLiteDatabase: @unchecked Sendable {
         chatstream_sqlite3_extended_result_codes(handle, 1)
         chatstream_sqlite3_busy_timeout(handle, options.busyTimeoutMilliseconds)
         if options.readOnly { return }
-        do {
-            if options.writeAheadLog && path != ":memory:" {
-                let mode = try query("PRAGMA journal_mode=WAL") { $0.text(0) }.first
-                guard mode?.lowercased() == "wal" else {
-                    throw SQLiteError(code: SQLITE_ERROR, message: "journal mode is \(mode ?? "?")", context: path)
-                }
+        // Every stored property is set by now: a throw below releases the object, and `deinit`
+        // closes the connection.
+        if options.writeAheadLog && path != ":memory:" {
+            let mode = try query("PRAGMA journal_mode=WAL") { $0.text(0) }.first
+            guard mode?.lowercased() == "wal" else {
+                throw SQLiteError(code: SQLITE_ERROR, message: "journal mode is \(mode ?? "?")", context: path)
             }
-            try execute("PRAGMA synchronous=\(options.synchronousFull ? "FULL" : "NORMAL")")
-            try execute("PRAGMA foreign_keys=ON")
-            // Temporary files in memory: above all the statement journal a savepoint keeps (every
-            // write of the server's group commit runs under one), which SQLite otherwise writes
-            // page by page to a file in /var/tmp, a write system call for each page a write changes.
-            try execute("PRAGMA temp_store=MEMORY")
-            if !options.automaticCheckpoint { try execute("PRAGMA wal_autocheckpoint=0") }
-            // After the pragma, which clears any log hook: the hook takes the automatic
-            // checkpoint's place and counts the log's pages for whoever checkpoints instead.
-            if let logPageCount { chatstream_sqlite3_count_log_pages(handle, logPageCount) }
-            // A quick structural check, so a damaged file fails at open rather than on a later write.
-            if options.checksAtOpen {
-                let check = try query("PRAGMA quick_check") { $0.text(0) }
-                guard check == ["ok"] else {
-                    throw SQLiteError(
-                        code: SQLITE_CORRUPT, message: check.prefix(3).joined(separator: "; "),
-                        context: "checking \(path)")
-                }
+        }
+        try execute("PRAGMA synchronous=\(options.synchronousFull ? "FULL" : "NORMAL")")
+        try execute("PRAGMA foreign_keys=ON")
+        // Temporary files in memory: above all the statement journal a savepoint keeps (every
+        // write of the server's group commit runs under one), which SQLite otherwise writes
+        // page by page to a file in /var/tmp, a write system call for each page a write changes.
+        try execute("PRAGMA temp_store=MEMORY")
+        if !options.automaticCheckpoint { try execute("PRAGMA wal_autocheckpoint=0") }
+        // After the pragma, which clears any log hook: the hook takes the automatic
+        // checkpoint's place and counts the log's pages for whoever checkpoints instead.
+        if let logPageCount { chatstream_sqlite3_count_log_pages(handle, logPageCount) }
+        // A quick structural check, so a damaged file fails at open rather than on a later write.
+        if options.checksAtOpen {
+            let check = try query("PRAGMA quick_check") { $0.text(0) }
+            guard check == ["ok"] else {
+                throw SQLiteError(
+                    code: SQLITE_CORRUPT, message: check.prefix(3).joined(separator: "; "),
+                    context: "checking \(path)")
             }
-        } catch {
-            statements.removeAll()
-            chatstream_sqlite3_close_v2(handle)
-            logPageCount?.deallocate()
-            throw error
         }
     }
 
