@@ -55,20 +55,27 @@ struct StoreCheckpointerTests {
         #expect(eventually(within: 5) { !checkpointer.isRunning }, "the checkpointer outlived its store")
     }
 
-    @Test func theLogRestartsPastItsBoundUnderWritesThatNeverPause() throws {
+    /// Runs `body` with a store whose log restarts past 64 pages, at `path` in a fresh directory
+    /// that is removed afterwards.
+    static func withBoundedStore(_ name: String, _ body: (ConversationStore, _ path: String) throws -> Void) throws {
         let directory = try SQLiteStoreTests.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("bounded.sqlite").path
-        let store = try ConversationStore(path: path, logRestartPages: 64)
-        // About 1,000 writes of 6 KB each from 8 writers, with no pause for the log to restart on
-        // its own: without the committer's own checkpoints the log grew to 26 MB; with them,
-        // 0.4-0.9 MB here, quiet or beside a CPU and disk-sync load. Past four times its bound
-        // (1 MB) the committer waits for the log to restart, so it can pass that by one batch only.
-        Self.write(store, count: 1_000, threads: 8, tag: "b")
-        let log = Self.size(path + "-wal")
-        #expect(log > 0)
-        #expect(log < 4_000_000, "the log grew to \(log) bytes")
-        #expect(try store.read { try $0.conversationCount() } == 1_000)
+        let path = directory.appendingPathComponent(name).path
+        try body(try ConversationStore(path: path, logRestartPages: 64), path)
+    }
+
+    @Test func theLogRestartsPastItsBoundUnderWritesThatNeverPause() throws {
+        try Self.withBoundedStore("bounded.sqlite") { store, path throws in
+            // About 1,000 writes of 6 KB each from 8 writers, with no pause for the log to restart on
+            // its own: without the committer's own checkpoints the log grew to 26 MB; with them,
+            // 0.4-0.9 MB here, quiet or beside a CPU and disk-sync load. Past four times its bound
+            // (1 MB) the committer waits for the log to restart, so it can pass that by one batch only.
+            Self.write(store, count: 1_000, threads: 8, tag: "b")
+            let log = Self.size(path + "-wal")
+            #expect(log > 0)
+            #expect(log < 4_000_000, "the log grew to \(log) bytes")
+            #expect(try store.read { try $0.conversationCount() } == 1_000)
+        }
     }
 
     /// The writer counts its log's pages after each commit (the hook that replaces the automatic
@@ -117,26 +124,24 @@ struct StoreCheckpointerTests {
     /// cannot restart: past four times its bound the committer waits for the reader (writes pause)
     /// instead of letting the log grow for as long as the reader stays.
     @Test func aReaderHoldingTheLogMakesTheCommitterWaitPastFourTimesTheBound() throws {
-        let directory = try SQLiteStoreTests.directory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("held.sqlite").path
-        let store = try ConversationStore(path: path, logRestartPages: 64)
-        Self.write(store, count: 10, threads: 1, tag: "before")
-        var options = SQLiteDatabase.Options.durable
-        options.readOnly = true
-        let reader = try SQLiteDatabase(path: path, options: options)
-        try reader.execute("BEGIN")
-        #expect(try reader.first("SELECT count(*) FROM conversations", [], { $0.int(0) }) == 10)
-        let released = Mutex<ContinuousClock.Instant?>(nil)
-        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(400)) {
-            released.withLock { $0 = .now }
-            try? reader.execute("COMMIT")
+        try Self.withBoundedStore("held.sqlite") { store, path throws in
+            Self.write(store, count: 10, threads: 1, tag: "before")
+            var options = SQLiteDatabase.Options.durable
+            options.readOnly = true
+            let reader = try SQLiteDatabase(path: path, options: options)
+            try reader.execute("BEGIN")
+            #expect(try reader.first("SELECT count(*) FROM conversations", [], { $0.int(0) }) == 10)
+            let released = Mutex<ContinuousClock.Instant?>(nil)
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(400)) {
+                released.withLock { $0 = .now }
+                try? reader.execute("COMMIT")
+            }
+            // About 300 writes of 6 KB from one writer: some 1,200 log pages if nothing waited.
+            Self.write(store, count: 300, threads: 1, tag: "during")
+            let log = Self.size(path + "-wal")
+            #expect(released.withLock { $0 } != nil, "the writes did not wait for the reader")
+            #expect(log < 2_000_000, "the log grew to \(log) bytes while a reader held it")
+            #expect(try store.read { try $0.conversationCount() } == 310)
         }
-        // About 300 writes of 6 KB from one writer: some 1,200 log pages if nothing waited.
-        Self.write(store, count: 300, threads: 1, tag: "during")
-        let log = Self.size(path + "-wal")
-        #expect(released.withLock { $0 } != nil, "the writes did not wait for the reader")
-        #expect(log < 2_000_000, "the log grew to \(log) bytes while a reader held it")
-        #expect(try store.read { try $0.conversationCount() } == 310)
     }
 }
