@@ -28,10 +28,8 @@ package struct ChunkedBodyDecoder {
         /// After a chunk's data: CR LF (or LF).
         case dataCR
         case dataLF
-        /// At the start of a trailer line (an empty one ends the body).
-        case trailerLineStart
-        /// Inside a trailer field line.
-        case trailerLine
+        /// In a trailer line; `empty` while nothing of it was read (an empty one ends the body).
+        case trailerLine(empty: Bool)
         /// The CR of a line in the trailer section was read; `empty` when it was the blank line.
         case trailerLF(empty: Bool)
         /// The last chunk and the trailer section were read.
@@ -160,26 +158,18 @@ package struct ChunkedBodyDecoder {
         case .dataLF:
             guard byte == 0x0A else { throw error("\(HTTPByteName.of(byte)) after CR where LF ends a chunk's data") }
             state = .size(digits: 0)
-        case .trailerLineStart:
+        case .trailerLine(let empty):
             if byte == 0x0D {
-                state = .trailerLF(empty: true)
+                state = .trailerLF(empty: empty)
             } else if byte == 0x0A {
-                state = .done
+                state = empty ? .done : .trailerLine(empty: true)
             } else {
                 try countTrailerByte()
-                state = .trailerLine
-            }
-        case .trailerLine:
-            if byte == 0x0D {
-                state = .trailerLF(empty: false)
-            } else if byte == 0x0A {
-                state = .trailerLineStart
-            } else {
-                try countTrailerByte()
+                state = .trailerLine(empty: false)
             }
         case .trailerLF(let empty):
             guard byte == 0x0A else { throw error("\(HTTPByteName.of(byte)) after CR where LF ends a trailer line") }
-            state = empty ? .done : .trailerLineStart
+            state = empty ? .done : .trailerLine(empty: true)
         case .done:
             break
         }
@@ -200,7 +190,7 @@ package struct ChunkedBodyDecoder {
     private mutating func endOfSizeLine() throws {
         extensionBytes = 0
         if size == 0 {
-            state = .trailerLineStart
+            state = .trailerLine(empty: true)
         } else {
             remaining = size
             size = 0

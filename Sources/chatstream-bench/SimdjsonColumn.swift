@@ -298,10 +298,7 @@ enum SimdjsonColumn {
     /// start-up, no longer carry the noise of subtracting the larger start-up.
     static func selfPath() throws -> String {
         guard let path = Bundle.main.executablePath else { throw ReportError("cannot find this executable") }
-        guard staticBuild != path, access(staticBuild, X_OK) == 0,
-            let built = modified(staticBuild), let running = modified(path), built >= running
-        else { return path }
-        return staticBuild
+        return staticBuildIsCurrent() == true ? staticBuild : path
     }
 
     /// The static build's path.
@@ -313,11 +310,18 @@ enum SimdjsonColumn {
     /// this executable, so it may not hold the code being measured); nil when it took it or there
     /// is none.
     static func staticBuildPassedOver() -> String? {
-        guard let path = Bundle.main.executablePath, staticBuild != path, access(staticBuild, X_OK) == 0,
-            let built = modified(staticBuild), let running = modified(path), built < running
-        else { return nil }
+        guard staticBuildIsCurrent() == false else { return nil }
         return "\(staticBuild) is older than this bench, so not used (scripts/build-cli.sh chatstream-bench "
             + "rebuilds it; this executable's larger start-up makes the figures, net of it, noisier)"
+    }
+
+    /// Whether the static build, there and not this executable, is no older than this executable;
+    /// nil when there is no other static build to take.
+    static func staticBuildIsCurrent() -> Bool? {
+        guard let path = Bundle.main.executablePath, staticBuild != path, access(staticBuild, X_OK) == 0,
+            let built = modified(staticBuild), let running = modified(path)
+        else { return nil }
+        return built >= running
     }
 
     /// A file's modification time in seconds, nil when it cannot be read.

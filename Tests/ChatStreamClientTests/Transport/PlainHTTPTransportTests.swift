@@ -79,6 +79,21 @@ struct PlainHTTPTransportTests {
         }
     }
 
+    /// Trailer lines ended by a bare LF, or by CR LF, and the blank line after them either way:
+    /// the body ends there, and not before, at every split.
+    @Test func trailerLinesEndedByLFOrCRLFEndTheBodyAtTheBlankLineAtEverySplit() {
+        for text in ["3\r\nabc\r\n0\nA: 1\nB: 2\n\n", "3\r\nabc\r\n0\r\nA: 1\nB: 2\r\n\r\n", "3\nabc\n0\n\n"] {
+            let bytes = Array(text.utf8)
+            for split in 0...bytes.count {
+                let result = Self.decode([Array(bytes[..<split]), Array(bytes[split...])])
+                #expect(result.bytes == Array("abc".utf8) && result.complete, "\(text.debugDescription) at \(split)")
+                #expect(result.error == nil)
+            }
+            let short = Self.decode([Array(bytes.dropLast())])
+            #expect(!short.complete && short.error == nil, "complete before its blank line: \(text.debugDescription)")
+        }
+    }
+
     @Test func headerNamesCompareIgnoringASCIICaseOnly() {
         #expect(HTTPHeaderFields.namesEqual("Content-Type", "content-TYPE"))
         #expect(HTTPHeaderFields.namesEqual("X-Message-Id", "x-message-id"[...]))
