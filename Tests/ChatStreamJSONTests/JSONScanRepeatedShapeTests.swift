@@ -82,31 +82,22 @@ import Testing
     /// before the string and after it, on either side of a hole.
     @Test func anyOneChangedRememberedByteDoesNotMatch() {
         let plain = Self.unit("there")
-        let at = Self.index(of: "there", in: plain)
+        let at = plain.firstRange(of: Array("there".utf8))!.lowerBound
         let shape = Self.recorded()
         #expect(Self.match(plain, shape)?.text == "there")
-        for index in Array(0..<at) + Array((at + 6)..<Self.suffixEnd(of: plain)) {
+        for index in Array(0..<at) + Array((at + 6)...plain.firstIndex(of: UInt8(ascii: "]"))!) {
             #expect(Self.match(Self.changed(plain, at: index), shape) == nil, "byte \(index)")
         }
         // With a hole: 30 bytes before it, 16 after it up to the string (the shape ends at its quote).
         let counted = Self.counted("12345", "there")
-        let text = Self.index(of: "there", in: counted)
-        let digits = Self.index(of: "12345", in: counted)
+        let text = counted.firstRange(of: Array("there".utf8))!.lowerBound
+        let digits = counted.firstRange(of: Array("12345".utf8))!.lowerBound
         let holed = Self.recordedWithHole()
         #expect(Self.match(counted, holed)?.text == "there")
         for index in Array(0..<digits) + Array((digits + 5)..<text) {
             #expect(Self.match(Self.changed(counted, at: index), holed) == nil, "byte \(index)")
         }
     }
-
-    /// The offset of `text`'s first occurrence in `bytes`.
-    static func index(of text: String, in bytes: [UInt8]) -> Int {
-        let needle = Array(text.utf8)
-        return (0...(bytes.count - needle.count)).first { Array(bytes[$0..<($0 + needle.count)]) == needle }!
-    }
-
-    /// Where the recorded suffix ends in a unit made by `unit(_:after:)`: after `]`.
-    static func suffixEnd(of unit: [UInt8]) -> Int { unit.firstIndex(of: UInt8(ascii: "]"))! + 1 }
 
     @Test func stringsAndRestsTheCheckedReadRefusesDoNotMatch() {
         let shape = Self.recorded()
