@@ -1,15 +1,8 @@
-// ByteEquality: the package's byte equality (unit types, SSE field names, JSON keys, part IDs,
-// format detection; and a repeated shape's longer remembered runs), in the byte kit that framing,
-// JSON and every layer above share.
+// ByteEquality: the package's one byte-equality helper (unit types, SSE field names, JSON keys,
+// part IDs, format detection), in the byte kit that framing, JSON and every layer above share.
 //
 // Transparent rather than `@inlinable`: a `package` `@inlinable` function is left as a call in
 // another module, and these run once per key or field name in every layer.
-
-#if canImport(Glibc)
-    internal import Glibc
-#elseif canImport(Darwin)
-    internal import Darwin
-#endif
 
 /// Whether `count` bytes at `a` and `b` are equal: keys are short, so a few loads of at most
 /// eight bytes each (overlapping at the end) instead of a byte loop or a libc call. Shared with
@@ -43,23 +36,6 @@ package func memcmpBytes(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ count: 
                 == b.loadUnaligned(fromByteOffset: last, as: UInt16.self)
     }
     return count == 0 || a.load(as: UInt8.self) == b.load(as: UInt8.self)
-}
-
-/// Whether `count` bytes at `a` and `b` are equal, for a count known only at run time that may run
-/// long (a repeated shape's remembered envelope, 50-150 bytes): from 24 bytes by libc's
-/// vectorised `memcmp`, 32 bytes a step for the cost of a call, below by ``memcmpBytes(_:_:_:)``'s
-/// words, about six instructions each. (Net of each stream's generation, the callgrind profiles
-/// of the bench's OpenAI Responses, OpenAI chat, Ollama and Gemini streams fell by 6.7%, 6.2%,
-/// 4.4% and 3.4% against the words alone; from 16 bytes they counted the same, from 48 less.)
-@_transparent @usableFromInline
-package func memcmpRunBytes(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ count: Int) -> Bool {
-    count >= 24 ? libcBytesEqual(a, b, count) : memcmpBytes(a, b, count)
-}
-
-/// libc's `memcmp` said as equality (a call: its module's import is internal).
-@usableFromInline
-package func libcBytesEqual(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ count: Int) -> Bool {
-    memcmp(a, b, count) == 0
 }
 
 extension UnsafeRawBufferPointer {
