@@ -30,6 +30,13 @@ if [ -f "$cxx" ]; then
     # Searched before the compiler's own folders, where libstdc++.so would be found first.
     flags+=(-Xswiftc "-L$PWD/.build/static-cxx")
 fi
+# SQLite linked in when Debian's static library is there (libsqlite3-dev ships it): CSQLite then
+# calls it instead of opening libsqlite3.so.0 at the first database (CSQLite.c).
+sqlite=$(clang -print-file-name=libsqlite3.a 2>/dev/null || true)
+if [ -f "$sqlite" ]; then
+    flags+=(-Xcc -DCHATSTREAM_SQLITE_LINKED)
+    flags+=(-Xlinker --whole-archive -Xlinker "$sqlite" -Xlinker --no-whole-archive)
+fi
 # --disable-local-rpath: nothing is loaded from the binary's folder, and an $ORIGIN run path makes
 # the loader try a dozen paths there before each system library.
 swift build -c release --product "$product" --static-swift-stdlib --disable-local-rpath --build-path .build/static \

@@ -39,7 +39,27 @@ QUIET static pthread_once_t once = PTHREAD_ONCE_INIT;
 QUIET static atomic_int ready;
 QUIET static const char *failure = not_loaded;
 
+#ifdef CHATSTREAM_SQLITE_LINKED
+// SQLite linked into the binary instead: scripts/build-cli.sh links Debian's libsqlite3.a into the
+// fast-start CLI and bench and defines CHATSTREAM_SQLITE_LINKED, and the trampolines call the linked
+// functions. Nothing is opened or looked up at the first database (1.5 million instructions of the
+// dynamic loader's in `chatstream chat`). Every other build opens the library as below.
+QUIET static int take_linked(void) {
+#define TAKE(type, name, parameters, arguments, fallback) real.name = sqlite3_##name;
+    CHATSTREAM_SQLITE_FUNCTIONS(TAKE)
+#undef TAKE
+    sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);  // as below
+    return 1;
+}
+#else
+QUIET static int take_linked(void) { return 0; }
+#endif
+
 QUIET static void load(void) {
+    if (take_linked()) {
+        atomic_store_explicit(&ready, 1, memory_order_release);
+        return;
+    }
     void *library = dlopen(library_name, RTLD_NOW | RTLD_LOCAL);
     if (library == 0) library = dlopen(library_fallback, RTLD_NOW | RTLD_LOCAL);
     if (library == 0) {

@@ -6,8 +6,10 @@
 // loader binding SQLite at start (about 1,600 symbol lookups). CSQLite.c defines each function as a
 // trampoline that loads the library once and calls its own function. The prefix keeps those
 // definitions from clashing with an app's own copy of SQLite (a static amalgamation, or another
-// library's). On Apple platforms, whose SDKs ship SQLite, each name is an inline call of the
-// library's function, linked as usual.
+// library's). The CLI and bench of scripts/build-cli.sh link Debian's libsqlite3.a instead
+// (CHATSTREAM_SQLITE_LINKED): nothing is opened, and the trampolines call the linked functions.
+// On Apple platforms, whose SDKs ship SQLite, each name is an inline call of the library's
+// function, linked as usual.
 //
 // Example (what SQLiteDatabase does):
 //

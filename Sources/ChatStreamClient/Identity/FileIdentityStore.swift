@@ -45,9 +45,9 @@ public struct FileIdentityStore: IdentityStore {
     }
 
     /// The device ID file, `device-id`.
-    public var deviceIdFile: URL { directory.appendingPathComponent("device-id") }
+    public var deviceIdFile: URL { ChatStreamPaths.file("device-id", in: directory) }
     /// The signed-in user's file, `signed-in-user`.
-    public var signedInUserFile: URL { directory.appendingPathComponent("signed-in-user") }
+    public var signedInUserFile: URL { ChatStreamPaths.file("signed-in-user", in: directory) }
 
     public func deviceId() throws -> String {
         let file = deviceIdFile

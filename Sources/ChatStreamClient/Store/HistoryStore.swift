@@ -78,7 +78,7 @@ public final class HistoryStore: Sendable {
     /// Where ``platformDefault`` lives: `history.sqlite` in ``ChatStreamPaths/dataDirectory``
     /// (`$XDG_DATA_HOME/chatstream/` on Linux, Application Support on Apple platforms).
     public static var defaultPath: String {
-        ChatStreamPaths.dataDirectory.appendingPathComponent("history.sqlite").path
+        ChatStreamPaths.file("history.sqlite", in: ChatStreamPaths.dataDirectory).path
     }
 
     private static let opened = Mutex<[String: HistoryStore]>([:])
