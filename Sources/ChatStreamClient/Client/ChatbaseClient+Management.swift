@@ -36,6 +36,12 @@ extension ChatbaseClient {
     /// ```
     @discardableResult
     public func createConversation(id: String? = nil, title: String? = nil) async throws -> Conversation {
+        recorded(try await createdConversation(id: id, title: title))
+    }
+
+    /// ``createConversation(id:title:)`` without filing the answer in the store (the outbox files
+    /// a conversation it created for a message once the message is taken).
+    func createdConversation(id: String? = nil, title: String? = nil) async throws -> Conversation {
         var body = JSONObject()
         body["id"] = .string(id ?? ChatStreamPaths.newDeviceId())
         if let title { body["title"] = .string(title) }
@@ -47,7 +53,7 @@ extension ChatbaseClient {
             // The path exists for listing only: a server without client-created conversations.
             throw APIError.notSupportedByServer("POST conversations (client-created conversations)", status: 405)
         }
-        return recorded(try WireDecoding.conversationEnvelope(bytes))
+        return try WireDecoding.conversationEnvelope(bytes)
     }
 
     /// Ends a conversation (idempotent); later chats in it answer `403 CHAT_CONVERSATION_NOT_ONGOING`.

@@ -128,10 +128,11 @@ extension ChatbaseClient {
         // conversation is created while its first message is written (the request runs on the
         // transport's thread meanwhile): the message waits for the longer of the two rather than
         // for both in turn (half a millisecond of a `chatstream chat` on loopback). How it went is
-        // taken by the first send (intoKnownConversation), as if it had been created there.
+        // taken by the first send (intoKnownConversation), as if it had been created there; the
+        // conversation is filed in the store once the server took the message (NewConversation).
         let newConversation: NewConversation?
         if let minted {
-            async let creation = Self.outcome { _ = try await self.createConversation(id: minted) }
+            async let creation = Self.outcome { try await self.createdConversation(id: minted) }
             try? store.enqueue(queued, scope: scope)
             newConversation = NewConversation(id: minted, creation: await creation)
         } else {
@@ -146,6 +147,8 @@ extension ChatbaseClient {
                     try await Outbox.$newConversation.withValue(newConversation) {
                         try await body(queuedRound) { [store] in
                             if accepted.set() { try? store.dequeue(clientMessageId: id, scope: scope) }
+                            // Before the reply is read, so the reply is filed after its conversation.
+                            newConversation?.record(in: self)
                         }
                     }
                 })
@@ -160,6 +163,8 @@ extension ChatbaseClient {
             }
             result = .failure(error)
         }
+        // Created but never accepted (or sent without it): filed all the same.
+        newConversation?.record(in: self)
         if mine { await outboxQueue.end(id) }
         return try result.get()
     }
@@ -197,10 +202,9 @@ extension ChatbaseClient {
     }
 
     /// How `body` went, as a value (to be thrown later, where it would have been thrown).
-    static func outcome(_ body: () async throws -> Void) async -> Result<Void, any Error> {
+    static func outcome<T>(_ body: () async throws -> T) async -> Result<T, any Error> {
         do {
-            try await body()
-            return .success(())
+            return .success(try await body())
         } catch {
             return .failure(error)
         }

@@ -104,12 +104,27 @@ final class NewConversation: Sendable {
     let id: String
     /// How creating it on the server went (it is created while its message is written to the
     /// outbox); the first send of the message throws a failure as its own.
-    let creation: Result<Void, any Error>
+    let creation: Result<Conversation, any Error>
     private let unclaimed = Mutex(true)
+    private let unrecorded = Mutex(true)
 
-    init(id: String, creation: Result<Void, any Error>) {
+    init(id: String, creation: Result<Conversation, any Error>) {
         self.id = id
         self.creation = creation
+    }
+
+    /// Files the created conversation in `client`'s store, once (nothing when its creation
+    /// failed). Done when the server has taken the message, not as the creation's answer comes:
+    /// the store is then busy writing the message to the outbox, and the message's request would
+    /// wait for both writes in turn.
+    func record(in client: ChatbaseClient) {
+        guard case .success(let conversation) = creation,
+            unrecorded.withLock({ unrecorded in
+                defer { unrecorded = false }
+                return unrecorded
+            })
+        else { return }
+        client.record(conversation)
     }
 
     /// True the first time it is asked about its own `id`.

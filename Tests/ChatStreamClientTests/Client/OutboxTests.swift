@@ -227,6 +227,37 @@ struct OutboxTests {
         #expect(try client.outbox().isEmpty)
     }
 
+    /// A conversation made for a message is filed in the store whether the message is then taken
+    /// (before its reply) or refused: it exists on the server either way.
+    @Test(arguments: [false, true])
+    func aConversationMadeForAMessageIsFiledWhetherTheMessageIsTakenOrNot(refused: Bool) async throws {
+        let server = try HistoryStoreTests.startServer()
+        defer { server.stop() }
+        let inner = URLSessionTransport()
+        let transport = FakeTransport { request in
+            if refused, request.route == "chat" { return Wire.error(400, "VALIDATION_INVALID_BODY", "refused") }
+            return try await inner.send(request)
+        }
+        let client = ChatbaseClient(
+            agentId: Self.agent, baseURL: URL(string: "http://127.0.0.1:\(server.port)/api/sdk")!,
+            transport: transport, identityStore: InMemoryIdentityStore(), retryPolicy: .none,
+            store: HistoryStore.inMemory(), outbox: .manual)
+        try await withTaskExecutorPreference(NetworkTestExecutor.shared) {
+            if refused {
+                await #expect(throws: APIError.self) { try await client.send("refused") }
+            } else {
+                _ = try await client.send("taken")
+            }
+            #expect(server.conversationCount == 1)
+            // The local list first: the network's answer is filed in the store too.
+            let filed = try await client.listConversations(limit: 10, source: .local).data
+            let made = try #require(try await client.listConversations(limit: 10).data.first)
+            #expect(filed.map(\.id) == [made.id])
+            #expect(filed.first?.createdAt == made.createdAt)
+            #expect(try client.outbox().map(\.state) == (refused ? [.failed] : []))
+        }
+    }
+
     @Test func clientCreatedConversationsAreIdempotent() async throws {
         let server = try HistoryStoreTests.startServer()
         defer { server.stop() }
