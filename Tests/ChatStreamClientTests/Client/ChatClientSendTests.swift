@@ -75,6 +75,28 @@ struct ChatClientSendTests {
         #expect(error?.description == "403 CHAT_CONVERSATION_NOT_ONGOING: ended")
     }
 
+    /// `updates(sending:)` hands every delta over with the message as it stands (its text so far),
+    /// while `send`'s callbacks, which read the events alone, get the same deltas.
+    @Test func everyDeltasUpdateCarriesTheTextSoFar() async throws {
+        let transport = FakeTransport { _ in Wire.stream(Wire.reply("Hello there", conversationId: "c1")) }
+        let client = Wire.client(transport)
+        var text = ""
+        var seen: [String] = []
+        for try await update in client.updates(sending: "hi") {
+            guard case .textDelta(_, let delta) = update.event else { continue }
+            text += delta
+            seen.append(update.message.text)
+            #expect(update.message.id == "m-reply")
+        }
+        #expect(seen == ["Hel", "Hello there"])
+        let deltas = Shared<[String]>([])
+        let response = try await client.send("hi") { callbacks in
+            callbacks.onTextDelta = { deltas.value.append($0) }
+        }
+        #expect(deltas.value == ["Hel", "lo there"])
+        #expect(response.message.text == "Hello there")
+    }
+
     @Test func rateLimitCarriesRetryAfter() async throws {
         let client = Wire.client(
             FakeTransport { _ in
