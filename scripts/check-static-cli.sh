@@ -16,7 +16,11 @@ fi
 binary=$(./scripts/build-cli.sh)
 home=$(mktemp -d)
 trap 'rm -rf "$home"' EXIT
-reply=$(HOME=$home XDG_DATA_HOME=$home LD_DEBUG=libs "$binary" chat "static check" 2>"$home/stderr.txt")
+if ! reply=$(HOME=$home XDG_DATA_HOME=$home LD_DEBUG=libs "$binary" chat "static check" 2>"$home/stderr.txt"); then
+    echo "check-static-cli: chat failed:" >&2
+    grep -v "^ *[0-9]*:" "$home/stderr.txt" >&2 || true
+    exit 1
+fi
 if ! grep -q "You said: static check" <<<"$reply"; then
     echo "check-static-cli: unexpected reply: $reply" >&2
     exit 1

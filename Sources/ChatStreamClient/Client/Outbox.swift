@@ -105,8 +105,8 @@ final class NewConversation: Sendable {
     /// How creating it on the server went (it is created while its message is written to the
     /// outbox); the first send of the message throws a failure as its own.
     let creation: Result<Conversation, any Error>
-    private let unclaimed = Mutex(true)
-    private let unrecorded = Mutex(true)
+    private let claimed = AcceptedFlag()
+    private let recorded = AcceptedFlag()
 
     init(id: String, creation: Result<Conversation, any Error>) {
         self.id = id
@@ -118,21 +118,13 @@ final class NewConversation: Sendable {
     /// the store is then busy writing the message to the outbox, and the message's request would
     /// wait for both writes in turn.
     func record(in client: ChatbaseClient) {
-        guard case .success(let conversation) = creation,
-            unrecorded.withLock({ unrecorded in
-                defer { unrecorded = false }
-                return unrecorded
-            })
-        else { return }
+        guard case .success(let conversation) = creation, recorded.set() else { return }
         client.record(conversation)
     }
 
     /// True the first time it is asked about its own `id`.
     func claim(_ id: String) -> Bool {
         guard id == self.id else { return false }
-        return unclaimed.withLock { unclaimed in
-            defer { unclaimed = false }
-            return unclaimed
-        }
+        return claimed.set()
     }
 }
