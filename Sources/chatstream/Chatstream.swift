@@ -4,6 +4,7 @@
 // Exit status: 0 success, 1 a stream or API error, 2 usage error, 65 malformed input,
 // 66 unreadable input.
 
+import ChatStreamClient
 import Dispatch
 
 #if canImport(Glibc)
@@ -15,12 +16,18 @@ import Dispatch
 @main
 struct Chatstream {
     /// A synchronous command (`replay`) runs on the main thread before the concurrency
-    /// runtime starts its threads; the others run in a task while the main thread serves the
-    /// main queue.
+    /// runtime starts its threads; the others run in a task on the main thread as well
+    /// (CallingThreadExecutor), or, on an Apple OS without task executors, in a task while the
+    /// main thread serves the main queue.
     static func main() {
         var arguments = Array(CommandLine.arguments.dropFirst())
         let name = arguments.isEmpty ? "help" : arguments.removeFirst()
         if let status = runOnThisThread(name, arguments) { finish(status) }
+        // The others on this thread too, where the platform has task executors: no thread of the
+        // concurrency runtime's pool to start and wake at each step (CallingThreadExecutor).
+        if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) {
+            finish(CallingThreadExecutor().run { [arguments] in await run(name, arguments) })
+        }
         Task {
             let status = await run(name, arguments)
             finish(status)
