@@ -13,7 +13,7 @@
 //    `--json`; beside them 64 KiB deltas (at most 128 MiB). The stream is generated as it is
 //    written to the child's standard input.
 // 5. The server: `chatstream serve` with a file store, wrk at 64 connections on a list page and on
-//    streamed chats (--load-seconds each, three rounds alternating the routes, one with --quick),
+//    streamed chats (--load-seconds each, five rounds alternating the routes, one with --quick),
 //    the median round's p99 (target < 50 ms): one 5 s run's p99 moved by half between runs here.
 //
 // A section that cannot run (no chatstream built, no wrk) says why, and the report then exits 1;
@@ -152,7 +152,7 @@ struct IssueReport {
             do {
                 report.server = try measureServer(
                     chatstream: chatstream, seconds: options.loadSeconds ?? (options.quick ? 3 : 5),
-                    rounds: options.quick ? 1 : 3, work: work, progress: progress)
+                    rounds: options.quick ? 1 : 5, work: work, progress: progress)
             } catch {
                 report.missing[5] = "\(error)"
             }

@@ -71,9 +71,10 @@ struct BenchOptionsTests {
     @Test func theReportTakesItsOwnDefaultRuns() throws {
         let report = try #require(Self.options(["--report"]))
         #expect(report.report && !report.report22 && !report.quick && !report.json && !report.noValgrind)
-        #expect(report.runs == 11 && report.messageMiB == nil && report.loadSeconds == nil && report.chatstream == nil)
+        #expect(report.runs == 21 && report.messageMiB == nil && report.loadSeconds == nil && report.chatstream == nil)
         #expect(try #require(Self.options(["--report", "--quick"])).runs == 5)
         #expect(try #require(Self.options(["--report-22", "--quick"])).runs == 5)
+        #expect(try #require(Self.options(["--report-22"])).runs == 11)
         let given = try #require(Self.options(["--report-22", "--quick", "--runs", "9", "--json", "--no-valgrind"]))
         #expect(given.report22 && !given.report)
         #expect(given.runs == 9 && given.runsGiven && given.json && given.noValgrind && given.quick)
