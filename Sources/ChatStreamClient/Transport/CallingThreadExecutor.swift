@@ -6,8 +6,8 @@
 // thread handing over a response) queues a job and wakes the calling thread. Without it, the task
 // starts on a thread of the concurrency runtime's pool, which the runtime must create and wake at
 // every step while the main thread waits: under a parallel build, `chatstream help` took 5.4-8.0 ms
-// that way and 4.0 ms this way, and `chatstream chat` 1.035-1.084 of curl's time against
-// 1.004-1.021 (BENCHMARKS.md, "Start-up"). The executor is for a thread with nothing else to do:
+// that way and 4.0 ms this way, and `chatstream chat` 1.035-1.092 of curl's time against
+// 1.004-1.028 (BENCHMARKS.md, "Start-up"). The executor is for a thread with nothing else to do:
 // the operation must not block it waiting for work that needs the same thread.
 
 import Dispatch

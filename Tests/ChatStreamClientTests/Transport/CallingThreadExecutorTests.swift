@@ -54,7 +54,6 @@ struct CallingThreadExecutorTests {
                 return steps
             }
         }
-        #expect(steps.count == 4)
         #expect(steps == Array(repeating: caller, count: 4), "the caller is \(caller)")
     }
 
